@@ -1,0 +1,513 @@
+"""Measurements the lessons plot: similarity, wavelengths, the rotation behind the
+sinusoid, RoPE's relative property and decay, ALiBi's reach, and the two symmetry
+checks (permutation equivariance, translation invariance).
+
+References: Vaswani et al. 2017 (arXiv:1706.03762) for the sinusoid's linear
+relation; Su et al. 2021 (arXiv:2104.09864, sec. 3.4.3) for RoPE's long-term decay;
+Press et al. 2021 (arXiv:2108.12409) for ALiBi.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._checks import (
+    as_choice,
+    as_even_int,
+    as_float,
+    as_float_array,
+    as_int,
+    as_positions,
+    check_budget,
+)
+from .absolute import SINUSOIDAL_LAYOUTS, learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
+from .attention import attention
+from .relative import kerple_from_distance, t5_bucket
+from .rotary import apply_rope, apply_xpos, rope_inv_freq
+
+__all__ = [
+    "SCORE_METHODS",
+    "SIMILARITY_METRICS",
+    "alibi_span",
+    "linear_relation_error",
+    "permutation_error",
+    "position_scores",
+    "position_similarity",
+    "rope_decay_bound",
+    "rope_frequency_ratio",
+    "rope_score_stats",
+    "rope_scores",
+    "rope_shift_error",
+    "rotation_blocks",
+    "rotation_matrix",
+    "similarity_to_position",
+    "translation_error",
+    "wavelengths",
+]
+
+SIMILARITY_METRICS = ("dot", "cosine")
+
+
+# similarity and wavelengths
+
+
+def _table(pe):
+    pe = as_float_array("pe", pe, ndim=2)  # (T, D)
+    return pe
+
+
+def _normalise_rows(pe):
+    norms = np.linalg.norm(pe, axis=1, keepdims=True)
+    return pe / np.where(norms == 0, 1.0, norms)
+
+
+def position_similarity(pe, metric: str = "dot") -> np.ndarray:
+    """Similarity of every pair of positions.
+
+    Parameters
+    ----------
+    pe : (T, D) array_like
+        An encoding table, e.g. ``sinusoidal(T, D)``.
+    metric : {"dot", "cosine"}
+
+    Returns
+    -------
+    S : (T, T) ndarray, ``S[p, q] = PE[p] . PE[q]`` (or its cosine). For the
+    sinusoid it depends on ``p - q`` only.
+    """
+    metric = as_choice("metric", metric, SIMILARITY_METRICS)
+    pe = _table(pe)
+    check_budget(pe.shape[0] ** 2, "position_similarity(pe)")
+    if metric == "cosine":
+        pe = _normalise_rows(pe)
+    return pe @ pe.T
+
+
+def similarity_to_position(pe, position: int, metric: str = "dot") -> np.ndarray:
+    """Similarity of every position to one position.
+
+    Returns
+    -------
+    s : (T,) ndarray, row ``position`` of ``position_similarity(pe, metric)``.
+    """
+    metric = as_choice("metric", metric, SIMILARITY_METRICS)
+    pe = _table(pe)
+    position = as_int("position", position, min_value=0, max_value=pe.shape[0] - 1)
+    if metric == "cosine":
+        pe = _normalise_rows(pe)
+    return pe @ pe[position]
+
+
+def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Wavelength, in positions, of each sin/cos (or RoPE) pair.
+
+    Returns
+    -------
+    lam : (D/2,) ndarray, ``2 pi base**(2i/D)``: from 2 pi up to almost 2 pi base.
+    """
+    return 2 * np.pi / sinusoid_frequencies(d_model, base)
+
+
+# the sinusoid's linear relation
+
+
+def rotation_blocks(k, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The 2x2 rotation of each sin/cos pair that shifts positions by ``k``.
+
+    Parameters
+    ----------
+    k : int or float
+        The offset (may be negative).
+    d_model : int, even
+    base : float
+
+    Returns
+    -------
+    blocks : (D/2, 2, 2) ndarray
+        ``[[cos k w_i, sin k w_i], [-sin k w_i, cos k w_i]]``, so that
+        ``[sin, cos]((p + k) w_i) = blocks[i] @ [sin, cos](p w_i)``. No position
+        appears: the same matrix works for every ``p``.
+    """
+    k = as_float("k", k)
+    w = sinusoid_frequencies(d_model, base)  # (D/2,)
+    c, s = np.cos(k * w), np.sin(k * w)
+    return np.stack([np.stack([c, s], -1), np.stack([-s, c], -1)], -2)
+
+
+def rotation_matrix(k, d_model: int, base: float = 10000.0, *, layout: str = "interleaved") -> np.ndarray:
+    """``M_k``, the (D, D) matrix with ``PE[p + k] = PE[p] @ M_k.T`` for every p.
+
+    Parameters
+    ----------
+    k : int or float
+    d_model : int, even, <= 4096
+    base : float
+    layout : {"interleaved", "concat"}
+        The layout of ``sinusoidal`` whose rows it maps.
+
+    Returns
+    -------
+    M : (D, D) ndarray
+        Block diagonal (2x2 rotations) for the interleaved layout; the same blocks on
+        dims (i, D/2 + i) for the concatenated one.
+
+    References
+    ----------
+    Vaswani et al. 2017, sec. 3.5: "PE_{pos+k} can be represented as a linear
+    function of PE_pos".
+    """
+    layout = as_choice("layout", layout, SINUSOIDAL_LAYOUTS)
+    d_model = as_even_int("d_model", d_model, max_value=4096)
+    blocks = rotation_blocks(k, d_model, base)  # (D/2, 2, 2)
+    half = d_model // 2
+    m = np.zeros((d_model, d_model))
+    i = np.arange(half)
+    first, second = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + half)
+    m[first, first] = blocks[:, 0, 0]
+    m[first, second] = blocks[:, 0, 1]
+    m[second, first] = blocks[:, 1, 0]
+    m[second, second] = blocks[:, 1, 1]
+    return m
+
+
+def linear_relation_error(positions, k, d_model: int, base: float = 10000.0, *, layout: str = "interleaved") -> float:
+    """Largest ``|PE[p] @ M_k.T - PE[p + k]|`` over the given positions.
+
+    Parameters
+    ----------
+    positions : int or (T,) array_like
+    k : int or float
+        Offset; ``p + k`` must stay non-negative.
+
+    Returns
+    -------
+    float, at rounding level (about 1e-15) for any p and k.
+    """
+    pos = as_positions("positions", positions)
+    k = as_float("k", k)
+    if pos.min() + k < 0:
+        raise ValueError(f"k: positions + k must be >= 0, got smallest position {pos.min()} and k={k}")
+    m = rotation_matrix(k, d_model, base, layout=layout)
+    shifted = sinusoidal(pos, d_model, base, layout=layout) @ m.T
+    return float(np.abs(shifted - sinusoidal(pos + k, d_model, base, layout=layout)).max())
+
+
+# RoPE
+
+
+def _vector(name, x):
+    x = as_float_array(name, x, ndim=1)
+    as_even_int(f"{name} length (head_dim)", x.size)
+    return x
+
+
+def rope_scores(q, k, positions_q, positions_k, *, base: float = 10000.0, layout: str = "interleaved", rope_scaling=None):
+    """Score of one query vector placed at each m against one key vector at each n.
+
+    Parameters
+    ----------
+    q, k : (Dh,) array_like
+    positions_q : int or (Tm,) array_like
+    positions_k : int or (Tn,) array_like
+    base, layout, rope_scaling : as for ``apply_rope``
+
+    Returns
+    -------
+    S : (Tm, Tn) ndarray, ``rope(q, m) . rope(k, n)``: constant along diagonals,
+    since it depends on ``m - n`` only.
+    """
+    q, k = _vector("q", q), _vector("k", k)
+    if q.size != k.size:
+        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
+    pm = as_positions("positions_q", positions_q)
+    pn = as_positions("positions_k", positions_k)
+    check_budget(pm.size * pn.size + (pm.size + pn.size) * q.size, "rope_scores")
+    kw = dict(base=base, layout=layout, rope_scaling=rope_scaling)
+    rq = apply_rope(np.broadcast_to(q, (pm.size, q.size)), pm, **kw)  # (Tm, Dh)
+    rk = apply_rope(np.broadcast_to(k, (pn.size, k.size)), pn, **kw)  # (Tn, Dh)
+    return rq @ rk.T
+
+
+def rope_shift_error(q, k, n_positions: int, shift: int, *, base: float = 10000.0, layout: str = "interleaved") -> float:
+    """Largest ``|score(m, n) - score(m + s, n + s)|`` for m, n < n_positions.
+
+    Returns
+    -------
+    float, at rounding level: RoPE's score sees only ``m - n``.
+    """
+    n_positions = as_int("n_positions", n_positions, min_value=1)
+    shift = as_int("shift", shift, min_value=0)
+    grid = rope_scores(q, k, n_positions + shift, n_positions + shift, base=base, layout=layout)
+    return float(np.abs(grid[:n_positions, :n_positions] - grid[shift:, shift:]).max())
+
+
+def rope_decay_bound(head_dim: int, distances, base: float = 10000.0) -> np.ndarray:
+    """RoFormer's long-term decay curve (sec. 3.4.3).
+
+    Parameters
+    ----------
+    head_dim : int, even
+    distances : int or (R,) array_like
+        Relative distances ``m - n`` (non-negative).
+    base : float
+
+    Returns
+    -------
+    bound : (R,) ndarray, ``(2/Dh) sum_{j=1}^{Dh/2} |S_j|`` with
+    ``S_j = sum_{i<j} exp(1j * r * theta_i)``. The score is at most
+    ``max_i |h_{i+1} - h_i|`` times ``Dh/2`` times this, and it falls as r grows.
+    """
+    head_dim = as_even_int("head_dim", head_dim)
+    r = as_positions("distances", distances)  # (R,)
+    check_budget(r.size * head_dim, "rope_decay_bound(head_dim, distances)")
+    theta, _ = rope_inv_freq(head_dim, base)  # (Dh/2,)
+    partial = np.cumsum(np.exp(1j * np.multiply.outer(r, theta)), axis=1)  # (R, Dh/2): S_1..S_{Dh/2}
+    return np.abs(partial).mean(axis=1)
+
+
+def rope_score_stats(
+    head_dim: int,
+    distances,
+    *,
+    n_samples: int = 2000,
+    rho: float = 0.0,
+    seed: int = 0,
+    base: float = 10000.0,
+):
+    """Mean and spread of RoPE scores by distance, for random queries and keys.
+
+    Parameters
+    ----------
+    head_dim : int, even
+    distances : int or (R,) array_like
+        ``m - n``, non-negative.
+    n_samples : int
+        Number of random (q, k) pairs, each entry N(0, 1).
+    rho : float in [-1, 1]
+        Correlation of k with q (``k = rho q + sqrt(1 - rho^2) noise``). With 0 the
+        spread stays at about ``sqrt(Dh)`` at every distance: rotation keeps the
+        variance. With rho near 1 the mean decays with distance.
+    seed : int
+
+    Returns
+    -------
+    mean, std : (R,) ndarrays of ``rope(q, m) . rope(k, n)`` over the samples.
+
+    Notes
+    -----
+    In complex form, with :math:`\\tilde q_i = q_{2i} + i q_{2i+1}`, the score is
+    :math:`\\mathrm{Re}\\sum_i \\tilde q_i \\bar{\\tilde k}_i e^{i (m-n) \\theta_i}`.
+    """
+    head_dim = as_even_int("head_dim", head_dim)
+    r = as_positions("distances", distances)  # (R,)
+    n_samples = as_int("n_samples", n_samples, min_value=2)
+    rho = as_float("rho", rho, ge=-1.0, le=1.0)
+    seed = as_int("seed", seed, min_value=0)
+    check_budget(n_samples * (r.size + head_dim) + r.size * head_dim, "rope_score_stats")
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_samples, head_dim))  # (S, Dh)
+    k = rho * q + math.sqrt(1 - rho**2) * rng.standard_normal((n_samples, head_dim))
+    qc, kc = q[:, 0::2] + 1j * q[:, 1::2], k[:, 0::2] + 1j * k[:, 1::2]  # (S, Dh/2)
+    theta, _ = rope_inv_freq(head_dim, base)
+    phase = np.exp(1j * np.multiply.outer(r, theta))  # (R, Dh/2)
+    scores = ((qc * kc.conj()) @ phase.T).real  # (S, R)
+    return scores.mean(axis=0), scores.std(axis=0)
+
+
+def rope_frequency_ratio(head_dim: int, base: float = 10000.0, rope_scaling=None, seq_len=None) -> np.ndarray:
+    """How a context-extension method changes each pair's frequency.
+
+    Returns
+    -------
+    ratio : (Dh/2,) ndarray, scaled over original ``inv_freq``: 1 means the pair is
+    left alone (extrapolated), ``1/factor`` means fully interpolated, in between
+    means blended (YaRN's ramp, Llama 3's middle band) or NTK's graded change.
+    """
+    scaled, _ = rope_inv_freq(head_dim, base, rope_scaling, seq_len)
+    original, _ = rope_inv_freq(head_dim, base)
+    return scaled / original
+
+
+# ALiBi
+
+
+def alibi_span(slopes, *, context: int | None = None, mass: float = 0.9) -> np.ndarray:
+    """How far back each ALiBi head looks, with equal content scores.
+
+    Parameters
+    ----------
+    slopes : (H,) array_like, non-negative
+    context : int or None
+        Number of visible keys (a causal query sees distances 0..context-1); None
+        means unbounded.
+    mass : float in (0, 1)
+        Share of the attention to cover.
+
+    Returns
+    -------
+    span : (H,) ndarray
+        Smallest distance d such that keys at distance <= d get at least ``mass`` of
+        the attention. Weights fall as ``exp(-m d)``, so
+        ``d = ceil(log(1 - mass (1 - e^{-m L})) / -m) - 1``. A zero slope spreads
+        evenly (``inf`` with no context).
+    """
+    slopes = as_float_array("slopes", slopes)
+    if slopes.ndim > 1:
+        raise ValueError(f"slopes must be 1-D (one per head), got shape {slopes.shape}")
+    slopes = slopes.reshape(-1)
+    if (slopes < 0).any():
+        raise ValueError(f"slopes must be >= 0, got {slopes[slopes < 0][0]!r}")
+    mass = as_float("mass", mass, gt=0.0, lt=1.0)
+    length = math.inf if context is None else as_int("context", context, min_value=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # share of the weight outside distance d: r^{d+1} - r^L over 1 - r^L, r = e^{-m}
+        tail = 1 - mass * (1 - np.exp(-slopes * length))
+        span = np.ceil(np.log(tail) / -slopes - 1e-9) - 1
+        uniform = math.ceil(mass * length - 1e-9) - 1 if math.isfinite(length) else math.inf
+    span = np.where(slopes > 0, span, uniform)
+    return np.clip(span, 0, length - 1)
+
+
+# symmetry checks
+
+
+def permutation_error(x, perm, *, pe=None, causal: bool = False) -> float:
+    """How far self-attention is from permutation equivariance.
+
+    Parameters
+    ----------
+    x : (T, D) array_like
+        Token embeddings; attention uses them as queries, keys and values.
+    perm : (T,) array_like
+        A permutation of ``0..T-1`` (the shuffled word order).
+    pe : (T, D) array_like or None
+        Positional encodings, added at fixed positions (they do not move with the
+        words). None: no positions.
+    causal : bool
+
+    Returns
+    -------
+    float, ``max |attention(P x + pe) - P attention(x + pe)|``: at rounding level
+    without ``pe`` (attention is equivariant), clearly non-zero with it.
+    """
+    x = as_float_array("x", x, ndim=2)
+    perm = np.asarray(perm)
+    if perm.shape != (x.shape[0],) or not np.array_equal(np.sort(perm), np.arange(x.shape[0])):
+        raise ValueError(f"perm must be a permutation of 0..{x.shape[0] - 1}, got {np.asarray(perm).tolist()[:20]}")
+    add = 0.0 if pe is None else as_float_array("pe", pe, ndim=2)
+    if pe is not None and add.shape != x.shape:
+        raise ValueError(f"pe must have the shape of x {x.shape}, got {add.shape}")
+    plain = x + add
+    moved = x[perm] + add
+    out, _ = attention(plain, plain, plain, causal=causal)
+    out_moved, _ = attention(moved, moved, moved, causal=causal)
+    return float(np.abs(out_moved - out[perm]).max())
+
+
+def _scores_none(x, pos, opts):
+    return x @ x.T / math.sqrt(x.shape[1])
+
+
+def _scores_sinusoidal(x, pos, opts):
+    h = x + sinusoidal(pos, x.shape[1], opts.get("base", 10000.0))
+    return h @ h.T / math.sqrt(x.shape[1])
+
+
+def _scores_learned(x, pos, opts):
+    table = learned_table(opts.get("max_len", 512), x.shape[1], std=opts.get("std", 0.5), seed=opts.get("seed", 0))
+    h = x + lookup_learned(table, pos.astype(np.int64))
+    return h @ h.T / math.sqrt(x.shape[1])
+
+
+def _scores_rope(x, pos, opts):
+    h = apply_rope(x, pos, base=opts.get("base", 10000.0))
+    return h @ h.T / math.sqrt(x.shape[1])
+
+
+def _scores_xpos(x, pos, opts):
+    q = apply_xpos(x, pos, role="query", base=opts.get("base", 10000.0))
+    k = apply_xpos(x, pos, role="key", base=opts.get("base", 10000.0))
+    return q @ k.T / math.sqrt(x.shape[1])
+
+
+def _scores_alibi(x, pos, opts):
+    slope = as_float("slope", opts.get("slope", 0.5), ge=0.0)
+    return _scores_none(x, pos, opts) - slope * np.abs(pos[:, None] - pos[None, :])
+
+
+def _scores_t5(x, pos, opts):
+    num_buckets = opts.get("num_buckets", 32)
+    table = np.random.default_rng(opts.get("seed", 0)).standard_normal(num_buckets)
+    rel = (pos[None, :] - pos[:, None]).astype(np.int64)  # key minus query
+    return _scores_none(x, pos, opts) + table[t5_bucket(rel, num_buckets=num_buckets, max_distance=opts.get("max_distance", 128))]
+
+
+def _scores_kerple(x, pos, opts):
+    distance = np.abs(pos[:, None] - pos[None, :])
+    r1, r2 = opts.get("r1", 1.0), opts.get("r2", 1.0)
+    return _scores_none(x, pos, opts) + kerple_from_distance(distance, r1, r2, opts.get("kind", "log"))[0]
+
+
+#: method -> function(x (T, D), positions (T,), options) -> scores (T, T)
+SCORE_METHODS = {
+    "none": _scores_none,
+    "sinusoidal": _scores_sinusoidal,
+    "learned": _scores_learned,
+    "rope": _scores_rope,
+    "xpos": _scores_xpos,
+    "alibi": _scores_alibi,
+    "t5": _scores_t5,
+    "kerple": _scores_kerple,
+}
+
+
+def position_scores(x, positions, method: str, **options) -> np.ndarray:
+    """Self-attention logits of a phrase placed at the given positions.
+
+    Parameters
+    ----------
+    x : (T, D) array_like
+        The phrase's token vectors (used as queries and keys; D even).
+    positions : int or (T,) array_like of whole numbers
+    method : str
+        A key of ``SCORE_METHODS``: "none", "sinusoidal", "learned" (options
+        ``max_len``, ``std``, ``seed``), "rope", "xpos", "alibi" (``slope``),
+        "t5" (``num_buckets``, ``max_distance``, ``seed`` of the bias table),
+        "kerple" (``r1``, ``r2``, ``kind``); all take ``base`` where it applies.
+
+    Returns
+    -------
+    S : (T, T) ndarray
+
+    Raises
+    ------
+    PositionOutOfRange
+        "learned" with a position past ``max_len``.
+    """
+    method = as_choice("method", method, tuple(SCORE_METHODS))
+    x = as_float_array("x", x, ndim=2)
+    as_even_int("x.shape[1] (d_model)", x.shape[1])
+    pos = as_positions("positions", positions, integer=True).astype(np.float64)
+    if pos.size != x.shape[0]:
+        raise ValueError(f"positions must have one entry per row of x ({x.shape[0]}), got {pos.size}")
+    check_budget(pos.size**2, "position_scores")
+    return SCORE_METHODS[method](x, pos, options)
+
+
+def translation_error(x, shift: int, method: str, **options) -> float:
+    """Largest change in a phrase's scores when it moves ``shift`` positions right.
+
+    Returns
+    -------
+    float: at rounding level for relative methods (RoPE, xPos, ALiBi, T5, KERPLE,
+    none), clearly non-zero for added absolute encodings.
+    """
+    x = as_float_array("x", x, ndim=2)
+    shift = as_int("shift", shift, min_value=0)
+    n = x.shape[0]
+    at_start = position_scores(x, n, method, **options)
+    moved = position_scores(x, np.arange(shift, shift + n), method, **options)
+    return float(np.abs(moved - at_start).max())
+
