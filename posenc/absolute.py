@@ -110,12 +110,14 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0, *, layout: str = 
     pos = as_positions("positions", positions)  # (T,)
     w = sinusoid_frequencies(d_model, base)  # (D/2,)
     check_budget(pos.size * d_model, "sinusoidal(positions, d_model)")
-    angles = np.multiply.outer(pos, w)  # (T, D/2)
     pe = np.empty((pos.size, d_model))  # (T, D)
     half = d_model // 2
     sin_part, cos_part = (pe[:, 0::2], pe[:, 1::2]) if layout == "interleaved" else (pe[:, :half], pe[:, half:])
-    np.sin(angles, out=sin_part)
-    np.cos(angles, out=cos_part)
+    # the angle grid p * w_i is built in the sine slots and turned into sines last,
+    # so no (T, D/2) temporary is allocated
+    np.multiply(pos[:, None], w[None, :], out=sin_part)
+    np.cos(sin_part, out=cos_part)
+    np.sin(sin_part, out=sin_part)
     return pe
 
 

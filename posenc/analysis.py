@@ -263,7 +263,7 @@ def rope_decay_bound(head_dim: int, distances, base: float = 10000.0) -> np.ndar
     r = as_positions("distances", distances)  # (R,)
     check_budget(r.size * head_dim, "rope_decay_bound(head_dim, distances)")
     theta, _ = rope_inv_freq(head_dim, base)  # (Dh/2,)
-    partial = np.cumsum(np.exp(1j * np.multiply.outer(r, theta)), axis=1)  # (R, Dh/2): S_1..S_{Dh/2}
+    partial = np.cumsum(np.exp(1j * r[:, None] * theta[None, :]), axis=1)  # (R, Dh/2): S_1..S_{Dh/2}
     return np.abs(partial).mean(axis=1)
 
 
@@ -311,7 +311,7 @@ def rope_score_stats(
     k = rho * q + math.sqrt(1 - rho**2) * rng.standard_normal((n_samples, head_dim))
     qc, kc = q[:, 0::2] + 1j * q[:, 1::2], k[:, 0::2] + 1j * k[:, 1::2]  # (S, Dh/2)
     theta, _ = rope_inv_freq(head_dim, base)
-    phase = np.exp(1j * np.multiply.outer(r, theta))  # (R, Dh/2)
+    phase = np.exp(1j * r[:, None] * theta[None, :])  # (R, Dh/2)
     scores = ((qc * kc.conj()) @ phase.T).real  # (S, R)
     return scores.mean(axis=0), scores.std(axis=0)
 

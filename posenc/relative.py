@@ -120,7 +120,7 @@ def _as_per_head(name, value, *, gt=None, ge=None, le=None):
 def _signed_sinusoid(distances, d_model, base):
     """Concatenated sin-then-cos encoding of signed distances, (N, D)."""
     w = sinusoid_frequencies(d_model, base)  # (D/2,)
-    angles = np.multiply.outer(distances.astype(np.float64), w)  # (N, D/2)
+    angles = distances.astype(np.float64)[:, None] * w[None, :]  # (N, D/2)
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
 
 
@@ -149,9 +149,8 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
     Examples
     --------
-    >>> alibi_slopes(8)
-    array([0.5       , 0.25      , 0.125     , 0.0625    , 0.03125   , 0.015625  ,
-           0.0078125 , 0.00390625])
+    >>> (1 / alibi_slopes(8)).tolist()
+    [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
     """
     n_heads = as_int("n_heads", n_heads, min_value=1, max_value=MAX_HEADS)
     if math.log2(n_heads).is_integer():

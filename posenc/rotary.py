@@ -246,7 +246,7 @@ def rope_inv_freq(head_dim: int, base: float = 10000.0, rope_scaling=None, seq_l
     --------
     >>> inv, att = rope_inv_freq(8, rope_scaling={"rope_type": "linear", "factor": 2.0})
     >>> inv
-    array([0.5    , 0.05   , 0.005  , 0.0005 ])
+    array([0.5   , 0.05  , 0.005 , 0.0005])
     """
     head_dim = as_even_int("head_dim", head_dim)
     base = as_float("base", base, gt=1.0)
@@ -287,7 +287,7 @@ def rope_cos_sin(positions, inv_freq):
     pos = as_positions("positions", positions)  # (T,)
     inv_freq = as_float_array("inv_freq", inv_freq, ndim=1)  # (Dh/2,)
     check_budget(2 * pos.size * inv_freq.size, "rope_cos_sin(positions, inv_freq)")
-    angles = np.multiply.outer(pos, inv_freq)  # (T, Dh/2)
+    angles = pos[:, None] * inv_freq[None, :]  # (T, Dh/2)
     return np.cos(angles), np.sin(angles)
 
 
@@ -367,7 +367,7 @@ def apply_rope(x, positions=None, *, base: float = 10000.0, layout: str = "inter
     pos = _rope_positions(positions, x.shape[-2])  # (T,)
     seq_len = int(math.floor(pos.max())) + 1
     inv_freq, attention_factor = rope_inv_freq(x.shape[-1], base, rope_scaling, seq_len=seq_len)
-    angles = np.multiply.outer(pos, inv_freq)  # (T, Dh/2)
+    angles = pos[:, None] * inv_freq[None, :]  # (T, Dh/2)
     cos, sin = np.cos(angles), np.sin(angles)
     if attention_factor != 1.0:
         cos *= attention_factor
@@ -462,5 +462,5 @@ def apply_xpos(
     if role == "key":
         scale = 1.0 / scale
     inv_freq, _ = rope_inv_freq(x.shape[-1], base)
-    angles = np.multiply.outer(pos, inv_freq)  # (T, Dh/2)
+    angles = pos[:, None] * inv_freq[None, :]  # (T, Dh/2)
     return _rotate_pairs(x, np.cos(angles) * scale, np.sin(angles) * scale, layout)
