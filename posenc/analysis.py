@@ -203,7 +203,9 @@ def _vector(name, x):
     return x
 
 
-def rope_scores(q, k, positions_q, positions_k, *, base: float = 10000.0, layout: str = "interleaved", rope_scaling=None):
+def rope_scores(
+    q, k, positions_q, positions_k, *, base: float = 10000.0, layout: str = "interleaved", rope_scaling=None
+):
     """Score of one query vector placed at each m against one key vector at each n.
 
     Parameters
@@ -230,7 +232,9 @@ def rope_scores(q, k, positions_q, positions_k, *, base: float = 10000.0, layout
     return rq @ rk.T
 
 
-def rope_shift_error(q, k, n_positions: int, shift: int, *, base: float = 10000.0, layout: str = "interleaved") -> float:
+def rope_shift_error(
+    q, k, n_positions: int, shift: int, *, base: float = 10000.0, layout: str = "interleaved"
+) -> float:
     """Largest ``|score(m, n) - score(m + s, n + s)|`` for m, n < n_positions.
 
     Returns
@@ -441,7 +445,10 @@ def _scores_t5(x, pos, opts):
     num_buckets = opts.get("num_buckets", 32)
     table = np.random.default_rng(opts.get("seed", 0)).standard_normal(num_buckets)
     rel = (pos[None, :] - pos[:, None]).astype(np.int64)  # key minus query
-    return _scores_none(x, pos, opts) + table[t5_bucket(rel, num_buckets=num_buckets, max_distance=opts.get("max_distance", 128))]
+    return (
+        _scores_none(x, pos, opts)
+        + table[t5_bucket(rel, num_buckets=num_buckets, max_distance=opts.get("max_distance", 128))]
+    )
 
 
 def _scores_kerple(x, pos, opts):
@@ -510,4 +517,3 @@ def translation_error(x, shift: int, method: str, **options) -> float:
     at_start = position_scores(x, n, method, **options)
     moved = position_scores(x, np.arange(shift, shift + n), method, **options)
     return float(np.abs(moved - at_start).max())
-

@@ -25,7 +25,6 @@ import numpy as np
 
 from ._checks import (
     as_choice,
-    as_float,
     as_float_array,
     as_int,
     check_budget,
@@ -111,7 +110,11 @@ def _as_per_head(name, value, *, gt=None, ge=None, le=None):
     arr = arr.reshape(-1)
     if arr.size > MAX_HEADS:
         raise ValueError(f"{name} must have at most {MAX_HEADS} entries (heads), got {arr.size}")
-    for bound, ok, word in ((gt, lambda a, b: a > b, ">"), (ge, lambda a, b: a >= b, ">="), (le, lambda a, b: a <= b, "<=")):
+    for bound, ok, word in (
+        (gt, lambda a, b: a > b, ">"),
+        (ge, lambda a, b: a >= b, ">="),
+        (le, lambda a, b: a <= b, "<="),
+    ):
         if bound is not None and not ok(arr, bound).all():
             raise ValueError(f"{name} must be {word} {bound}, got {arr[~ok(arr, bound)][0]!r}")
     return arr
@@ -574,7 +577,9 @@ def deberta_scores(q_c, k_c, q_r, k_r, *, max_position: int | None = None) -> De
         if arr.shape[1] != d:
             raise ValueError(f"{name} must have the width of q_c ({d}), got {arr.shape[1]}")
     if q_r.shape[0] != k_r.shape[0] or q_r.shape[0] % 2:
-        raise ValueError(f"q_r and k_r must have the same even number of rows (2S), got {q_r.shape[0]} and {k_r.shape[0]}")
+        raise ValueError(
+            f"q_r and k_r must have the same even number of rows (2S), got {q_r.shape[0]} and {k_r.shape[0]}"
+        )
     q_len, k_len = _lengths(q_c.shape[0], k_c.shape[0])
     span = q_r.shape[0] // 2
     rel = _query_minus_key(q_len, k_len)  # (Tq, Tk)

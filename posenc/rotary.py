@@ -153,9 +153,7 @@ def _init_llama3(head_dim, base, cfg, seq_len):
     low_ff = _key(cfg, "low_freq_factor", "llama3", gt=0.0)
     high_ff = _key(cfg, "high_freq_factor", "llama3", gt=0.0)
     if not high_ff > low_ff:
-        raise ValueError(
-            f"rope_scaling['high_freq_factor'] must be > low_freq_factor ({low_ff}), got {high_ff}"
-        )
+        raise ValueError(f"rope_scaling['high_freq_factor'] must be > low_freq_factor ({low_ff}), got {high_ff}")
     original = _original_len(cfg, "llama3")
     inv_freq = _default_inv_freq(head_dim, base)
     wavelen = 2 * math.pi / inv_freq

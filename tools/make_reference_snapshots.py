@@ -9,7 +9,7 @@ How to regenerate (use a throwaway venv OUTSIDE the repo; never add torch to pos
     python3 -m venv /tmp/refenv
     /tmp/refenv/bin/pip install torch==2.13.0          # CPU wheel; do NOT install plain `torch` (CUDA, GBs)
     /tmp/refenv/bin/pip install transformers numpy       # snapshot made with transformers 5.23.0, numpy 2.4.6
-    /tmp/refenv/bin/pip install --no-deps torchscale     # 0.3.0; only torchscale.component.xpos_relative_position is imported
+    /tmp/refenv/bin/pip install --no-deps torchscale  # 0.3.0; only its xpos module is imported
     cd /work/main && /tmp/refenv/bin/python tools/make_reference_snapshots.py
 
     Optional: --out PATH (default: tests/data/reference_snapshots.json next to this repo's tools/).
@@ -221,8 +221,11 @@ def section_t5(meta):
         "t5_float64_differences lists positions where a float64 computation gives another bucket."
     )
     meta["t5_float64_differences"] = f64_diffs
-    summary("t5_bucket", f"{len(cases)} configs x {rp.numel()} positions; float64-vs-float32 bucket diffs: "
-            f"{sum(len(d['relative_position']) for d in f64_diffs)}")
+    summary(
+        "t5_bucket",
+        f"{len(cases)} configs x {rp.numel()} positions; float64-vs-float32 bucket diffs: "
+        f"{sum(len(d['relative_position']) for d in f64_diffs)}",
+    )
     return cases
 
 
@@ -292,7 +295,12 @@ def rope_numpy_f64(head_dim, base, rs, max_position_embeddings, seq_len):
         pos = base**exps
         return (1.0 / (f * pos)) * (1 - extrap) + (1.0 / pos) * extrap, af
     if t == "llama3":
-        f, lo, hi, omp = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"], rs["original_max_position_embeddings"]
+        f, lo, hi, omp = (
+            rs["factor"],
+            rs["low_freq_factor"],
+            rs["high_freq_factor"],
+            rs["original_max_position_embeddings"],
+        )
         wl = 2 * math.pi / inv
         low_wl, high_wl = omp / lo, omp / hi
         out = np.where(wl > low_wl, inv / f, inv)
@@ -305,7 +313,9 @@ def rope_numpy_f64(head_dim, base, rs, max_position_embeddings, seq_len):
 
 def hf_rope_init(head_dim, base, rs, max_position_embeddings, seq_len):
     """Call the transformers init function; returns (inv_freq tensor, attention_factor, hf params used)."""
-    hf_params = {k: v for k, v in rs.items() if not (rs["rope_type"] == "dynamic" and k == "original_max_position_embeddings")}
+    hf_params = {
+        k: v for k, v in rs.items() if not (rs["rope_type"] == "dynamic" and k == "original_max_position_embeddings")
+    }
     cfg = make_llama_config(head_dim, base, max_position_embeddings, hf_params)
     if rs["rope_type"] == "default":
         fn = LlamaRotaryEmbedding.compute_default_rope_parameters
@@ -324,10 +334,16 @@ def section_rope_init(meta):
     specs.append(("default_128", 128, 500000.0, {"rope_type": "default"}, 8192, None))
     specs.append(("linear_4", 64, 10000.0, {"rope_type": "linear", "factor": 4.0}, 2048, None))
     for s in [None, 1024, 2048, 4096, 8192]:
-        specs.append((
-            f"dynamic_2_seq{s}", 64, 10000.0,
-            {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 2048}, 2048, s,
-        ))
+        specs.append(
+            (
+                f"dynamic_2_seq{s}",
+                64,
+                10000.0,
+                {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 2048},
+                2048,
+                s,
+            )
+        )
     yarn_base = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}
     specs.append(("yarn_4", 64, 10000.0, dict(yarn_base), 8192, None))
     specs.append(("yarn_4_attn0.8", 64, 10000.0, dict(yarn_base, attention_factor=0.8), 8192, None))
@@ -335,16 +351,38 @@ def section_rope_init(meta):
     specs.append(("yarn_4_notruncate", 64, 10000.0, dict(yarn_base, truncate=False), 8192, None))
     specs.append(("yarn_4_mscale1_0.5", 64, 10000.0, dict(yarn_base, mscale=1.0, mscale_all_dim=0.5), 8192, None))
     specs.append(("yarn_4_head128_base500k", 128, 500000.0, dict(yarn_base), 8192, None))
-    specs.append((
-        "llama3_1", 128, 500000.0,
-        {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-         "original_max_position_embeddings": 8192}, 131072, None,
-    ))
-    specs.append((
-        "llama3_small", 64, 10000.0,
-        {"rope_type": "llama3", "factor": 4.0, "low_freq_factor": 1.0, "high_freq_factor": 2.0,
-         "original_max_position_embeddings": 2048}, 8192, None,
-    ))
+    specs.append(
+        (
+            "llama3_1",
+            128,
+            500000.0,
+            {
+                "rope_type": "llama3",
+                "factor": 8.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 8192,
+            },
+            131072,
+            None,
+        )
+    )
+    specs.append(
+        (
+            "llama3_small",
+            64,
+            10000.0,
+            {
+                "rope_type": "llama3",
+                "factor": 4.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 2.0,
+                "original_max_position_embeddings": 2048,
+            },
+            8192,
+            None,
+        )
+    )
 
     max_f32_rel = 0.0
     for label, head_dim, base, rs, mpe, seq_len in specs:
@@ -361,18 +399,20 @@ def section_rope_init(meta):
         max_f32_rel = max(max_f32_rel, rel)
         assert rel < 2e-6, (label, rel)
         assert inv32.shape == (head_dim // 2,)
-        cases.append({
-            "name": label,
-            "head_dim": head_dim,
-            "base": base,
-            "rope_scaling": rs,
-            "hf_rope_parameters": hf_params,
-            "max_position_embeddings": mpe,
-            "seq_len": seq_len,
-            "inv_freq": tolist(inv32),
-            "inv_freq_f64": tolist(inv64),
-            "attention_factor": af,
-        })
+        cases.append(
+            {
+                "name": label,
+                "head_dim": head_dim,
+                "base": base,
+                "rope_scaling": rs,
+                "hf_rope_parameters": hf_params,
+                "max_position_embeddings": mpe,
+                "seq_len": seq_len,
+                "inv_freq": tolist(inv32),
+                "inv_freq_f64": tolist(inv64),
+                "attention_factor": af,
+            }
+        )
     meta["rope_init_note"] = (
         "ROPE_INIT_FUNCTIONS[type](config, device=None, seq_len) from transformers.modeling_rope_utils; "
         "'default' is not in ROPE_INIT_FUNCTIONS in this version, so LlamaRotaryEmbedding."
@@ -436,17 +476,22 @@ def section_rope_apply_half(meta):
         q32, _ = modeling_llama.apply_rotary_pos_emb(x, x, cos32, sin32)
         err = float((q32 - q_embed).abs().max())
         assert err < 1e-4, err
-        out.append({
-            "head_dim": head_dim,
-            "base": base,
-            "rope_scaling": rs,
-            "layout": "(batch, heads, seq, head_dim)",
-            "x": tolist(x),
-            "positions": positions,
-            "output": tolist(q_embed),
-            "max_abs_diff_vs_LlamaRotaryEmbedding_float32": err,
-        })
-        summary("rope_apply_half", f"{rs['rope_type']} positions={positions}: max|f64 - LlamaRotaryEmbedding(f32)| {err:.2e}")
+        out.append(
+            {
+                "head_dim": head_dim,
+                "base": base,
+                "rope_scaling": rs,
+                "layout": "(batch, heads, seq, head_dim)",
+                "x": tolist(x),
+                "positions": positions,
+                "output": tolist(q_embed),
+                "max_abs_diff_vs_LlamaRotaryEmbedding_float32": err,
+            }
+        )
+        summary(
+            "rope_apply_half",
+            f"{rs['rope_type']} positions={positions}: max|f64 - LlamaRotaryEmbedding(f32)| {err:.2e}",
+        )
     meta["rope_apply_half_note"] = (
         "transformers.models.llama.modeling_llama.apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=1) "
         "(uses rotate_half: cat(-x2, x1)) with cos/sin = cat(freqs, freqs).cos()/.sin() computed in float64 "
@@ -523,29 +568,34 @@ def section_deberta(meta):
         small = rp.abs() <= mid
         assert torch.equal(res[small].long(), rp[small])
         assert int(res.abs().max()) <= bucket_size - 1 or True  # informative only
-        cases.append({
-            "bucket_size": bucket_size,
-            "max_position": max_position,
-            "relative_position": tolist(rp),
-            "result": [int(v) for v in res.long().tolist()],
-            "float64_differs_at": tolist(rp[d]),
-            "result_float64_at_those": [int(v) for v in res64[d].long().tolist()],
-        })
+        cases.append(
+            {
+                "bucket_size": bucket_size,
+                "max_position": max_position,
+                "relative_position": tolist(rp),
+                "result": [int(v) for v in res.long().tolist()],
+                "float64_differs_at": tolist(rp[d]),
+                "result_float64_at_those": [int(v) for v in res64[d].long().tolist()],
+            }
+        )
     q = torch.zeros(1, 5, 4)
     k = torch.zeros(1, 7, 4)
     brp = []
     for kwargs in [{}, {"bucket_size": 4, "max_position": 8}]:
         r = build_relative_position(q, k, **kwargs)
         assert r.dtype == torch.long and tuple(r.shape) == (1, 5, 7)
-        brp.append({
-            "call": "build_relative_position(query_layer=zeros(1,5,4), key_layer=zeros(1,7,4)"
-            + "".join(f", {kk}={vv}" for kk, vv in kwargs.items()) + ")",
-            "query_size": 5,
-            "key_size": 7,
-            "bucket_size": kwargs.get("bucket_size", -1),
-            "max_position": kwargs.get("max_position", -1),
-            "result": tolist(r),
-        })
+        brp.append(
+            {
+                "call": "build_relative_position(query_layer=zeros(1,5,4), key_layer=zeros(1,7,4)"
+                + "".join(f", {kk}={vv}" for kk, vv in kwargs.items())
+                + ")",
+                "query_size": 5,
+                "key_size": 7,
+                "bucket_size": kwargs.get("bucket_size", -1),
+                "max_position": kwargs.get("max_position", -1),
+                "result": tolist(r),
+            }
+        )
     assert brp[0]["result"][0][1][0] == 1  # q - k
     meta["deberta_note"] = (
         "make_log_bucket_position(relative_pos: LongTensor, bucket_size, max_position) computes the log in "
@@ -556,8 +606,11 @@ def section_deberta(meta):
         "Note: make_log_bucket_position does NOT clamp: |result| can exceed bucket_size (e.g. +-43 at +-600 "
         "for bucket_size=32, max_position=128); relative positions with |rp| <= bucket_size//2 pass through."
     )
-    summary("deberta_log_bucket", f"{len(cases)} configs x {rp.numel()} positions, float64 diffs {diffs_total}; "
-            f"build_relative_position x{len(brp)}")
+    summary(
+        "deberta_log_bucket",
+        f"{len(cases)} configs x {rp.numel()} positions, float64 diffs {diffs_total}; "
+        f"build_relative_position x{len(brp)}",
+    )
     return {"make_log_bucket_position": cases, "build_relative_position": brp}
 
 
@@ -616,14 +669,16 @@ def section_xpos(meta):
             yy = outs[downscale][0].numpy()[0]
             assert np.allclose(yy[:, 0::2], ye, rtol=1e-12, atol=1e-14)
             assert np.allclose(yy[:, 1::2], yo, rtol=1e-12, atol=1e-14)
-        res["cases"].append({
-            "offset": offset,
-            "scale_positions": list(range(min_pos, max_pos))[-L:],
-            "rotation_positions": list(range(0, max_pos - min_pos))[-L:],
-            "output_q": tolist(outs[False][0]),
-            "output_k": tolist(outs[True][0]),
-            "max_abs_diff_vs_float32_defaults": max(outs[False][1], outs[True][1]),
-        })
+        res["cases"].append(
+            {
+                "offset": offset,
+                "scale_positions": list(range(min_pos, max_pos))[-L:],
+                "rotation_positions": list(range(0, max_pos - min_pos))[-L:],
+                "output_q": tolist(outs[False][0]),
+                "output_k": tolist(outs[True][0]),
+                "max_abs_diff_vs_float32_defaults": max(outs[False][1], outs[True][1]),
+            }
+        )
     meta["xpos_note"] = (
         f"torchscale {ts_version} torchscale.component.xpos_relative_position.XPOS(head_dim, scale_base). "
         "forward(x, offset, downscale): length=x.shape[1]; min_pos = -(length+offset)//2 (Python: "
@@ -654,7 +709,7 @@ def main(argv=None):
         "transformers": transformers.__version__,
         "numpy": np.__version__,
         "python": platform.python_version(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d"),
     }
     data = {"meta": meta}
     data["alibi_slopes"] = section_alibi(meta)
