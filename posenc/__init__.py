@@ -50,7 +50,7 @@ from .analysis import (
     translation_error,
     wavelengths,
 )
-from .attention import attention, causal_mask, softmax
+from .attention import attention, causal_mask, self_attention, softmax
 from .relative import (
     KERPLE_KINDS,
     DebertaTerms,
@@ -79,6 +79,7 @@ from .rotary import (
     rope_inv_freq,
     xpos_scale,
 )
+from .toy import MAX_WORDS, projections, split_words, word_embeddings
 
 __all__ = [
     # limits and errors
@@ -119,7 +120,13 @@ __all__ = [
     # attention
     "attention",
     "causal_mask",
+    "self_attention",
     "softmax",
+    # toy inputs
+    "MAX_WORDS",
+    "projections",
+    "split_words",
+    "word_embeddings",
     # analysis
     "SCORE_METHODS",
     "SIMILARITY_METRICS",

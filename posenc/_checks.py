@@ -83,15 +83,16 @@ def check_budget(n_elements: int, what: str) -> None:
         )
 
 
-def as_positions(name: str, positions, *, integer: bool = False) -> np.ndarray:
+def as_positions(name: str, positions, *, integer: bool = False, width: int = 1) -> np.ndarray:
     """Positions as a 1-D array: an int n means 0..n-1.
 
     Returns float64 (or int64 when ``integer``). Negative, NaN and infinite
-    positions are refused.
+    positions are refused. ``width`` is the number of output elements per position,
+    so that an oversized request is refused before even the positions are made.
     """
     if isinstance(positions, numbers.Integral) and not isinstance(positions, bool):
         n = as_int(name, positions, min_value=1)
-        check_budget(n, name)
+        check_budget(n * width, f"{name} x {width} values each")
         return np.arange(n, dtype=np.int64 if integer else np.float64)
     if isinstance(positions, (bool, str, bytes, numbers.Number)):
         raise ValueError(
@@ -103,7 +104,7 @@ def as_positions(name: str, positions, *, integer: bool = False) -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array of numbers, got {_show(positions)}") from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-    check_budget(arr.size, name)
+    check_budget(arr.size * width, f"{name} x {width} values each")
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise ValueError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating):

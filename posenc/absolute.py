@@ -107,9 +107,8 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0, *, layout: str = 
     array([0.84147098, 0.54030231, 0.00999983, 0.99995   ])
     """
     layout = as_choice("layout", layout, SINUSOIDAL_LAYOUTS)
-    pos = as_positions("positions", positions)  # (T,)
     w = sinusoid_frequencies(d_model, base)  # (D/2,)
-    check_budget(pos.size * d_model, "sinusoidal(positions, d_model)")
+    pos = as_positions("positions", positions, width=w.size * 2)  # (T,)
     pe = np.empty((pos.size, d_model))  # (T, D)
     half = d_model // 2
     sin_part, cos_part = (pe[:, 0::2], pe[:, 1::2]) if layout == "interleaved" else (pe[:, :half], pe[:, half:])
@@ -173,14 +172,17 @@ def lookup_learned(table, positions) -> np.ndarray:
         around to the end of the table), or a table that is not 2-D.
     """
     table = as_float_array("table", table, ndim=2)
-    pos = as_positions("positions", positions, integer=True)  # (T,)
-    max_len = table.shape[0]
+    max_len, d_model = table.shape
+    pos = as_positions("positions", positions, width=d_model)  # (T,) float64
+    fractional = pos != np.floor(pos)
+    if fractional.any():
+        raise ValueError(f"positions must be whole numbers, got {pos[fractional][0]!r}")
     too_far = pos >= max_len
     if too_far.any():
-        bad = int(pos[too_far][0])
+        bad = pos[too_far][0]
         raise PositionOutOfRange(
-            f"positions: position {bad} is past the end of the learned table (max_len={max_len}, "
+            f"positions: position {bad:.0f} is past the end of the learned table (max_len={max_len}, "
             f"so valid positions are 0..{max_len - 1}); there is no learned row to look up"
         )
-    check_budget(pos.size * table.shape[1], "lookup_learned(table, positions)")
+    pos = pos.astype(np.int64)
     return table[pos]

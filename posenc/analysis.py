@@ -23,7 +23,7 @@ from ._checks import (
     check_budget,
 )
 from .absolute import SINUSOIDAL_LAYOUTS, learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
-from .attention import attention
+from .attention import self_attention
 from .relative import kerple_from_distance, t5_bucket
 from .rotary import apply_rope, apply_xpos, rope_inv_freq
 
@@ -189,9 +189,19 @@ def linear_relation_error(positions, k, d_model: int, base: float = 10000.0, *, 
     k = as_float("k", k)
     if pos.min() + k < 0:
         raise ValueError(f"k: positions + k must be >= 0, got smallest position {pos.min()} and k={k}")
-    m = rotation_matrix(k, d_model, base, layout=layout)
-    shifted = sinusoidal(pos, d_model, base, layout=layout) @ m.T
-    return float(np.abs(shifted - sinusoidal(pos + k, d_model, base, layout=layout)).max())
+    layout = as_choice("layout", layout, SINUSOIDAL_LAYOUTS)
+
+    def sin_cos(table):  # (T, D) -> sines, cosines, each (T, D/2)
+        half = d_model // 2
+        return (table[:, 0::2], table[:, 1::2]) if layout == "interleaved" else (table[:, :half], table[:, half:])
+
+    s, c = sin_cos(sinusoidal(pos, d_model, base, layout=layout))
+    s_k, c_k = sin_cos(sinusoidal(pos + k, d_model, base, layout=layout))
+    blocks = rotation_blocks(k, d_model, base)  # (D/2, 2, 2)
+    # the pair-by-pair product with M_k, O(T D) rather than the dense O(T D^2) one
+    err_sin = np.abs(blocks[:, 0, 0] * s + blocks[:, 0, 1] * c - s_k).max()
+    err_cos = np.abs(blocks[:, 1, 0] * s + blocks[:, 1, 1] * c - c_k).max()
+    return float(max(err_sin, err_cos))
 
 
 # RoPE
@@ -377,18 +387,21 @@ def alibi_span(slopes, *, context: int | None = None, mass: float = 0.9) -> np.n
 # symmetry checks
 
 
-def permutation_error(x, perm, *, pe=None, causal: bool = False) -> float:
+def permutation_error(x, perm, *, pe=None, w_q=None, w_k=None, w_v=None, causal: bool = False) -> float:
     """How far self-attention is from permutation equivariance.
 
     Parameters
     ----------
     x : (T, D) array_like
-        Token embeddings; attention uses them as queries, keys and values.
+        Token embeddings.
     perm : (T,) array_like
-        A permutation of ``0..T-1`` (the shuffled word order).
+        A permutation of ``0..T-1`` (the shuffled word order: row t of the shuffled
+        input is row ``perm[t]`` of ``x``).
     pe : (T, D) array_like or None
         Positional encodings, added at fixed positions (they do not move with the
         words). None: no positions.
+    w_q, w_k, w_v : (D, Dh) array_like or None
+        Projections, as for ``self_attention``.
     causal : bool
 
     Returns
@@ -400,13 +413,9 @@ def permutation_error(x, perm, *, pe=None, causal: bool = False) -> float:
     perm = np.asarray(perm)
     if perm.shape != (x.shape[0],) or not np.array_equal(np.sort(perm), np.arange(x.shape[0])):
         raise ValueError(f"perm must be a permutation of 0..{x.shape[0] - 1}, got {np.asarray(perm).tolist()[:20]}")
-    add = 0.0 if pe is None else as_float_array("pe", pe, ndim=2)
-    if pe is not None and add.shape != x.shape:
-        raise ValueError(f"pe must have the shape of x {x.shape}, got {add.shape}")
-    plain = x + add
-    moved = x[perm] + add
-    out, _ = attention(plain, plain, plain, causal=causal)
-    out_moved, _ = attention(moved, moved, moved, causal=causal)
+    kw = dict(pe=pe, w_q=w_q, w_k=w_k, w_v=w_v, causal=causal)
+    out, _ = self_attention(x, **kw)
+    out_moved, _ = self_attention(x[perm], **kw)
     return float(np.abs(out_moved - out[perm]).max())
 
 

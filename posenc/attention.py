@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_budget
+from ._checks import as_float_array, as_int, check_budget
 
-__all__ = ["attention", "causal_mask", "softmax"]
+__all__ = ["attention", "causal_mask", "self_attention", "softmax"]
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -25,7 +25,12 @@ def softmax(scores, axis: int = -1) -> np.ndarray:
     -------
     ndarray, same shape, non-negative, summing to 1 along ``axis``.
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("scores must be an array of real numbers") from None
+    if scores.size == 0:
+        raise ValueError(f"scores must not be empty, got shape {scores.shape}")
     if np.isnan(scores).any() or np.isposinf(scores).any():
         raise ValueError("scores must not hold NaN or +inf")
     peak = scores.max(axis=axis, keepdims=True)
@@ -40,6 +45,9 @@ def causal_mask(q_len: int, k_len: int) -> np.ndarray:
 
     Queries are the last Tq of Tk positions, so ``j <= i + (Tk - Tq)``.
     """
+    q_len = as_int("q_len", q_len, min_value=1)
+    k_len = as_int("k_len", k_len, min_value=1)
+    check_budget(q_len * k_len, "causal_mask(q_len, k_len)")
     if q_len > k_len:
         raise ValueError(f"causal attention needs k_len >= q_len, got q_len={q_len}, k_len={k_len}")
     return np.arange(k_len)[None, :] <= np.arange(q_len)[:, None] + (k_len - q_len)
@@ -96,7 +104,10 @@ def attention(q, k, v, *, bias=None, causal: bool = False):
     check_budget(int(np.prod(batch, dtype=np.int64)) * q_len * k_len, "attention weights")
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])  # (..., Tq, Tk)
     if bias is not None:
-        bias = np.asarray(bias, dtype=np.float64)
+        try:
+            bias = np.asarray(bias, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("bias must be an array of real numbers (or -inf to mask)") from None
         if np.isnan(bias).any() or np.isposinf(bias).any():
             raise ValueError("bias must not hold NaN or +inf (use -inf to mask a key)")
         try:
@@ -108,3 +119,38 @@ def attention(q, k, v, *, bias=None, causal: bool = False):
         scores = np.where(causal_mask(q_len, k_len), scores, -np.inf)
     weights = softmax(scores, axis=-1)
     return weights @ v, weights
+
+
+def self_attention(x, *, pe=None, w_q=None, w_k=None, w_v=None, causal: bool = False):
+    """One head of self-attention over a sequence, with optional added positions.
+
+    Parameters
+    ----------
+    x : (T, D) array_like
+        Token vectors.
+    pe : (T, D) array_like or None
+        Added to ``x`` first (absolute positions); None for none.
+    w_q, w_k, w_v : (D, Dh) array_like or None
+        Projections; None means identity (``x`` itself is the query, key and value).
+    causal : bool
+
+    Returns
+    -------
+    out : (T, Dh) ndarray, weights : (T, T) ndarray
+    """
+    x = as_float_array("x", x, ndim=2)
+    if pe is not None:
+        pe = as_float_array("pe", pe, ndim=2)
+        if pe.shape != x.shape:
+            raise ValueError(f"pe must have the shape of x {x.shape}, got {pe.shape}")
+        x = x + pe
+    projected = []
+    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        if w is None:
+            projected.append(x)
+            continue
+        w = as_float_array(name, w, ndim=2)
+        if w.shape[0] != x.shape[1]:
+            raise ValueError(f"{name} must have {x.shape[1]} rows (the width of x), got shape {w.shape}")
+        projected.append(x @ w)
+    return attention(*projected, causal=causal)

@@ -223,6 +223,8 @@ def kerple_bias(q_len: int, k_len: int | None = None, *, r1, r2, kind: str = "lo
     Chi et al. 2022, arXiv:2205.09921, eqs. 5-6.
     """
     q_len, k_len = _lengths(q_len, k_len)
+    n_heads = max(_as_per_head("r1", r1).size, _as_per_head("r2", r2).size)
+    check_budget(n_heads * q_len * k_len, "kerple_bias(q_len, k_len) over all heads")
     distance = np.abs(_query_minus_key(q_len, k_len)).astype(np.float64)  # (Tq, Tk)
     return kerple_from_distance(distance, r1, r2, kind)
 

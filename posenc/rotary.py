@@ -282,9 +282,8 @@ def rope_cos_sin(positions, inv_freq):
     -------
     cos, sin : (T, Dh/2) ndarray each, of the angle ``p * inv_freq[i]``.
     """
-    pos = as_positions("positions", positions)  # (T,)
     inv_freq = as_float_array("inv_freq", inv_freq, ndim=1)  # (Dh/2,)
-    check_budget(2 * pos.size * inv_freq.size, "rope_cos_sin(positions, inv_freq)")
+    pos = as_positions("positions", positions, width=2 * inv_freq.size)  # (T,)
     angles = pos[:, None] * inv_freq[None, :]  # (T, Dh/2)
     return np.cos(angles), np.sin(angles)
 
@@ -409,8 +408,7 @@ def xpos_scale(positions, head_dim: int, *, gamma: float = 0.4, scale_base: floa
     head_dim = as_even_int("head_dim", head_dim)
     gamma = as_float("gamma", gamma, gt=0.0)
     scale_base = as_float("scale_base", scale_base, gt=0.0)
-    pos = as_positions("positions", positions)  # (T,)
-    check_budget(pos.size * head_dim // 2, "xpos_scale(positions, head_dim)")
+    pos = as_positions("positions", positions, width=head_dim // 2)  # (T,)
     # zeta_i = (2i/Dh + gamma) / (1 + gamma)
     zeta = (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim + gamma) / (1 + gamma)
     # zeta_i^{p / scale_base}

@@ -1,0 +1,74 @@
+"""Shared fixtures and Hypothesis settings for the posenc test-suite.
+
+The frozen reference values in ``data/reference_snapshots.json`` come from torch,
+transformers and torchscale (see ``tools/make_reference_snapshots.py``); they are loaded
+once per session. Tests that ask for one of the ``*_case`` fixtures below are
+parametrized over every case of that section, with readable ids.
+
+Hypothesis profiles (choose with ``HYPOTHESIS_PROFILE=...``):
+
+- ``default``: 50 examples, derandomized, so CI runs are reproducible.
+- ``thorough``: 1000 random examples, for a local bug hunt.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+SNAPSHOT_PATH = Path(__file__).parent / "data" / "reference_snapshots.json"
+
+# derandomized runs replay the same examples, so there is no example database to keep
+settings.register_profile("default", deadline=None, max_examples=50, derandomize=True, database=None)
+settings.register_profile("thorough", deadline=None, max_examples=1000, derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@functools.cache
+def _load_snapshots() -> dict:
+    return json.loads(SNAPSHOT_PATH.read_text())
+
+
+@pytest.fixture(scope="session")
+def snapshots() -> dict:
+    """The whole reference JSON (read once)."""
+    return _load_snapshots()
+
+
+# fixture name -> (cases, id of one case)
+def _snapshot_sections() -> dict:
+    data = _load_snapshots()
+    deberta = data["deberta_log_bucket"]
+    xpos = data.get("xpos") or {"cases": []}
+    return {
+        "alibi_case": (
+            sorted(data["alibi_slopes"].items(), key=lambda kv: int(kv[0])),
+            lambda kv: f"heads{kv[0]}",
+        ),
+        "t5_case": (
+            data["t5_bucket"],
+            lambda c: f"bi{c['bidirectional']}-nb{c['num_buckets']}-md{c['max_distance']}",
+        ),
+        "rope_init_case": (data["rope_init"], lambda c: c["name"]),
+        "rope_half_case": (data["rope_apply_half"], lambda c: c["rope_scaling"]["rope_type"]),
+        "deberta_bucket_case": (
+            deberta["make_log_bucket_position"],
+            lambda c: f"bs{c['bucket_size']}-mp{c['max_position']}",
+        ),
+        "build_rel_case": (
+            deberta["build_relative_position"],
+            lambda c: f"q{c['query_size']}-k{c['key_size']}-bs{c['bucket_size']}",
+        ),
+        "xpos_case": (xpos["cases"], lambda c: f"offset{c['offset']}"),
+    }
+
+
+def pytest_generate_tests(metafunc):
+    for name, (cases, case_id) in _snapshot_sections().items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, cases, ids=[case_id(c) for c in cases])
