@@ -1,0 +1,80 @@
+"""Shared look and the display budget of every figure."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+#: Diverging scale for signed values, centred at 0 (ColorBrewer RdBu, reversed so that
+#: positive is red); ColorBrewer marks it safe for the common colour-vision deficiencies.
+SIGNED_SCALE = "RdBu_r"
+#: Sequential scale for non-negative values (perceptually uniform, CVD-safe).
+SEQUENTIAL_SCALE = "Viridis"
+#: Okabe-Ito qualitative palette (distinguishable with any common colour-vision deficiency).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+
+#: A heatmap shows at most this many rows and columns: about what a projected screen
+#: can resolve, and it keeps any one figure's JSON well under 1 MB.
+MAX_ROWS = 400
+MAX_COLS = 256
+
+FONT = dict(family="Inter, 'Source Sans Pro', Helvetica, Arial, sans-serif", size=14)
+
+
+def _step(n: int, budget: int) -> int:
+    # a power of two, so the kept positions are 0, 8, 16, ... rather than 0, 11, 22, ...
+    need = max(1, math.ceil(n / budget))
+    return 1 << (need - 1).bit_length()
+
+
+def display_steps(n_rows: int, n_cols: int, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS) -> tuple[int, int]:
+    """Stride along each axis (a power of two) so an (n_rows, n_cols) grid fits the budget."""
+    return _step(n_rows, max_rows), _step(n_cols, max_cols)
+
+
+def every_nth(step: int, noun: str) -> str:
+    """ "every 4th position" style wording for captions ("" when nothing is dropped)."""
+    if step <= 1:
+        return ""
+    suffix = "th" if 10 <= step % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(step % 10, "th")
+    return f"every {step}{suffix} {noun}"
+
+
+def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS):
+    """Keep every k-th row and column of ``z`` (rows, cols) so it fits the budget.
+
+    Returns
+    -------
+    z : (r, c) float32 ndarray, x : (c,) labels, y : (r,) labels, steps : (row_step, col_step)
+    """
+    z = np.asarray(z)
+    if z.ndim != 2:
+        raise ValueError(f"z must be 2-D, got shape {z.shape}")
+    n_rows, n_cols = z.shape
+    x = np.arange(n_cols) if x is None else np.asarray(x)
+    y = np.arange(n_rows) if y is None else np.asarray(y)
+    rs, cs = display_steps(n_rows, n_cols, max_rows, max_cols)
+    return np.ascontiguousarray(z[::rs, ::cs], dtype=np.float32), x[::cs], y[::rs], (rs, cs)
+
+
+def base_layout(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white",
+        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)),
+        font=FONT,
+        margin=dict(l=60, r=20, t=60, b=55),
+        colorway=list(PALETTE),
+        hoverlabel=dict(font_size=13),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+    )
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def figure_bytes(fig: go.Figure) -> int:
+    """Size of the JSON Streamlit sends for this figure (``plotly.io.to_json``)."""
+    return len(pio.to_json(fig, validate=False).encode())

@@ -1,0 +1,28 @@
+"""Home: what the app teaches, the path through the lessons, and every method at a glance."""
+
+import streamlit as st
+
+from ui.catalog import LESSONS, METHODS
+
+st.title("How do Transformers know word order?")
+st.markdown(
+    "Attention compares every word with every other word, but on its own it cannot tell "
+    "*dog bites man* from *man bites dog*: shuffle the words and you get the same answers, "
+    "shuffled. These lessons show why, and every way models have been given a sense of "
+    "position: added vectors, learned tables, relative biases and rotations. Each claim "
+    "comes with a control to move and a number to measure, computed live by the "
+    "`posenc` library that you can also import in a notebook."
+)
+
+st.subheader("The path")
+for number, lesson in enumerate(LESSONS, start=1):
+    col_link, col_question = st.columns([1, 2.2], vertical_alignment="center")
+    col_link.page_link(lesson.path, label=f"{number}. {lesson.title}", icon=lesson.icon)
+    col_question.markdown(lesson.question)
+
+st.subheader("Every method at a glance")
+st.caption(
+    "How each method gives attention a sense of position. 'Past the training length' "
+    "summarises what the papers report; the lessons let you measure it."
+)
+st.dataframe(METHODS, hide_index=True, width="stretch", row_height=48)

@@ -1,0 +1,95 @@
+"""Lesson: learned absolute positions, and where they stop."""
+
+import numpy as np
+import streamlit as st
+
+import figures
+import posenc
+from ui import compute, controls, layout, state
+
+layout.lesson(
+    "Learned positions",
+    "BERT and GPT-2 do not use a formula: they keep a table with one trainable vector per "
+    "position, from 0 to max_len - 1, and add row p to the word at position p. Training "
+    "shapes the rows. Simple, flexible, and strictly limited to the rows that exist.",
+)
+
+st.sidebar.header("Table")
+max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16)
+d_model = controls.d_model()
+std = float(state.choice_slider("std", "Initial std", controls.STDS, 0.02, help="GPT-2 and BERT start at 0.02."))
+seed = state.int_slider("seed", "Seed", 0, 99, 0)
+st.sidebar.header("Sequence")
+seq_len = state.int_slider(
+    "seq_len", "Sequence length", 1, 4096, 768, help="Ask for more positions than the table has."
+)
+dim = state.int_slider("dim", "Dimension to follow", 0, d_model - 1, 0)
+
+st.latex(r"x_p = \mathrm{TokenEmb}(w_p) + P[p],\qquad P \in \mathbb{R}^{\text{max\_len} \times d}")
+
+c1, c2, c3 = st.columns(3)
+c1.metric("Parameters in the table", f"{max_len * d_model:,}", help="max_len x d_model")
+c2.metric("GPT-2 small, for scale", "786,432", help="1,024 positions x 768 dimensions")
+c3.metric("Positions asked for", f"{seq_len:,}", delta=f"{seq_len - max_len:+,} vs max_len", delta_color="inverse")
+
+table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
+try:
+    posenc.lookup_learned(table, seq_len)
+except posenc.PositionOutOfRange as exc:
+    st.error(f"**posenc.lookup_learned raised PositionOutOfRange:** {exc}", icon="⛔")
+    st.markdown(
+        f"A formula can be evaluated anywhere; a table cannot. Rows {max_len} to "
+        f"{seq_len - 1} were never created, so nothing was ever learned for them. Real models "
+        "either refuse the input, cut it to max_len, or fail silently if an index wraps around "
+        "(NumPy's `table[-1]` is the *last* row, a classic bug posenc refuses to make)."
+    )
+else:
+    st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon="✅")
+
+grid, shown_pos, shown_dims, steps = compute.learned_grid(max_len, d_model, std, seed, seq_len)
+fig = figures.heatmap(
+    grid,
+    x=shown_dims,
+    y=shown_pos,
+    title=f"The learned table (freshly initialised), {max_len} rows x {d_model} dimensions",
+    x_title="dimension",
+    y_title="position p",
+    x_name="dimension",
+    y_name="position",
+    value_name="value",
+    row_noun="position",
+    col_noun="dimension",
+    height=480,
+)
+if seq_len > max_len:
+    fig.add_hline(y=max_len - 0.5, line=dict(color="#D55E00", width=3))
+    fig.add_annotation(
+        x=0.5, xref="paper", y=(max_len + seq_len) / 2, text="no rows here", showarrow=False, font=dict(size=18)
+    )
+layout.chart(fig, key="learned_heatmap", filename="learned_table")
+layout.notice(
+    "before training the rows are noise: nothing says that row 5 is near row 6. Past the "
+    "orange line (max_len) the picture is empty, because there is nothing to draw."
+)
+
+learned, sinus = compute.learned_vs_sinusoid(max_len, d_model, std, seed, seq_len, dim)
+series = {f"learned, dim {dim}": learned}
+if sinus is not None:
+    series[f"sinusoidal, dim {dim} (x {std:g} to compare)"] = sinus * std
+fig = figures.line_chart(
+    np.arange(seq_len),
+    series,
+    title=f"Dimension {dim} along the sequence",
+    x_title="position p",
+    y_title="value",
+    x_name="position",
+    value_name="value",
+    vlines={"max_len": max_len} if seq_len > max_len else None,
+    height=380,
+)
+layout.chart(fig, key="learned_line", filename="learned_vs_sinusoidal")
+layout.notice(
+    "the learned line simply stops at max_len; the sinusoid goes on, because it is computed, "
+    "not looked up. Going on is not the same as working well there: the sinusoidal lesson's "
+    "numbers are defined everywhere, but a model trained on short inputs has never seen them."
+)

@@ -1,0 +1,224 @@
+"""Lesson: the sinusoidal encoding of Vaswani et al. (2017)."""
+
+import numpy as np
+import streamlit as st
+
+import figures
+import posenc
+from ui import compute, controls, layout, state
+
+layout.lesson(
+    "Sinusoidal encoding",
+    "The original Transformer adds a fixed vector to each word's embedding: sines and "
+    "cosines of the position at wavelengths from about 6 positions up to about 60,000. "
+    "Fast waves tell neighbours apart, slow waves tell the beginning from the end, and "
+    "together they give every position its own code, with no parameter to learn.",
+)
+
+st.sidebar.header("Encoding")
+d_model = controls.d_model()
+n = controls.n_positions()
+base = controls.base()
+pe_layout = state.choice(
+    "layout",
+    "Layout",
+    list(posenc.SINUSOIDAL_LAYOUTS),
+    "interleaved",
+    labels={"interleaved": "sin, cos, sin, cos (paper)", "concat": "all sin, then all cos"},
+    horizontal=False,
+    help="The paper interleaves; tensor2tensor and fairseq concatenate. Same numbers, other column order.",
+)
+
+st.latex(
+    r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{\text{base}^{2i/d}}\right),\qquad "
+    r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{\text{base}^{2i/d}}\right)"
+)
+if pe_layout == "concat":
+    st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
+
+tabs = st.tabs(["Heatmap", "Waves", "Wavelengths", "Binary clock", "Similarity", "Shift = rotation"])
+
+# heatmap
+table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
+with tabs[0]:
+    fig = figures.heatmap(
+        table,
+        x=shown_dims,
+        y=shown_pos,
+        title=f"Positional encodings, {n} positions x {d_model} dimensions",
+        x_title="dimension",
+        y_title="position p",
+        x_name="dimension",
+        y_name="position",
+        value_name="PE",
+        row_noun="position",
+        col_noun="dimension",
+        height=520,
+    )
+    layout.chart(fig, key="sin_heatmap", filename="sinusoidal_heatmap")
+    thinned = [t for t in (figures.every_nth(steps[0], "position"), figures.every_nth(steps[1], "dimension")) if t]
+    if thinned:
+        st.caption(f"Showing {' and '.join(thinned)} so the picture fits a screen; the values are exact.")
+    layout.notice(
+        "on the left the columns flicker from row to row (short wavelengths); to the right "
+        "they change so slowly that they look constant. No two rows are the same."
+    )
+
+# waves
+half = d_model // 2
+default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
+with st.sidebar:
+    st.header("Waves")
+dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
+with tabs[1]:
+    columns = compute.sinusoid_columns(n, d_model, base, pe_layout, tuple(dims))
+    fig = figures.line_chart(
+        np.arange(n),
+        {f"dim {d}": columns[:, j] for j, d in enumerate(dims)},
+        title="Each dimension is a wave over positions",
+        x_title="position p",
+        y_title="PE value",
+        x_name="position",
+        value_name="PE",
+        height=420,
+    )
+    layout.chart(fig, key="sin_waves", filename="sinusoidal_waves")
+    layout.notice(
+        "dimension 0 is sin(p): it repeats every 2 pi = 6.28 positions. Higher dimensions are "
+        "slower copies. A sine and the cosine next to it share a wavelength, a quarter turn apart."
+    )
+
+# wavelengths
+with tabs[2]:
+    lam = posenc.wavelengths(d_model, base)
+    fig = figures.line_chart(
+        np.arange(half),
+        {"wavelength": lam},
+        title="Wavelength of each sin/cos pair (log scale)",
+        x_title="pair index i (dimensions 2i and 2i + 1)",
+        y_title="wavelength (positions)",
+        x_name="pair",
+        value_name="wavelength",
+        value_format=",.1f",
+        log_y=True,
+        styles={"wavelength": {"mode": "lines+markers", "size": 5}},
+        height=400,
+    )
+    fig.add_hline(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown")
+    layout.chart(fig, key="sin_wavelengths", filename="sinusoidal_wavelengths")
+    st.latex(r"\lambda_i = 2\pi \cdot \text{base}^{2i/d}")
+    longer = int((lam > n).sum())
+    layout.notice(
+        f"a straight line on a log axis: wavelengths grow geometrically from 2 pi to "
+        f"{lam[-1]:,.0f} positions. {longer} of {half} pairs have a wavelength longer than the "
+        f"{n} positions shown, so within this range they never repeat."
+    )
+
+# binary clock
+with tabs[3]:
+    positions, bits, signs, pairs = compute.sinusoid_binary_clock(n, d_model, base, pe_layout)
+    fig = figures.binary_clock(
+        positions,
+        bits,
+        signs,
+        bit_labels=[f"2^{b}" for b in range(bits.shape[1])],
+        sign_labels=[f"sin pair {i}" for i in pairs],
+        height=560,
+    )
+    layout.chart(fig, key="sin_clock", filename="sinusoidal_binary_clock")
+    layout.notice(
+        "like binary counting, the first columns flip often and later ones rarely. Unlike a "
+        "binary counter, the waves change smoothly, so nearby positions get nearby codes, and "
+        "their wavelengths are not powers of two."
+    )
+
+# similarity
+with st.sidebar:
+    st.header("Similarity")
+metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot", labels={"cosine": "cosine"})
+anchor = state.int_slider("anchor", "Compare with position", 0, n - 1, min(32, n - 1))
+with tabs[4]:
+    matrix, shown, curve, row_step = compute.sinusoid_similarity(n, d_model, base, pe_layout, metric, anchor)
+    what = "PE[p] . PE[q]" if metric == "dot" else "cos(PE[p], PE[q])"
+    fig = figures.heatmap(
+        matrix,
+        x=shown,
+        y=shown,
+        title=f"Similarity of every pair of positions ({what})",
+        x_title="position q",
+        y_title="position p",
+        x_name="q",
+        y_name="p",
+        value_name=metric,
+        row_noun="position",
+        col_noun="position",
+        height=520,
+    )
+    layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity")
+    fig = figures.line_chart(
+        np.arange(n),
+        {f"similarity to position {anchor}": curve},
+        title=f"Similarity of every position to position {anchor}",
+        x_title="position p",
+        y_title=metric,
+        x_name="position",
+        value_name=metric,
+        vlines={f"p = {anchor}": anchor},
+        height=380,
+    )
+    layout.chart(fig, key="sin_similarity_curve", filename="sinusoidal_similarity_curve")
+    layout.notice(
+        "the pattern is the same along every diagonal: the dot product of two positions "
+        "depends only on their distance (it is a sum of cos((p - q) w_i)). It peaks at the "
+        "position itself and falls, with ripples, as the distance grows; it never tells left from right."
+    )
+
+# shift = rotation
+with st.sidebar:
+    st.header("Shift")
+k = state.int_slider("k", "Offset k", 0, 512, 5)
+p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
+with tabs[5]:
+    shift = compute.sinusoid_shift(n, d_model, base, pe_layout, k, p)
+    st.latex(
+        r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
+        r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+        r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
+        r"\quad\Longrightarrow\quad PE_{p+k} = PE_p\, M_k^\top"
+    )
+    left, right = st.columns([2, 3])
+    labels = [str(d) for d in shift["dims"]]
+    fig = figures.heatmap(
+        shift["corner"],
+        x=labels,
+        y=labels,
+        title=f"M_k for k = {k}, first {len(labels) // 2} pairs",
+        x_title="input dimension",
+        y_title="output dimension",
+        x_name="input dim",
+        y_name="output dim",
+        value_name="M_k",
+        zmax=1.0,
+        height=420,
+    )
+    with left:
+        layout.chart(fig, key="sin_mk", filename="sinusoidal_rotation_matrix")
+    fig = figures.line_chart(
+        np.arange(d_model),
+        {f"PE[{p + k}]": shift["actual"], f"PE[{p}] @ M_k.T": shift["predicted"]},
+        title=f"PE[{p}] rotated by M_k lands on PE[{p + k}]",
+        x_title="dimension",
+        y_title="PE value",
+        x_name="dimension",
+        value_name="value",
+        styles={f"PE[{p}] @ M_k.T": {"mode": "markers", "size": 6, "symbol": "x"}},
+        height=420,
+    )
+    with right:
+        layout.chart(fig, key="sin_shift_overlay", filename="sinusoidal_shift")
+    st.metric(f"Largest |PE[p] M_k^T - PE[p+k]| over p = 0..{n - 1}", f"{shift['error']:.1e}")
+    layout.notice(
+        "M_k is made of 2x2 rotations and contains no p: one matrix moves every position k "
+        "steps on. The crosses sit on the line to rounding error. This is what the paper "
+        "means by 'PE[p+k] is a linear function of PE[p]', and the seed of RoPE."
+    )

@@ -1,0 +1,41 @@
+"""Helpers for the AppTest-based page tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+LESSON_PAGES = ("lessons/why_order.py", "lessons/sinusoidal.py", "lessons/learned.py")
+TIMEOUT = 60
+
+
+def open_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """Run the app as a fresh session, go to ``page`` and run it with ``query`` in the URL."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+    if query:
+        at.query_params.clear()
+        at.query_params.update(query)
+    if page is not None or query:
+        at.run()
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    """The Plotly specs the page sent, parsed."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def chart_bytes(at: AppTest) -> list[int]:
+    return [len(el.proto.spec.encode()) for el in at.get("plotly_chart")]
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element and no error box (a core error shown on purpose is tested apart)."""
+    assert not at.exception, [e.message for e in at.exception]

@@ -1,0 +1,169 @@
+"""The app under AppTest: every page at defaults, slider extremes, bad URLs, shared state."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import LESSON_PAGES, ROOT, assert_clean, chart_bytes, charts, open_page
+
+from ui import controls
+
+MB = 1_000_000
+#: the values behind each select slider (AppTest shows only their labels)
+SELECT_VALUES = {"w:base": controls.BASES, "w:std": controls.STDS}
+
+
+def test_there_is_no_pages_folder_to_trigger_legacy_discovery():
+    # with st.navigation, a pages/ folder makes Streamlit's first run auto-discover it
+    assert not (ROOT / "pages").exists()
+
+
+def test_home_page_shows_the_path_and_the_method_table():
+    at = open_page()
+    assert_clean(at)
+    assert at.title[0].value.startswith("How do Transformers know word order")
+    links = [el.proto.label for el in at.get("page_link")]
+    assert len(links) == len(LESSON_PAGES)
+    assert links[0].startswith("1. Why order matters")
+    table = at.dataframe[0].value
+    assert {"Sinusoidal (Vaswani et al. 2017)", "ALiBi (Press et al. 2021)", "Learned absolute"} <= set(table["Method"])
+    assert {"Learned parameters", "Past the training length", "Used in", "Relative information"} <= set(table.columns)
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page):
+    at = open_page(page)
+    assert_clean(at)
+    assert at.title, "a lesson has a title"
+    assert charts(at), "a lesson has at least one chart"
+    assert at.get("latex"), "a lesson states its formula"
+    assert any("What to notice" in c.value for c in at.caption)
+    # the app script ran around the page (the shared shell), not the page alone
+    assert at.session_state["_page"] == page.split("/")[1].removesuffix(".py").replace("_", "-")
+    # every control is mirrored in the URL
+    assert at.query_params, "controls are written to the URL"
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+def test_every_slider_at_its_minimum_and_maximum(page):
+    at = open_page(page)
+    sliders = [s.key for s in at.slider]
+    selects = [s.key for s in at.select_slider]
+    assert sliders
+    for key in sliders + selects:
+        for end in (0, -1):
+            at = open_page(page)
+            if key in sliders:
+                widget = at.slider(key=key)
+                widget.set_value(int((widget.min, widget.max)[end]))
+            else:
+                at.select_slider(key=key).set_value(SELECT_VALUES[key][end])
+            at.run()
+            assert_clean(at)
+            assert charts(at)
+            assert max(chart_bytes(at)) < MB
+
+
+GARBAGE = ["abc", "-5", "1e12", "nan", "", "0.5", "%00", "9" * 40]
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+@pytest.mark.parametrize("junk", GARBAGE)
+def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, junk):
+    names = list(open_page(page).query_params)
+    at = open_page(page, {name: junk for name in names})
+    assert_clean(at)
+    assert charts(at)
+    # every value written back is usable: a second session from this URL raises no notice
+    repaired = dict(at.query_params)
+    again = open_page(page, repaired)
+    assert_clean(again)
+    assert not again.warning, [w.value for w in again.warning]
+    assert dict(again.query_params) == repaired
+
+
+def test_out_of_range_url_values_snap_to_the_nearest_valid_value_with_a_notice():
+    at = open_page("lessons/sinusoidal.py", {"d_model": "33", "n": "999999", "base": "12345", "layout": "zigzag"})
+    assert_clean(at)
+    assert at.slider(key="w:d_model").value == 32
+    assert at.slider(key="w:n").value == 4096
+    assert at.select_slider(key="w:base").value == 10_000
+    assert at.radio(key="w:layout").value == "interleaved"
+    notice = at.warning[0].value
+    for name in ("d_model", "n", "base", "layout"):
+        assert f"`{name}=" in notice
+
+
+def test_a_link_reproduces_the_exact_view():
+    query = {"d_model": "64", "n": "100", "base": "500", "layout": "concat", "k": "7", "p": "3", "dims": "0,5"}
+    at = open_page("lessons/sinusoidal.py", query)
+    assert_clean(at)
+    assert not at.warning
+    for name, value in query.items():
+        assert at.query_params[name] == value
+    assert at.slider(key="w:d_model").value == 64
+    assert at.multiselect(key="w:dims").value == [0, 5]
+    heatmap = charts(at)[0]
+    assert "100 positions x 64 dimensions" in heatmap["layout"]["title"]["text"]
+
+
+def test_controls_keep_their_values_across_pages():
+    at = open_page("lessons/sinusoidal.py")
+    at.slider(key="w:d_model").set_value(64).run()
+    at.slider(key="w:k").set_value(9).run()
+    at.switch_page("lessons/learned.py").run()
+    assert_clean(at)
+    assert at.slider(key="w:d_model").value == 64, "d_model is shared by both lessons"
+    assert at.query_params["d_model"] == "64"
+    assert "k" not in at.query_params, "the URL names only this page's controls"
+    at.switch_page("lessons/sinusoidal.py").run()
+    assert at.slider(key="w:d_model").value == 64
+    assert at.slider(key="w:k").value == 9
+
+
+def test_moving_a_slider_changes_the_figure_data():
+    at = open_page("lessons/sinusoidal.py")
+    before = charts(at)
+    at.slider(key="w:d_model").set_value(32).run()
+    after = charts(at)
+    assert before[0]["data"][0]["z"] != after[0]["data"][0]["z"]
+    assert "32 dimensions" in after[0]["layout"]["title"]["text"]
+
+
+def test_why_order_measures_equivariance_and_its_failure_with_positions():
+    at = open_page("lessons/why_order.py", {"sentence": "dog bites man"})
+    assert_clean(at)
+    without = float(at.metric[0].value)
+    assert without < 1e-12
+    at.toggle(key="w:positions").set_value(True).run()
+    with_pe = float(at.metric[0].value)
+    assert with_pe > 1e-3
+    weights = charts(at)[0]["data"]
+    assert weights[1]["x"] == ["1. man", "2. bites", "3. dog"]
+
+
+def test_why_order_recovers_from_an_empty_sentence():
+    at = open_page("lessons/why_order.py")
+    at.text_input(key="w:sentence").set_value("   ").run()
+    assert_clean(at)
+    assert charts(at)
+
+
+def test_learned_page_shows_the_core_error_past_max_len_and_none_within():
+    at = open_page("lessons/learned.py", {"max_len": "64", "seq_len": "100"})
+    assert_clean(at)
+    message = at.error[0].value
+    assert "PositionOutOfRange" in message and "max_len=64" in message and "position 64" in message
+    at.slider(key="w:seq_len").set_value(64).run()
+    assert not at.error
+    assert at.success
+
+
+def test_largest_settings_keep_every_figure_under_one_megabyte():
+    at = open_page("lessons/sinusoidal.py", {"d_model": "1024", "n": "4096", "anchor": "4095", "p": "4095", "k": "512"})
+    assert_clean(at)
+    sizes = chart_bytes(at)
+    assert len(sizes) == 8
+    assert max(sizes) < MB
+    at = open_page("lessons/learned.py", {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"})
+    assert_clean(at)
+    assert max(chart_bytes(at)) < MB

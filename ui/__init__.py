@@ -1,0 +1,1 @@
+"""Streamlit glue for posenc-lab: URL-synced controls, cached calls into posenc, page furniture."""

@@ -1,0 +1,297 @@
+"""Sidebar controls whose values live in the URL and outlive page switches.
+
+Each control has a short URL name (``d_model``, ``base``...). Its value is kept in
+session state under a key of its own (``_keep:<name>``), not only under the
+widget's key: Streamlit drops a widget's state when a run does not draw it (as on
+another page), so the kept copy is what brings it back. The first time a control is
+drawn in a session its value comes from the URL when the URL has a usable one; an
+unusable one is replaced by the nearest valid value and a notice says so. Every run
+writes the values back to ``st.query_params``, so the address bar is always a link
+to the exact view.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+KEEP = "_keep:"
+WIDGET = "w:"
+_NOTICES = "_url_notices"
+_OWNED = "_url_owned"
+_PAGE = "_page"
+DRAWN = "_drawn:"
+
+
+# run bookkeeping (called by app.py)
+
+
+def start_run(page_id: str) -> None:
+    """Note the page about to run; forget the previous run's URL names and notices."""
+    st.session_state[_PAGE] = page_id
+    st.session_state[_OWNED] = []
+    st.session_state[_NOTICES] = []
+
+
+def finish_run(notice_area) -> None:
+    """Drop URL names no control of this page owns, and show the notices."""
+    owned = set(st.session_state.get(_OWNED, []))
+    for name in [n for n in st.query_params.keys() if n not in owned]:  # noqa: SIM118 - keys() is a copy
+        del st.query_params[name]
+    notices = st.session_state.get(_NOTICES, [])
+    if notices:
+        notice_area.warning("Some values in the link could not be used:\n\n" + "\n".join(f"- {n}" for n in notices))
+
+
+def _note(text: str) -> None:
+    st.session_state.setdefault(_NOTICES, []).append(text)
+
+
+# generic machinery
+
+
+def _control(
+    name: str,
+    default: Any,
+    parse: Callable[[str], tuple[Any, str | None]],
+    fix: Callable[[Any], Any],
+    draw: Callable[[str], Any],
+    encode: Callable[[Any], str] = str,
+) -> Any:
+    """Value of one control: URL (first time) -> kept value -> widget -> URL."""
+    keep, widget = KEEP + name, WIDGET + name
+    if keep not in st.session_state:
+        raw = st.query_params.get(name)
+        value = default
+        if raw is not None:
+            value, problem = parse(raw)
+            if problem:
+                _note(f"`{name}={raw[:40]}`: {problem}")
+        st.session_state[keep] = value
+    # a value kept from another page may lie outside this widget's range
+    kept = fix(st.session_state[keep])
+    # the widget's own state wins (it holds the user's latest move) unless this page has
+    # not drawn it yet: after a page switch Streamlit gives a widget a fresh identity, and
+    # a leftover value may not even fit its range
+    page = st.session_state.get(_PAGE, "")
+    fresh = st.session_state.get(DRAWN + name) != page
+    if fresh or widget not in st.session_state or not _fits(fix, st.session_state[widget]):
+        st.session_state[widget] = kept
+    st.session_state[DRAWN + name] = page
+    value = draw(widget)
+    st.session_state[keep] = value
+    st.query_params[name] = encode(value)
+    st.session_state.setdefault(_OWNED, []).append(name)
+    return value
+
+
+def _fits(fix: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        return fix(value) == value
+    except (TypeError, ValueError):
+        return False
+
+
+def _as_number(raw: str) -> float | None:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+# controls
+
+
+def int_slider(
+    name: str,
+    label: str,
+    min_value: int,
+    max_value: int,
+    default: int,
+    *,
+    step: int = 1,
+    help: str | None = None,
+    container=None,
+) -> int:
+    """An integer slider; with ``step=2`` and an even minimum every value is even."""
+    where = container or st.sidebar
+
+    def fix(value) -> int:
+        value = int(min(max(int(value), min_value), max_value))
+        # snap onto the slider's grid min, min + step, ...
+        return min_value + (value - min_value) // step * step
+
+    def parse(raw: str):
+        number = _as_number(raw)
+        if number is None:
+            return default, f"not a number; using {default}"
+        value = fix(round(number))
+        if value != number:
+            allowed = f"{min_value} to {max_value}" + (f" in steps of {step}" if step > 1 else "")
+            return value, f"allowed values are {allowed}; using {value}"
+        return value, None
+
+    def draw(widget: str) -> int:
+        return where.slider(label, min_value, max_value, step=step, key=widget, help=help)
+
+    return _control(name, fix(default), parse, fix, draw)
+
+
+def choice_slider(
+    name: str,
+    label: str,
+    options: Sequence[float],
+    default: float,
+    *,
+    fmt: Callable[[float], str] = lambda v: f"{v:g}",
+    help: str | None = None,
+    container=None,
+) -> float:
+    """A slider over fixed, typically log-spaced, values (e.g. base 10 ... 1e6).
+
+    A URL value between two options snaps to the nearest in log distance.
+    """
+    where = container or st.sidebar
+    options = list(options)
+
+    def nearest(value: float) -> float:
+        if value <= 0:
+            return options[0]
+        return min(options, key=lambda o: abs(math.log(o) - math.log(value)))
+
+    def fix(value):
+        return value if value in options else nearest(float(value))
+
+    def parse(raw: str):
+        number = _as_number(raw)
+        if number is None:
+            return default, f"not a number; using {fmt(default)}"
+        value = nearest(number)
+        if value != number:
+            return value, f"allowed values run from {fmt(options[0])} to {fmt(options[-1])}; using {fmt(value)}"
+        return value, None
+
+    def draw(widget: str):
+        return where.select_slider(label, options=options, key=widget, format_func=fmt, help=help)
+
+    return _control(name, fix(default), parse, fix, draw, encode=lambda v: f"{v:.10g}")
+
+
+def choice(
+    name: str,
+    label: str,
+    options: Sequence[str],
+    default: str,
+    *,
+    labels: dict[str, str] | None = None,
+    horizontal: bool = True,
+    help: str | None = None,
+    container=None,
+) -> str:
+    """One of a few named options, as radio buttons."""
+    where = container or st.sidebar
+    options = list(options)
+    labels = labels or {}
+
+    def parse(raw: str):
+        if raw in options:
+            return raw, None
+        return default, f"not one of {', '.join(options)}; using {default}"
+
+    def draw(widget: str) -> str:
+        return where.radio(
+            label, options, key=widget, horizontal=horizontal, format_func=lambda o: labels.get(o, o), help=help
+        )
+
+    return _control(name, default, parse, lambda v: v if v in options else default, draw)
+
+
+def toggle(name: str, label: str, default: bool, *, help: str | None = None, container=None) -> bool:
+    """An on/off switch; the URL says 1 or 0."""
+    where = container or st.sidebar
+
+    def parse(raw: str):
+        low = raw.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True, None
+        if low in ("0", "false", "no", "off"):
+            return False, None
+        return default, f"use 1 or 0; using {int(default)}"
+
+    def draw(widget: str) -> bool:
+        return where.toggle(label, key=widget, help=help)
+
+    return _control(name, default, parse, bool, draw, encode=lambda v: str(int(v)))
+
+
+def text(
+    name: str,
+    label: str,
+    default: str,
+    *,
+    max_chars: int = 200,
+    help: str | None = None,
+    container=None,
+) -> str:
+    """A line of text (at most ``max_chars``); an empty one falls back to the default."""
+    where = container or st.sidebar
+
+    def fix(value) -> str:
+        value = str(value).strip()[:max_chars]
+        return value or default
+
+    def parse(raw: str):
+        value = fix(raw)
+        if value != raw.strip():
+            return value, f"must be 1 to {max_chars} characters; using {value[:40]!r}"
+        return value, None
+
+    def draw(widget: str) -> str:
+        return fix(where.text_input(label, key=widget, max_chars=max_chars, help=help))
+
+    return _control(name, fix(default), parse, fix, draw)
+
+
+def int_list(
+    name: str,
+    label: str,
+    options: Sequence[int],
+    default: Sequence[int],
+    *,
+    max_selections: int = 6,
+    fmt: Callable[[int], str] = str,
+    help: str | None = None,
+    container=None,
+) -> list[int]:
+    """Several integers picked from ``options``; the URL holds them comma-separated."""
+    where = container or st.sidebar
+    options = list(options)
+    allowed = set(options)
+
+    def fix(value) -> list[int]:
+        kept = [v for v in dict.fromkeys(value) if v in allowed][:max_selections]
+        return kept or [v for v in default if v in allowed][:max_selections] or options[:1]
+
+    def parse(raw: str):
+        picked, bad = [], []
+        for part in raw.split(","):
+            number = _as_number(part.strip())
+            if number is not None and number == int(number) and int(number) in allowed:
+                picked.append(int(number))
+            else:
+                bad.append(part.strip())
+        value = fix(picked)
+        if bad or len(picked) > max_selections:
+            return value, f"allowed are up to {max_selections} of {options[0]}..{options[-1]}; using {value}"
+        return value, None
+
+    def draw(widget: str) -> list[int]:
+        return fix(
+            where.multiselect(label, options, key=widget, max_selections=max_selections, format_func=fmt, help=help)
+        )
+
+    return _control(name, fix(default), parse, fix, draw, encode=lambda v: ",".join(map(str, v)))
