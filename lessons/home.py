@@ -25,4 +25,4 @@ st.caption(
     "How each method gives attention a sense of position. 'Past the training length' "
     "summarises what the papers report; the lessons let you measure it."
 )
-st.dataframe(METHODS, hide_index=True, width="stretch", row_height=48)
+st.table(METHODS, border="horizontal", hide_index=True)

@@ -6,6 +6,7 @@ import streamlit as st
 import figures
 import posenc
 from ui import compute, controls, layout, state
+from ui.catalog import SINUSOIDAL_VIEWS
 
 layout.lesson(
     "Sinusoidal encoding",
@@ -36,11 +37,11 @@ st.latex(
 if pe_layout == "concat":
     st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
 
-tabs = st.tabs(["Heatmap", "Waves", "Wavelengths", "Binary clock", "Similarity", "Shift = rotation"])
+view = state.choice("view", "Show", list(SINUSOIDAL_VIEWS), "heatmap", labels=SINUSOIDAL_VIEWS, container=st, label_visibility="collapsed")
+half = d_model // 2
 
-# heatmap
-table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
-with tabs[0]:
+if view == "heatmap":
+    table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
     fig = figures.heatmap(
         table,
         x=shown_dims,
@@ -64,13 +65,10 @@ with tabs[0]:
         "they change so slowly that they look constant. No two rows are the same."
     )
 
-# waves
-half = d_model // 2
-default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
-with st.sidebar:
-    st.header("Waves")
-dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
-with tabs[1]:
+elif view == "waves":
+    st.sidebar.header("Waves")
+    default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
+    dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
     columns = compute.sinusoid_columns(n, d_model, base, pe_layout, tuple(dims))
     fig = figures.line_chart(
         np.arange(n),
@@ -80,16 +78,15 @@ with tabs[1]:
         y_title="PE value",
         x_name="position",
         value_name="PE",
-        height=420,
+        height=460,
     )
     layout.chart(fig, key="sin_waves", filename="sinusoidal_waves")
     layout.notice(
         "dimension 0 is sin(p): it repeats every 2 pi = 6.28 positions. Higher dimensions are "
-        "slower copies. A sine and the cosine next to it share a wavelength, a quarter turn apart."
+        "slower copies. A sine and the cosine beside it share a wavelength, a quarter turn apart."
     )
 
-# wavelengths
-with tabs[2]:
+elif view == "wavelengths":
     lam = posenc.wavelengths(d_model, base)
     fig = figures.line_chart(
         np.arange(half),
@@ -102,7 +99,7 @@ with tabs[2]:
         value_format=",.1f",
         log_y=True,
         styles={"wavelength": {"mode": "lines+markers", "size": 5}},
-        height=400,
+        height=440,
     )
     fig.add_hline(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown")
     layout.chart(fig, key="sin_wavelengths", filename="sinusoidal_wavelengths")
@@ -114,16 +111,15 @@ with tabs[2]:
         f"{n} positions shown, so within this range they never repeat."
     )
 
-# binary clock
-with tabs[3]:
+elif view == "clock":
     positions, bits, signs, pairs = compute.sinusoid_binary_clock(n, d_model, base, pe_layout)
     fig = figures.binary_clock(
         positions,
         bits,
         signs,
         bit_labels=[f"2^{b}" for b in range(bits.shape[1])],
-        sign_labels=[f"sin pair {i}" for i in pairs],
-        height=560,
+        sign_labels=[f"pair {i}" for i in pairs],
+        height=600,
     )
     layout.chart(fig, key="sin_clock", filename="sinusoidal_binary_clock")
     layout.notice(
@@ -132,19 +128,18 @@ with tabs[3]:
         "their wavelengths are not powers of two."
     )
 
-# similarity
-with st.sidebar:
-    st.header("Similarity")
-metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot", labels={"cosine": "cosine"})
-anchor = state.int_slider("anchor", "Compare with position", 0, n - 1, min(32, n - 1))
-with tabs[4]:
+elif view == "similarity":
+    st.sidebar.header("Similarity")
+    metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot")
+    anchor = state.int_slider("anchor", "Compare with position", 0, n - 1, min(32, n - 1))
     matrix, shown, curve, row_step = compute.sinusoid_similarity(n, d_model, base, pe_layout, metric, anchor)
     what = "PE[p] . PE[q]" if metric == "dot" else "cos(PE[p], PE[q])"
+    left, right = st.columns([5, 6])
     fig = figures.heatmap(
         matrix,
         x=shown,
         y=shown,
-        title=f"Similarity of every pair of positions ({what})",
+        title=f"Similarity of every pair of positions: {what}",
         x_title="position q",
         y_title="position p",
         x_name="q",
@@ -152,9 +147,10 @@ with tabs[4]:
         value_name=metric,
         row_noun="position",
         col_noun="position",
-        height=520,
+        height=480,
     )
-    layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity")
+    with left:
+        layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity")
     fig = figures.line_chart(
         np.arange(n),
         {f"similarity to position {anchor}": curve},
@@ -164,21 +160,20 @@ with tabs[4]:
         x_name="position",
         value_name=metric,
         vlines={f"p = {anchor}": anchor},
-        height=380,
+        height=480,
     )
-    layout.chart(fig, key="sin_similarity_curve", filename="sinusoidal_similarity_curve")
+    with right:
+        layout.chart(fig, key="sin_similarity_curve", filename="sinusoidal_similarity_curve")
     layout.notice(
         "the pattern is the same along every diagonal: the dot product of two positions "
         "depends only on their distance (it is a sum of cos((p - q) w_i)). It peaks at the "
-        "position itself and falls, with ripples, as the distance grows; it never tells left from right."
+        "position itself and falls, with ripples, as the distance grows; it cannot tell left from right."
     )
 
-# shift = rotation
-with st.sidebar:
-    st.header("Shift")
-k = state.int_slider("k", "Offset k", 0, 512, 5)
-p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
-with tabs[5]:
+else:  # shift
+    st.sidebar.header("Shift")
+    k = state.int_slider("k", "Offset k", 0, 512, 5)
+    p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
     shift = compute.sinusoid_shift(n, d_model, base, pe_layout, k, p)
     st.latex(
         r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -199,7 +194,7 @@ with tabs[5]:
         y_name="output dim",
         value_name="M_k",
         zmax=1.0,
-        height=420,
+        height=440,
     )
     with left:
         layout.chart(fig, key="sin_mk", filename="sinusoidal_rotation_matrix")
@@ -212,7 +207,7 @@ with tabs[5]:
         x_name="dimension",
         value_name="value",
         styles={f"PE[{p}] @ M_k.T": {"mode": "markers", "size": 6, "symbol": "x"}},
-        height=420,
+        height=440,
     )
     with right:
         layout.chart(fig, key="sin_shift_overlay", filename="sinusoidal_shift")

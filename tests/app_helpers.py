@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 APP = ROOT / "app.py"
-LESSON_PAGES = ("lessons/why_order.py", "lessons/sinusoidal.py", "lessons/learned.py")
+from ui.catalog import LESSONS, SINUSOIDAL_VIEWS  # noqa: E402
+
+LESSON_PAGES = tuple(lesson.path for lesson in LESSONS)
+#: every (page, URL) that shows a different set of controls and figures
+VIEW_CASES = tuple(
+    (page, {"view": view})
+    for page in LESSON_PAGES
+    for view in (SINUSOIDAL_VIEWS if page == "lessons/sinusoidal.py" else [None])
+)
+VIEW_CASES = tuple((page, query if query["view"] else {}) for page, query in VIEW_CASES)
+VIEW_IDS = [page.split("/")[1].removesuffix(".py") + (f"-{q['view']}" if q else "") for page, q in VIEW_CASES]
 TIMEOUT = 60
 
 

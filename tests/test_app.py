@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import LESSON_PAGES, ROOT, assert_clean, chart_bytes, charts, open_page
+from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
 from ui import controls
+from ui.catalog import SINUSOIDAL_VIEWS
 
 MB = 1_000_000
 #: the values behind each select slider (AppTest shows only their labels)
@@ -24,14 +25,14 @@ def test_home_page_shows_the_path_and_the_method_table():
     links = [el.proto.label for el in at.get("page_link")]
     assert len(links) == len(LESSON_PAGES)
     assert links[0].startswith("1. Why order matters")
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert {"Sinusoidal (Vaswani et al. 2017)", "ALiBi (Press et al. 2021)", "Learned absolute"} <= set(table["Method"])
     assert {"Learned parameters", "Past the training length", "Used in", "Relative information"} <= set(table.columns)
 
 
-@pytest.mark.parametrize("page", LESSON_PAGES)
-def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page):
-    at = open_page(page)
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page, query):
+    at = open_page(page, query)
     assert_clean(at)
     assert at.title, "a lesson has a title"
     assert charts(at), "a lesson has at least one chart"
@@ -43,15 +44,15 @@ def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page):
     assert at.query_params, "controls are written to the URL"
 
 
-@pytest.mark.parametrize("page", LESSON_PAGES)
-def test_every_slider_at_its_minimum_and_maximum(page):
-    at = open_page(page)
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_slider_at_its_minimum_and_maximum(page, query):
+    at = open_page(page, query)
     sliders = [s.key for s in at.slider]
     selects = [s.key for s in at.select_slider]
     assert sliders
     for key in sliders + selects:
         for end in (0, -1):
-            at = open_page(page)
+            at = open_page(page, query)
             if key in sliders:
                 widget = at.slider(key=key)
                 widget.set_value(int((widget.min, widget.max)[end]))
@@ -66,19 +67,28 @@ def test_every_slider_at_its_minimum_and_maximum(page):
 GARBAGE = ["abc", "-5", "1e12", "nan", "", "0.5", "%00", "9" * 40]
 
 
-@pytest.mark.parametrize("page", LESSON_PAGES)
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 @pytest.mark.parametrize("junk", GARBAGE)
-def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, junk):
-    names = list(open_page(page).query_params)
-    at = open_page(page, {name: junk for name in names})
+def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, query, junk):
+    names = [name for name in open_page(page, query).query_params if name != "view"]
+    at = open_page(page, {**query, **{name: junk for name in names}})
     assert_clean(at)
     assert charts(at)
-    # every value written back is usable: a second session from this URL raises no notice
+    assert at.warning, "a notice says which values were replaced"
     repaired = dict(at.query_params)
     again = open_page(page, repaired)
     assert_clean(again)
     assert not again.warning, [w.value for w in again.warning]
     assert dict(again.query_params) == repaired
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES)
+def test_unknown_url_names_are_dropped_and_bad_views_fall_back(page):
+    at = open_page(page, {"view": "nonsense", "foo": "bar", "d_model": "x" * 5000})
+    assert_clean(at)
+    assert charts(at)
+    assert "foo" not in at.query_params
+    assert all(len(v) < 300 for v in at.query_params.values())
 
 
 def test_out_of_range_url_values_snap_to_the_nearest_valid_value_with_a_notice():
@@ -94,20 +104,21 @@ def test_out_of_range_url_values_snap_to_the_nearest_valid_value_with_a_notice()
 
 
 def test_a_link_reproduces_the_exact_view():
-    query = {"d_model": "64", "n": "100", "base": "500", "layout": "concat", "k": "7", "p": "3", "dims": "0,5"}
+    query = {"d_model": "64", "n": "100", "base": "500", "layout": "concat", "view": "waves", "dims": "0,5"}
     at = open_page("lessons/sinusoidal.py", query)
     assert_clean(at)
     assert not at.warning
-    for name, value in query.items():
-        assert at.query_params[name] == value
+    assert dict(at.query_params) == query
     assert at.slider(key="w:d_model").value == 64
     assert at.multiselect(key="w:dims").value == [0, 5]
-    heatmap = charts(at)[0]
-    assert "100 positions x 64 dimensions" in heatmap["layout"]["title"]["text"]
+    waves = charts(at)[0]
+    assert [t["name"] for t in waves["data"]] == ["dim 0", "dim 5"]
+    at = open_page("lessons/sinusoidal.py", {**query, "view": "heatmap"})
+    assert "100 positions x 64 dimensions" in charts(at)[0]["layout"]["title"]["text"]
 
 
 def test_controls_keep_their_values_across_pages():
-    at = open_page("lessons/sinusoidal.py")
+    at = open_page("lessons/sinusoidal.py", {"view": "shift"})
     at.slider(key="w:d_model").set_value(64).run()
     at.slider(key="w:k").set_value(9).run()
     at.switch_page("lessons/learned.py").run()
@@ -158,12 +169,16 @@ def test_learned_page_shows_the_core_error_past_max_len_and_none_within():
     assert at.success
 
 
-def test_largest_settings_keep_every_figure_under_one_megabyte():
-    at = open_page("lessons/sinusoidal.py", {"d_model": "1024", "n": "4096", "anchor": "4095", "p": "4095", "k": "512"})
+@pytest.mark.parametrize("view", list(SINUSOIDAL_VIEWS))
+def test_largest_settings_keep_every_figure_under_one_megabyte(view):
+    largest = {"d_model": "1024", "n": "4096", "anchor": "4095", "p": "4095", "k": "512", "view": view}
+    at = open_page("lessons/sinusoidal.py", largest)
     assert_clean(at)
-    sizes = chart_bytes(at)
-    assert len(sizes) == 8
-    assert max(sizes) < MB
+    assert not at.warning
+    assert max(chart_bytes(at)) < MB
+
+
+def test_largest_learned_table_keeps_every_figure_under_one_megabyte():
     at = open_page("lessons/learned.py", {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"})
     assert_clean(at)
     assert max(chart_bytes(at)) < MB

@@ -43,6 +43,16 @@ LESSONS = (
     ),
 )
 
+#: The sinusoidal lesson's views, one figure each (a teacher projects one at a time)
+SINUSOIDAL_VIEWS = {
+    "heatmap": "Heatmap",
+    "waves": "Waves",
+    "wavelengths": "Wavelengths",
+    "clock": "Binary clock",
+    "similarity": "Similarity",
+    "shift": "Shift = rotation",
+}
+
 #: One row per method: how position gets in, what it costs, what it knows, how it
 #: copes past the training length, and who uses it.
 METHODS = (

@@ -191,6 +191,7 @@ def choice(
     horizontal: bool = True,
     help: str | None = None,
     container=None,
+    label_visibility: str = "visible",
 ) -> str:
     """One of a few named options, as radio buttons."""
     where = container or st.sidebar
@@ -204,7 +205,13 @@ def choice(
 
     def draw(widget: str) -> str:
         return where.radio(
-            label, options, key=widget, horizontal=horizontal, format_func=lambda o: labels.get(o, o), help=help
+            label,
+            options,
+            key=widget,
+            horizontal=horizontal,
+            format_func=lambda o: labels.get(o, o),
+            help=help,
+            label_visibility=label_visibility,
         )
 
     return _control(name, default, parse, lambda v: v if v in options else default, draw)
