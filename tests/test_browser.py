@@ -19,14 +19,18 @@ from urllib.parse import urlparse
 import pytest
 from app_helpers import ROOT
 
-from ui.catalog import LESSONS
+from ui.catalog import LESSONS, SINUSOIDAL_VIEWS
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SHOTS = ROOT / "artifacts" / "screenshots"
-PAGES = [("home", "")] + [(lesson.url_path, lesson.url_path) for lesson in LESSONS]
+PAGES = (
+    [("home", "")]
+    + [(lesson.url_path, lesson.url_path) for lesson in LESSONS if lesson.url_path != "sinusoidal"]
+    + [(f"sinusoidal-{view}", f"sinusoidal?view={view}") for view in SINUSOIDAL_VIEWS]
+)
 
 # a fingerprint of what every chart currently draws (title + a weighted sum of its first trace)
 SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {

@@ -569,13 +569,17 @@ def _clock(n=16, n_bits=4, n_dims=3):
     bits = (positions[:, None] >> np.arange(n_bits)) & 1
     w = 1.0 / 10_000 ** (2 * np.arange(n_dims) / 8)
     signs = np.where(np.sin(positions[:, None] * w) >= 0, 1, -1)
-    return figures.binary_clock(
-        positions,
+    return (
+        figures.binary_clock(
+            positions,
+            bits,
+            signs,
+            bit_labels=[f"{2**b}s" for b in range(n_bits)],
+            sign_labels=[f"sin dim {2 * i}" for i in range(n_dims)],
+        ),
         bits,
         signs,
-        bit_labels=[f"{2**b}s" for b in range(n_bits)],
-        sign_labels=[f"sin dim {2 * i}" for i in range(n_dims)],
-    ), bits, signs
+    )
 
 
 def test_binary_clock_two_heatmaps_with_bits_and_signs():
@@ -628,7 +632,7 @@ def test_every_figure_has_title_and_axis_titles(name):
     assert fig.layout.title.text and fig.layout.title.text.strip()
     used = {(t.xaxis or "x", t.yaxis or "y") for t in fig.data}
     assert used
-    for xref, yref in used:
+    for xref, _yref in used:
         xaxis = fig.layout[xref.replace("x", "xaxis", 1)]
         assert xaxis.title.text and xaxis.title.text.strip(), (name, xref)
     # Side-by-side panels share one y title, on the first panel of the row (all builders
