@@ -188,11 +188,16 @@ def line_chart(
                 hovertemplate=f"{name}<br>{x_name} %{{x}}<br>{value_name} %{{y:{value_format}}}<extra></extra>",
             )
         )
-    for label, at in (vlines or {}).items():
-        fig.add_vline(x=at, line=dict(color="#555", dash="dot"), annotation_text=label, annotation_position="top")
-    base_layout(fig, title + (f" (every {step}th point)" if step > 1 else ""), height=height)
+    note = every_nth(step, "point")
+    base_layout(fig, title + (f" (showing {note})" if note else ""), height=height)
     fig.update_xaxes(title_text=x_title, type="log" if log_x else None)
     fig.update_yaxes(title_text=y_title, type="log" if log_y else None)
+    for label, at in (vlines or {}).items():
+        fig.add_vline(x=at, line=dict(color="#555", dash="dot"))
+        # annotations on a log axis are placed in log10 units
+        fig.add_annotation(
+            x=np.log10(at) if log_x else at, y=1, yref="paper", text=label, showarrow=False, yanchor="bottom"
+        )
     return fig
 
 

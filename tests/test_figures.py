@@ -480,7 +480,7 @@ def test_line_chart_thinning_note_wording(n):
     fig = _lines(np.arange(n), {"s": np.zeros(n)}, title="T")
     k = int(fig.data[0].x[1] - fig.data[0].x[0])
     # same ordinal wording as the heatmaps ("every 2nd", "every 3rd", "every 4th")
-    assert fig.layout.title.text == f"T ({figures.every_nth(k, 'point')})"
+    assert fig.layout.title.text == f"T (showing {figures.every_nth(k, 'point')})"
 
 
 def test_line_chart_no_note_at_the_budget():
