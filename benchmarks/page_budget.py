@@ -62,7 +62,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     logging.getLogger("streamlit").setLevel(logging.ERROR)
-    print(f"{'page / view':<24} {'setting':<9} {'warm ms':>8} {'move ms':>8} {'slider':<9} {'largest fig kB':>14}  budget")
+    print(
+        f"{'page / view':<24} {'setting':<9} {'warm ms':>8} {'move ms':>8} {'slider':<9} {'largest fig kB':>14}  budget"
+    )
     missed = 0
     for (page, view), name in zip(VIEW_CASES, VIEW_IDS, strict=True):
         for setting, query in (("defaults", view), ("largest", {**LARGEST[page], **view})):

@@ -37,7 +37,15 @@ st.latex(
 if pe_layout == "concat":
     st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
 
-view = state.choice("view", "Show", list(SINUSOIDAL_VIEWS), "heatmap", labels=SINUSOIDAL_VIEWS, container=st, label_visibility="collapsed")
+view = state.choice(
+    "view",
+    "Show",
+    list(SINUSOIDAL_VIEWS),
+    "heatmap",
+    labels=SINUSOIDAL_VIEWS,
+    container=st,
+    label_visibility="collapsed",
+)
 half = d_model // 2
 
 if view == "heatmap":
