@@ -6,7 +6,7 @@ import streamlit as st
 import figures
 import posenc
 from ui import compute, controls, layout, state
-from ui.catalog import SINUSOIDAL_VIEWS
+from ui.catalog import lesson_by_path
 
 layout.lesson(
     "Sinusoidal encoding",
@@ -37,15 +37,7 @@ st.latex(
 if pe_layout == "concat":
     st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
 
-view = state.choice(
-    "view",
-    "Show",
-    list(SINUSOIDAL_VIEWS),
-    "heatmap",
-    labels=SINUSOIDAL_VIEWS,
-    container=st,
-    label_visibility="collapsed",
-)
+view = layout.view_picker(lesson_by_path("lessons/sinusoidal.py"))
 half = d_model // 2
 
 if view == "heatmap":

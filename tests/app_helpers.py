@@ -11,17 +11,14 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 APP = ROOT / "app.py"
-from ui.catalog import LESSONS, SINUSOIDAL_VIEWS  # noqa: E402
+from ui.catalog import LESSONS  # noqa: E402
 
 LESSON_PAGES = tuple(lesson.path for lesson in LESSONS)
-#: every (page, URL) that shows a different set of controls and figures
+#: every (page, URL) that shows its own set of controls and figures
 VIEW_CASES = tuple(
-    (page, {"view": view})
-    for page in LESSON_PAGES
-    for view in (SINUSOIDAL_VIEWS if page == "lessons/sinusoidal.py" else [None])
+    (lesson.path, {"view": view} if view else {}) for lesson in LESSONS for view in (lesson.views or [None])
 )
-VIEW_CASES = tuple((page, query if query["view"] else {}) for page, query in VIEW_CASES)
-VIEW_IDS = [page.split("/")[1].removesuffix(".py") + (f"-{q['view']}" if q else "") for page, q in VIEW_CASES]
+VIEW_IDS = [f"{page.split('/')[1].removesuffix('.py')}{'-' + q['view'] if q else ''}" for page, q in VIEW_CASES]
 TIMEOUT = 60
 
 

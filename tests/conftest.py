@@ -72,3 +72,20 @@ def pytest_generate_tests(metafunc):
     for name, (cases, case_id) in _snapshot_sections().items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, cases, ids=[case_id(c) for c in cases])
+
+
+# browser tests: one streamlit server and one chromium for the whole session
+
+
+@pytest.fixture(scope="session")
+def server():
+    import browser_support
+
+    yield from browser_support.start_server()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    import browser_support
+
+    yield from browser_support.launch_browser()

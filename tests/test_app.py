@@ -5,12 +5,9 @@ from __future__ import annotations
 import pytest
 from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
-from ui import controls
-from ui.catalog import SINUSOIDAL_VIEWS
+from ui.catalog import lesson_by_path
 
 MB = 1_000_000
-#: the values behind each select slider (AppTest shows only their labels)
-SELECT_VALUES = {"w:base": controls.BASES, "w:std": controls.STDS}
 
 
 def test_there_is_no_pages_folder_to_trigger_legacy_discovery():
@@ -57,7 +54,8 @@ def test_every_slider_at_its_minimum_and_maximum(page, query):
                 widget = at.slider(key=key)
                 widget.set_value(int((widget.min, widget.max)[end]))
             else:
-                at.select_slider(key=key).set_value(SELECT_VALUES[key][end])
+                # AppTest shows only the labels; ui.state keeps the values behind them
+                at.select_slider(key=key).set_value(at.session_state[f"_options:{key.removeprefix('w:')}"][end])
             at.run()
             assert_clean(at)
             assert charts(at)
@@ -169,7 +167,7 @@ def test_learned_page_shows_the_core_error_past_max_len_and_none_within():
     assert at.success
 
 
-@pytest.mark.parametrize("view", list(SINUSOIDAL_VIEWS))
+@pytest.mark.parametrize("view", list(lesson_by_path("lessons/sinusoidal.py").views))
 def test_largest_settings_keep_every_figure_under_one_megabyte(view):
     largest = {"d_model": "1024", "n": "4096", "anchor": "4095", "p": "4095", "k": "512", "view": view}
     at = open_page("lessons/sinusoidal.py", largest)

@@ -15,6 +15,9 @@ class Lesson(NamedTuple):
     icon: str  # an emoji: material icons would make the browser fetch a web font
     url_path: str
     question: str  # what the lesson answers
+    #: URL value -> label of each view, for lessons that show one figure set at a time
+    #: (the URL's ``view`` names it); empty for single-view lessons
+    views: dict[str, str] = {}
 
 
 HOME = Lesson("lessons/home.py", "Start here", "🧭", "", "What does this app teach, and in what order?")
@@ -33,6 +36,14 @@ LESSONS = (
         "〰️",
         "sinusoidal",
         "How do sines and cosines of many wavelengths give every position a unique, shiftable code?",
+        {
+            "heatmap": "Heatmap",
+            "waves": "Waves",
+            "wavelengths": "Wavelengths",
+            "clock": "Binary clock",
+            "similarity": "Similarity",
+            "shift": "Shift = rotation",
+        },
     ),
     Lesson(
         "lessons/learned.py",
@@ -43,15 +54,10 @@ LESSONS = (
     ),
 )
 
-#: The sinusoidal lesson's views, one figure each (a teacher projects one at a time)
-SINUSOIDAL_VIEWS = {
-    "heatmap": "Heatmap",
-    "waves": "Waves",
-    "wavelengths": "Wavelengths",
-    "clock": "Binary clock",
-    "similarity": "Similarity",
-    "shift": "Shift = rotation",
-}
+
+def lesson_by_path(path: str) -> Lesson:
+    return next(lesson for lesson in LESSONS if lesson.path == path)
+
 
 #: One row per method: how position gets in, what it costs, what it knows, how it
 #: copes past the training length, and who uses it.

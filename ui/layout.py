@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import state
+
 
 def lesson(title: str, lead: str) -> None:
     """Title and a short lead paragraph."""
@@ -32,3 +34,11 @@ def chart(fig, *, key: str, filename: str) -> None:
 def core_error(exc: ValueError) -> None:
     """Show the core's message as it is: posenc writes its errors for people."""
     st.error(str(exc), icon="⚠️")
+
+
+def view_picker(lesson) -> str:
+    """The lesson's view chooser (one figure set at a time), mirrored in the URL as ``view``."""
+    views = lesson.views
+    return state.choice(
+        "view", "Show", list(views), next(iter(views)), labels=views, container=st, label_visibility="collapsed"
+    )

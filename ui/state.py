@@ -24,6 +24,7 @@ _NOTICES = "_url_notices"
 _OWNED = "_url_owned"
 _PAGE = "_page"
 DRAWN = "_drawn:"
+OPTIONS = "_options:"
 
 
 # run bookkeeping (called by app.py)
@@ -141,6 +142,46 @@ def int_slider(
     return _control(name, fix(default), parse, fix, draw)
 
 
+def float_slider(
+    name: str,
+    label: str,
+    min_value: float,
+    max_value: float,
+    default: float,
+    *,
+    step: float,
+    fmt: str = "%.2f",
+    help: str | None = None,
+    container=None,
+) -> float:
+    """A float slider on the grid min, min + step, ...; URL values snap to that grid."""
+    where = container or st.sidebar
+    n_steps = round((max_value - min_value) / step)
+
+    def fix(value) -> float:
+        value = min(max(float(value), min_value), max_value)
+        # round onto the grid, then to a short decimal so 0.1 + 0.2 shows as 0.3
+        return round(min_value + round((value - min_value) / step) * step, 10)
+
+    def parse(raw: str):
+        number = _as_number(raw)
+        if number is None:
+            return fix(default), f"not a number; using {fix(default):g}"
+        value = fix(number)
+        if abs(value - number) > 1e-9 * max(1.0, abs(number)):
+            return value, f"allowed values are {min_value:g} to {max_value:g} in steps of {step:g}; using {value:g}"
+        return value, None
+
+    def draw(widget: str) -> float:
+        return fix(
+            where.slider(label, float(min_value), float(max_value), step=float(step), key=widget, format=fmt, help=help)
+        )
+
+    if n_steps < 1:
+        raise ValueError(f"float_slider {name!r}: the range must hold at least two steps")
+    return _control(name, fix(default), parse, fix, draw, encode=lambda v: f"{v:.10g}")
+
+
 def choice_slider(
     name: str,
     label: str,
@@ -177,6 +218,9 @@ def choice_slider(
 
     def draw(widget: str):
         return where.select_slider(label, options=options, key=widget, format_func=fmt, help=help)
+
+    # kept so that tests (and anyone) can name the options behind the formatted labels
+    st.session_state[OPTIONS + name] = options
 
     return _control(name, fix(default), parse, fix, draw, encode=lambda v: f"{v:.10g}")
 
