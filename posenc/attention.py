@@ -111,10 +111,11 @@ def attention(q, k, v, *, bias=None, causal: bool = False):
         if np.isnan(bias).any() or np.isposinf(bias).any():
             raise ValueError("bias must not hold NaN or +inf (use -inf to mask a key)")
         try:
-            scores = scores + bias
+            shape = np.broadcast_shapes(scores.shape, bias.shape)
         except ValueError:
             raise ValueError(f"bias must broadcast to the scores' shape {scores.shape}, got {bias.shape}") from None
-        check_budget(scores.size, "attention weights")
+        check_budget(int(np.prod(shape, dtype=np.int64)), "attention weights (with bias)")
+        scores = scores + bias
     if causal:
         scores = np.where(causal_mask(q_len, k_len), scores, -np.inf)
     weights = softmax(scores, axis=-1)
