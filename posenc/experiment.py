@@ -1,0 +1,408 @@
+"""Train short, test long: a one-layer attention model in NumPy, with hand-written gradients.
+
+The model is deliberately tiny so that every method can be trained in about a second:
+token embedding (plus an added position vector for the absolute methods), one causal
+multi-head attention layer (queries and keys with a bias term, so that a head can
+look at a *place* regardless of what is there), and a linear read-out to the
+vocabulary. Position enters in one of six ways:
+
+=============  ==========================================================
+"none"         nothing: attention sees a set (the control)
+"learned"      a trained table of ``train_len`` rows added to the input
+"sinusoidal"   Vaswani et al.'s fixed table added to the input
+"rope"         queries and keys rotated by position (Su et al. 2021)
+"alibi"        fixed bias ``-m_h |i - j|`` per head (Press et al. 2021)
+"t5"           a trained scalar per bucket and head (Raffel et al. 2019)
+=============  ==========================================================
+
+Two synthetic tasks need position:
+
+- ``"copy"``: predict the token ``offset`` places back (an exact relative offset);
+- ``"marker"``: predict which of a few marker tokens occurred most recently
+  (content plus recency).
+
+Everything is reproducible from ``seed``. Shapes: B batch, T positions, V vocabulary,
+D model width, H heads, Dh = D / H.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ._checks import as_choice, as_float, as_int
+from .absolute import PositionOutOfRange, sinusoidal
+from .relative import alibi_slopes, t5_bucket
+from .rotary import _rotate_pairs, rope_cos_sin, rope_inv_freq
+
+__all__ = [
+    "EXPERIMENT_METHODS",
+    "EXPERIMENT_TASKS",
+    "ExperimentConfig",
+    "attention_scores",
+    "evaluate",
+    "init_params",
+    "loss_and_grads",
+    "make_batch",
+    "run_experiment",
+    "train",
+]
+
+EXPERIMENT_METHODS = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
+EXPERIMENT_TASKS = ("copy", "marker")
+T5_BUCKETS = 32
+T5_MAX_DISTANCE = 128
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """Every setting of one experiment; validated on creation.
+
+    Attributes
+    ----------
+    task : {"copy", "marker"}
+    train_len : int, 8..128
+        Sequence length seen in training (and the learned table's max_len).
+    d_model : int, 8..128, a multiple of 2 * n_heads
+    n_heads : int, 1..8
+    steps : int, 10..3000
+        Adam steps, one batch each.
+    batch : int, 1..256
+    lr : float
+    seed : int
+    vocab : int, 4..64
+    offset : int
+        "copy": how far back to copy (1 <= offset < train_len).
+    n_markers : int
+        "marker": how many distinct marker tokens (2 <= n_markers < vocab).
+    marker_rate : float
+        "marker": chance that a position holds a marker.
+    eval_batch : int
+        Sequences per evaluation length.
+    """
+
+    task: str = "copy"
+    train_len: int = 32
+    d_model: int = 32
+    n_heads: int = 4
+    steps: int = 300
+    batch: int = 32
+    lr: float = 0.02
+    seed: int = 0
+    vocab: int = 16
+    offset: int = 3
+    n_markers: int = 4
+    marker_rate: float = 0.15
+    eval_batch: int = 32
+    multipliers: tuple[int, ...] = field(default=(1, 2, 4, 8))
+
+    def __post_init__(self):
+        as_choice("task", self.task, EXPERIMENT_TASKS)
+        as_int("train_len", self.train_len, min_value=8, max_value=128)
+        as_int("n_heads", self.n_heads, min_value=1, max_value=8)
+        as_int("d_model", self.d_model, min_value=8, max_value=128)
+        if self.d_model % (2 * self.n_heads):
+            raise ValueError(f"d_model must be a multiple of 2 * n_heads = {2 * self.n_heads}, got {self.d_model}")
+        as_int("steps", self.steps, min_value=1, max_value=3000)
+        as_int("batch", self.batch, min_value=1, max_value=256)
+        as_float("lr", self.lr, gt=0.0, le=1.0)
+        as_int("seed", self.seed, min_value=0)
+        as_int("vocab", self.vocab, min_value=4, max_value=64)
+        as_int("offset", self.offset, min_value=1, max_value=self.train_len - 1)
+        as_int("n_markers", self.n_markers, min_value=2, max_value=self.vocab - 1)
+        as_float("marker_rate", self.marker_rate, gt=0.0, lt=1.0)
+        as_int("eval_batch", self.eval_batch, min_value=1, max_value=256)
+        if not self.multipliers or any(
+            isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= 16 for m in self.multipliers
+        ):
+            raise ValueError(f"multipliers must be whole numbers from 1 to 16, got {self.multipliers!r}")
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
+
+
+# data
+
+
+def make_batch(cfg: ExperimentConfig, b: int, length: int, rng: np.random.Generator):
+    """One batch of ``b`` sequences of the task.
+
+    Returns
+    -------
+    x : (B, T) int tokens, y : (B, T) int targets, valid : (B, T) bool
+        ``valid`` marks the positions that have an answer (for "copy", t >= offset;
+        for "marker", a marker at or before t).
+    """
+    t = np.arange(length)
+    if cfg.task == "copy":
+        x = rng.integers(0, cfg.vocab, size=(b, length))
+        y = np.roll(x, cfg.offset, axis=1)  # y[t] = x[t - offset]
+        valid = np.broadcast_to(t >= cfg.offset, (b, length)).copy()
+        return x, y, valid
+    # markers are tokens 0..n_markers-1, the rest are filler
+    x = rng.integers(cfg.n_markers, cfg.vocab, size=(b, length))
+    is_marker = rng.random((b, length)) < cfg.marker_rate
+    x = np.where(is_marker, rng.integers(0, cfg.n_markers, size=(b, length)), x)
+    # index of the most recent marker at or before t (-1 if none): a running maximum
+    last = np.maximum.accumulate(np.where(is_marker, t, -1), axis=1)
+    y = np.take_along_axis(x, np.maximum(last, 0), axis=1)
+    return x, y, last >= 0
+
+
+# model
+
+
+def init_params(cfg: ExperimentConfig, method: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Freshly initialised parameters (small normal weights, zero biases)."""
+    method = as_choice("method", method, EXPERIMENT_METHODS)
+    d, v = cfg.d_model, cfg.vocab
+    params = {
+        "E": rng.normal(0, 1.0, (v, d)),
+        "Wq": rng.normal(0, d**-0.5, (d, d)),
+        "Wk": rng.normal(0, d**-0.5, (d, d)),
+        "Wv": rng.normal(0, d**-0.5, (d, d)),
+        "bq": rng.normal(0, 0.5, d),
+        "bk": rng.normal(0, 0.5, d),
+        "Wo": rng.normal(0, d**-0.5, (d, v)),
+        "bo": np.zeros(v),
+    }
+    if method == "learned":
+        params["P"] = rng.normal(0, 0.5, (cfg.train_len, d))
+    if method == "t5":
+        params["T5"] = np.zeros((T5_BUCKETS, cfg.n_heads))
+    return params
+
+
+def _positional_input(params, method, cfg, positions):
+    """What the absolute methods add to the embeddings: (T, D) or 0."""
+    if method == "learned":
+        too_far = positions >= params["P"].shape[0]
+        if too_far.any():
+            raise PositionOutOfRange(
+                f"positions: position {int(positions[too_far][0])} has no learned embedding "
+                f"(max_len = train_len = {params['P'].shape[0]})"
+            )
+        return params["P"][positions]
+    if method == "sinusoidal":
+        # scaled like the unit-variance token embeddings: sin^2 + cos^2 = 1 per pair
+        return math.sqrt(2.0) * sinusoidal(positions, cfg.d_model)
+    return 0.0
+
+
+def _bias(params, method, cfg, positions):
+    """Additive score bias (H, T, T) for the bias methods, else None."""
+    if method == "alibi":
+        distance = np.abs(positions[:, None] - positions[None, :]).astype(np.float64)
+        return -alibi_slopes(cfg.n_heads)[:, None, None] * distance
+    if method == "t5":
+        buckets = _t5_buckets(positions)
+        return np.moveaxis(params["T5"][buckets], -1, 0)
+    return None
+
+
+def _t5_buckets(positions):
+    rel = positions[None, :] - positions[:, None]  # key minus query
+    return t5_bucket(rel, bidirectional=False, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE)
+
+
+def _split(a, h):  # (B, T, D) -> (B, H, T, Dh)
+    b, t, d = a.shape
+    return a.reshape(b, t, h, d // h).transpose(0, 2, 1, 3)
+
+
+def _merge(a):  # (B, H, T, Dh) -> (B, T, D)
+    b, h, t, dh = a.shape
+    return a.transpose(0, 2, 1, 3).reshape(b, t, h * dh)
+
+
+def _forward(params, method, cfg, x, positions):
+    h_in = params["E"][x] + _positional_input(params, method, cfg, positions)  # (B, T, D)
+    q = _split(h_in @ params["Wq"] + params["bq"], cfg.n_heads)  # (B, H, T, Dh)
+    k = _split(h_in @ params["Wk"] + params["bk"], cfg.n_heads)
+    v = _split(h_in @ params["Wv"], cfg.n_heads)
+    rot = None
+    if method == "rope":
+        cos, sin = rope_cos_sin(positions.astype(np.float64), rope_inv_freq(cfg.head_dim)[0])  # (T, Dh/2)
+        rot = (cos, sin)
+        q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(cfg.head_dim)  # (B, H, T, T)
+    bias = _bias(params, method, cfg, positions)
+    if bias is not None:
+        scores = scores + bias
+    causal = positions[None, :] <= positions[:, None]  # key at or before the query
+    scores = np.where(causal, scores, -np.inf)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    out = _merge(weights @ v)  # (B, T, D)
+    logits = out @ params["Wo"] + params["bo"]  # (B, T, V)
+    cache = dict(h_in=h_in, q=q, k=k, v=v, weights=weights, out=out, rot=rot)
+    return logits, cache
+
+
+def _log_softmax(logits):
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
+    """Mean cross-entropy over valid positions and its gradient for every parameter.
+
+    Returns
+    -------
+    loss : float, grads : dict with the keys of ``params``
+    """
+    positions = np.arange(x.shape[1])
+    logits, c = _forward(params, method, cfg, x, positions)
+    n_valid = max(int(valid.sum()), 1)
+    logp = _log_softmax(logits)  # (B, T, V)
+    loss = -np.take_along_axis(logp, y[..., None], axis=-1)[..., 0][valid].sum() / n_valid
+
+    # d loss / d logits = softmax - one_hot, on valid positions
+    dlogits = np.exp(logp)
+    np.put_along_axis(dlogits, y[..., None], np.take_along_axis(dlogits, y[..., None], axis=-1) - 1.0, axis=-1)
+    dlogits *= valid[..., None] / n_valid
+    grads = {"Wo": np.einsum("btd,btv->dv", c["out"], dlogits), "bo": dlogits.sum(axis=(0, 1))}
+    dout = _split(dlogits @ params["Wo"].T, cfg.n_heads)  # (B, H, T, Dh)
+    w = c["weights"]
+    dv = w.transpose(0, 1, 3, 2) @ dout
+    dw = dout @ c["v"].transpose(0, 1, 3, 2)  # (B, H, T, T)
+    # softmax backward: ds = w * (dw - sum_j dw w)
+    ds = w * (dw - (dw * w).sum(axis=-1, keepdims=True))
+    if method == "t5":
+        dbias = ds.sum(axis=0)  # (H, T, T)
+        # scatter-add into the (bucket, head) table: one bincount over head * NB + bucket
+        index = np.arange(cfg.n_heads)[:, None, None] * T5_BUCKETS + _t5_buckets(positions)[None]
+        flat = np.bincount(index.ravel(), weights=dbias.ravel(), minlength=cfg.n_heads * T5_BUCKETS)
+        grads["T5"] = flat.reshape(cfg.n_heads, T5_BUCKETS).T
+    ds /= math.sqrt(cfg.head_dim)
+    dq = ds @ c["k"]
+    dk = ds.transpose(0, 1, 3, 2) @ c["q"]
+    if c["rot"] is not None:
+        cos, sin = c["rot"]
+        # the rotation is orthogonal: its gradient is the rotation by the opposite angle
+        dq, dk = _rotate_pairs(dq, cos, -sin, "interleaved"), _rotate_pairs(dk, cos, -sin, "interleaved")
+    dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)  # (B, T, D)
+    h_in = c["h_in"]
+    grads["Wq"] = np.einsum("btd,bte->de", h_in, dq)
+    grads["Wk"] = np.einsum("btd,bte->de", h_in, dk)
+    grads["Wv"] = np.einsum("btd,bte->de", h_in, dv)
+    grads["bq"] = dq.sum(axis=(0, 1))
+    grads["bk"] = dk.sum(axis=(0, 1))
+    dh = dq @ params["Wq"].T + dk @ params["Wk"].T + dv @ params["Wv"].T  # (B, T, D)
+    grads["E"] = np.zeros_like(params["E"])
+    np.add.at(grads["E"], x.ravel(), dh.reshape(-1, dh.shape[-1]))
+    if method == "learned":
+        grads["P"] = dh.sum(axis=0)
+    return float(loss), grads
+
+
+# training and evaluation
+
+
+@dataclass
+class TrainResult:
+    """Parameters after training and the loss after every step."""
+
+    params: dict[str, np.ndarray]
+    losses: np.ndarray
+
+
+def train(cfg: ExperimentConfig, method: str, *, on_step: Callable[[int], None] | None = None) -> TrainResult:
+    """Adam on fresh batches of length ``train_len``; reproducible from ``cfg.seed``."""
+    method = as_choice("method", method, EXPERIMENT_METHODS)
+    rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(method)])
+    params = init_params(cfg, method, rng)
+    m = {k: np.zeros_like(p) for k, p in params.items()}
+    s = {k: np.zeros_like(p) for k, p in params.items()}
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    losses = np.empty(cfg.steps)
+    data_rng = np.random.default_rng([cfg.seed, 1000])  # the same batches for every method
+    for step in range(cfg.steps):
+        x, y, valid = make_batch(cfg, cfg.batch, cfg.train_len, data_rng)
+        losses[step], grads = loss_and_grads(params, method, cfg, x, y, valid)
+        for name, g in grads.items():
+            m[name] = beta1 * m[name] + (1 - beta1) * g
+            s[name] = beta2 * s[name] + (1 - beta2) * g * g
+            m_hat = m[name] / (1 - beta1 ** (step + 1))
+            s_hat = s[name] / (1 - beta2 ** (step + 1))
+            params[name] -= cfg.lr * m_hat / (np.sqrt(s_hat) + eps)
+        if on_step is not None:
+            on_step(step)
+    return TrainResult(params, losses)
+
+
+def evaluate(result: TrainResult, cfg: ExperimentConfig, method: str, length: int) -> float | None:
+    """Accuracy on fresh sequences of ``length``; None where the method has no
+    embedding for some position (learned, past ``train_len``)."""
+    method = as_choice("method", method, EXPERIMENT_METHODS)
+    length = as_int("length", length, min_value=2, max_value=16 * 128)
+    rng = np.random.default_rng([cfg.seed, 2000, length])  # the same test sequences for every method
+    x, y, valid = make_batch(cfg, cfg.eval_batch, length, rng)
+    try:
+        logits, _ = _forward(result.params, method, cfg, x, np.arange(length))
+    except PositionOutOfRange:
+        return None
+    correct = (logits.argmax(axis=-1) == y) & valid
+    return float(correct.sum() / max(valid.sum(), 1))
+
+
+def attention_scores(result: TrainResult, cfg: ExperimentConfig, method: str, tokens, offset: int) -> np.ndarray:
+    """The trained model's attention logits (H, T, T) for a phrase placed at ``offset``.
+
+    Raises PositionOutOfRange for "learned" when the phrase runs past the table.
+    """
+    method = as_choice("method", method, EXPERIMENT_METHODS)
+    tokens = np.asarray(tokens, dtype=np.int64)[None, :]
+    positions = np.arange(offset, offset + tokens.shape[1])
+    p = result.params
+    h_in = p["E"][tokens] + _positional_input(p, method, cfg, positions)
+    q = _split(h_in @ p["Wq"] + p["bq"], cfg.n_heads)
+    k = _split(h_in @ p["Wk"] + p["bk"], cfg.n_heads)
+    if method == "rope":
+        cos, sin = rope_cos_sin(positions.astype(np.float64), rope_inv_freq(cfg.head_dim)[0])
+        q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
+    scores = (q @ k.transpose(0, 1, 3, 2))[0] / math.sqrt(cfg.head_dim)
+    bias = _bias(p, method, cfg, positions)
+    return scores if bias is None else scores + bias
+
+
+def run_experiment(cfg: ExperimentConfig, methods=EXPERIMENT_METHODS, *, on_progress=None) -> dict:
+    """Train every method at ``train_len`` and test at each multiple of it.
+
+    Parameters
+    ----------
+    on_progress : callable(fraction done in [0, 1], message) or None
+
+    Returns
+    -------
+    dict with ``config`` (the settings), ``lengths`` (the test lengths),
+    ``accuracy`` {method: [accuracy or None per length]}, ``losses``
+    {method: per-step training loss}, ``chance`` (the accuracy of a uniform guess:
+    1/vocab for copy, 1/n_markers for marker) and ``results`` {method: TrainResult}.
+    """
+    methods = [as_choice("methods", m, EXPERIMENT_METHODS) for m in methods]
+    lengths = [cfg.train_len * m for m in cfg.multipliers]
+    accuracy, losses, results = {}, {}, {}
+    total = len(methods) * cfg.steps
+    for i, method in enumerate(methods):
+        if on_progress is not None:
+            on_progress(i * cfg.steps / total, f"training {method}")
+        report = None
+        if on_progress is not None:
+
+            def report(step, i=i, method=method):
+                if step % 25 == 0:
+                    on_progress((i * cfg.steps + step) / total, f"training {method}")
+
+        results[method] = train(cfg, method, on_step=report)
+        losses[method] = results[method].losses
+        accuracy[method] = [evaluate(results[method], cfg, method, n) for n in lengths]
+    if on_progress is not None:
+        on_progress(1.0, "done")
+    chance = 1 / cfg.vocab if cfg.task == "copy" else 1 / cfg.n_markers
+    return dict(config=asdict(cfg), lengths=lengths, accuracy=accuracy, losses=losses, chance=chance, results=results)
