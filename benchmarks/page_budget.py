@@ -29,7 +29,41 @@ LARGEST = {
     "lessons/why_order.py": {"sentence": " ".join(f"w{i}" for i in range(16)), "width": "64", "positions": "1"},
     "lessons/sinusoidal.py": {"d_model": "1024", "n": "4096", "anchor": "4095", "k": "512", "p": "4095"},
     "lessons/learned.py": {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"},
+    "lessons/relative.py": {
+        "len": "64",
+        "clip": "32",
+        "dh": "128",
+        "nb": "128",
+        "maxd": "512",
+        "tlen": "256",
+        "bsize": "512",
+        "maxpos": "1024",
+        "uv": "3",
+    },
+    "lessons/alibi.py": {"heads": "64", "n": "4096"},
+    "lessons/rope.py": {
+        "dh": "256",
+        "n": "4096",
+        "s": "2048",
+        "frames": "64",
+        "step": "5000",
+        "samples": "5000",
+        "reach": "65536",
+        "factor": "32",
+    },
+    "lessons/compare.py": {
+        "seq_len": "512",
+        "head_dim": "256",
+        "heads": "64",
+        "train_len": "2048",
+        "shaw_k": "64",
+        "shift": "1024",
+        "phrase": "random",
+    },
+    "lessons/experiments.py": {"train_len": "32", "width": "32", "steps": "300", "seed": "9"},
 }
+#: a slider move on the experiments page trains six models: its own budget (issue 5)
+SLOW_PAGES = {"lessons/experiments.py": 15_000.0}
 BUDGET_MS = {"defaults": 200.0, "largest": 1000.0}
 MB = 1_000_000
 
@@ -69,7 +103,7 @@ def main() -> int:
     for (page, view), name in zip(VIEW_CASES, VIEW_IDS, strict=True):
         for setting, query in (("defaults", view), ("largest", {**LARGEST.get(page, {}), **view})):
             warm, move, biggest, key = measure(page, query, args.repeat)
-            ok = move <= BUDGET_MS[setting] and biggest <= MB
+            ok = move <= SLOW_PAGES.get(page, BUDGET_MS[setting]) and biggest <= MB
             missed += not ok
             print(
                 f"{name:<24} {setting:<9} {warm:8.0f} {move:8.0f} {key.removeprefix('w:'):<9} {biggest / 1e3:14.0f}"

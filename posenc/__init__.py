@@ -17,11 +17,14 @@ Tk    key positions (``Tk >= Tq``: queries are the last Tq of them)
 
 Families: absolute encodings (``absolute``), rotary (``rotary``), attention biases
 and relative positions (``relative``), attention (``attention``) and measurements
-(``analysis``). Bad arguments raise ``ValueError`` naming the argument, the value and
-what is allowed; outputs over ``MAX_ELEMENTS`` elements are refused before anything
+(``analysis``); toy inputs (``toy``); the train-short-test-long experiment
+(``experiment``); and the lessons' own helpers (``*_lessons`` modules).
+Bad arguments raise ``ValueError`` naming the argument, the value and what is
+allowed; outputs over ``MAX_ELEMENTS`` elements are refused before anything
 is allocated.
 """
 
+from . import alibi_lessons, compare_lessons, experiment, relative_lessons, rope_lessons
 from ._checks import MAX_ELEMENTS
 from .absolute import (
     SINUSOIDAL_LAYOUTS,
@@ -82,6 +85,12 @@ from .rotary import (
 from .toy import MAX_WORDS, projections, split_words, word_embeddings
 
 __all__ = [
+    # lesson helpers and the training experiment, as modules
+    "alibi_lessons",
+    "compare_lessons",
+    "experiment",
+    "relative_lessons",
+    "rope_lessons",
     # limits and errors
     "MAX_ELEMENTS",
     "PositionOutOfRange",

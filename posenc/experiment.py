@@ -231,17 +231,21 @@ def _forward(params, method, cfg, x, positions):
         q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(cfg.head_dim)  # (B, H, T, T)
     bias = _bias(params, method, cfg, positions)
-    if bias is not None:
-        scores = scores + bias
-    causal = positions[None, :] <= positions[:, None]  # key at or before the query
-    scores = np.where(causal, scores, -np.inf)
-    scores = scores - scores.max(axis=-1, keepdims=True)
+    # keys after the query are masked with -inf; one additive (H or 1, T, T) term
+    mask = np.where(positions[None, :] <= positions[:, None], 0.0, -np.inf)
+    scores += mask if bias is None else bias + mask
+    scores -= scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
     weights /= weights.sum(axis=-1, keepdims=True)
     out = _merge(weights @ v)  # (B, T, D)
     logits = out @ params["Wo"] + params["bo"]  # (B, T, V)
     cache = dict(h_in=h_in, q=q, k=k, v=v, weights=weights, out=out, rot=rot)
     return logits, cache
+
+
+def flat(a):
+    """(B, T, X) -> (B*T, X)."""
+    return a.reshape(-1, a.shape[-1])
 
 
 def _log_softmax(logits):
@@ -266,7 +270,7 @@ def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
     dlogits = np.exp(logp)
     np.put_along_axis(dlogits, y[..., None], np.take_along_axis(dlogits, y[..., None], axis=-1) - 1.0, axis=-1)
     dlogits *= valid[..., None] / n_valid
-    grads = {"Wo": np.einsum("btd,btv->dv", c["out"], dlogits), "bo": dlogits.sum(axis=(0, 1))}
+    grads = {"Wo": flat(c["out"]).T @ flat(dlogits), "bo": dlogits.sum(axis=(0, 1))}
     dout = _split(dlogits @ params["Wo"].T, cfg.n_heads)  # (B, H, T, Dh)
     w = c["weights"]
     dv = w.transpose(0, 1, 3, 2) @ dout
@@ -277,8 +281,8 @@ def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
         dbias = ds.sum(axis=0)  # (H, T, T)
         # scatter-add into the (bucket, head) table: one bincount over head * NB + bucket
         index = np.arange(cfg.n_heads)[:, None, None] * T5_BUCKETS + _t5_buckets(positions)[None]
-        flat = np.bincount(index.ravel(), weights=dbias.ravel(), minlength=cfg.n_heads * T5_BUCKETS)
-        grads["T5"] = flat.reshape(cfg.n_heads, T5_BUCKETS).T
+        summed = np.bincount(index.ravel(), weights=dbias.ravel(), minlength=cfg.n_heads * T5_BUCKETS)
+        grads["T5"] = summed.reshape(cfg.n_heads, T5_BUCKETS).T
     ds /= math.sqrt(cfg.head_dim)
     dq = ds @ c["k"]
     dk = ds.transpose(0, 1, 3, 2) @ c["q"]
@@ -287,15 +291,14 @@ def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
         # the rotation is orthogonal: its gradient is the rotation by the opposite angle
         dq, dk = _rotate_pairs(dq, cos, -sin, "interleaved"), _rotate_pairs(dk, cos, -sin, "interleaved")
     dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)  # (B, T, D)
-    h_in = c["h_in"]
-    grads["Wq"] = np.einsum("btd,bte->de", h_in, dq)
-    grads["Wk"] = np.einsum("btd,bte->de", h_in, dk)
-    grads["Wv"] = np.einsum("btd,bte->de", h_in, dv)
+    h_t = flat(c["h_in"]).T  # (D, B*T)
+    grads["Wq"], grads["Wk"], grads["Wv"] = h_t @ flat(dq), h_t @ flat(dk), h_t @ flat(dv)
     grads["bq"] = dq.sum(axis=(0, 1))
     grads["bk"] = dk.sum(axis=(0, 1))
     dh = dq @ params["Wq"].T + dk @ params["Wk"].T + dv @ params["Wv"].T  # (B, T, D)
-    grads["E"] = np.zeros_like(params["E"])
-    np.add.at(grads["E"], x.ravel(), dh.reshape(-1, dh.shape[-1]))
+    # rows of E receive the gradients of every place their token stands: one-hot^T @ dh
+    one_hot = (x.ravel()[None, :] == np.arange(cfg.vocab)[:, None]).astype(np.float64)  # (V, B*T)
+    grads["E"] = one_hot @ flat(dh)
     if method == "learned":
         grads["P"] = dh.sum(axis=0)
     return float(loss), grads

@@ -13,12 +13,21 @@ sys.path.insert(0, str(ROOT))
 APP = ROOT / "app.py"
 from ui.catalog import LESSONS  # noqa: E402
 
+#: settings that keep a page cheap under the generic tests (the experiments page trains
+#: six models for every new setting; the generic tests only need it to run)
+CHEAP = {"lessons/experiments.py": {"train_len": "8", "steps": "50", "width": "16"}}
+
+
 LESSON_PAGES = tuple(lesson.path for lesson in LESSONS)
 #: every (page, URL) that shows its own set of controls and figures
 VIEW_CASES = tuple(
-    (lesson.path, {"view": view} if view else {}) for lesson in LESSONS for view in (lesson.views or [None])
+    (lesson.path, {**CHEAP.get(lesson.path, {}), **({"view": view} if view else {})})
+    for lesson in LESSONS
+    for view in (lesson.views or [None])
 )
-VIEW_IDS = [f"{page.split('/')[1].removesuffix('.py')}{'-' + q['view'] if q else ''}" for page, q in VIEW_CASES]
+VIEW_IDS = [
+    f"{page.split('/')[1].removesuffix('.py')}{'-' + q['view'] if 'view' in q else ''}" for page, q in VIEW_CASES
+]
 TIMEOUT = 60
 
 

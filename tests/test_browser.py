@@ -17,7 +17,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[p[0] for p in PAGES])
 def test_page_renders_without_exception_and_draws_charts(server, browser, name, path):
-    page, outside = open_in_browser(browser, f"{server}/{path}")
+    # tall enough for a whole lesson: Streamlit scrolls inside its own container, so a
+    # "full page" screenshot would stop at the viewport
+    page, outside = open_in_browser(browser, f"{server}/{path}", height=2600)
     try:
         wait_idle(page)
         if name != "home":
@@ -47,5 +49,47 @@ def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, browser, pa
         wait_idle(page)
         assert page.url != url_before, "the new value is mirrored in the URL"
         assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        page.close()
+
+
+# the RoPE rotation animation: Plotly's play button advances frames, smoothly
+
+FRAME_STATE_JS = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  const full = gd && gd._fullLayout;
+  const slider = full && full.sliders && full.sliders[0];
+  const texts = Array.from(gd.querySelectorAll('.textpoint text')).map(t => t.textContent).join('|');
+  return {frame: (full && full._currentFrame) || null, active: slider ? slider.active : null, texts: texts,
+          frames: (gd._transitionData && gd._transitionData._frames || []).length};
+}"""
+
+
+def test_rope_rotation_play_button_advances_the_frames_smoothly(server, browser):
+    page, outside = open_in_browser(browser, f"{server}/rope?view=rotation&frames=64&step=1")
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        start = page.evaluate(FRAME_STATE_JS)
+        assert start["frames"] == 64, start
+        play = page.locator(".js-plotly-plot .updatemenu-button").first
+        assert "Play" in play.text_content()
+        play.click()
+        # the first frame shown after the click, then two seconds of playback
+        page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== null", timeout=5_000)
+        first = page.evaluate(FRAME_STATE_JS)
+        t0 = page.evaluate("() => performance.now()")
+        page.wait_for_timeout(2_000)
+        later = page.evaluate(FRAME_STATE_JS)
+        elapsed = (page.evaluate("() => performance.now()") - t0) / 1000
+        index = {f"m={2 + i}": i for i in range(64)}  # default gap r = 2: frame i shows m = i + 2
+        advanced = index[later["frame"]] - index[first["frame"]]
+        expected = elapsed * 1000 / 120  # frame duration 120 ms
+        print(f"rope rotation: {advanced} frames in {elapsed:.2f} s, expected about {expected:.1f}")
+        assert later["texts"] != start["texts"], "the angle written under each plane changes"
+        assert later["active"] == index[later["frame"]], "the slider follows the animation"
+        assert advanced >= 0.4 * expected, f"{advanced} frames in {elapsed:.2f} s: playback is not smooth"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
     finally:
         page.close()

@@ -52,6 +52,66 @@ LESSONS = (
         "learned",
         "What does a learned table buy, what does it cost, and why does it stop at max_len?",
     ),
+    Lesson(
+        "lessons/relative.py",
+        "Relative positions",
+        "↔️",
+        "relative",
+        "How do Shaw, T5, Transformer-XL and DeBERTa put the distance between two words into attention?",
+        {
+            "matrix": "Offsets and clipping",
+            "t5": "T5 buckets",
+            "xl": "Transformer-XL terms",
+            "deberta": "DeBERTa",
+        },
+    ),
+    Lesson(
+        "lessons/rope.py",
+        "RoPE",
+        "🔄",
+        "rope",
+        "How does rotating queries and keys make attention depend on distance only, "
+        "and how do NTK and YaRN stretch it?",
+        {
+            "rotation": "Rotation",
+            "relative": "Only m - n matters",
+            "decay": "Long-term decay",
+            "layouts": "Pairings",
+            "scaling": "Context extension",
+            "xpos": "xPos",
+        },
+    ),
+    Lesson(
+        "lessons/alibi.py",
+        "ALiBi and KERPLE",
+        "📐",
+        "alibi",
+        "How far does each head look when attention simply pays a price per step of distance?",
+        {
+            "slopes": "Slopes and biases",
+            "attention": "Attention and reach",
+            "kerple": "KERPLE",
+        },
+    ),
+    Lesson(
+        "lessons/compare.py",
+        "Compare them all",
+        "⚖️",
+        "compare",
+        "Side by side: what each method adds, what it costs, and whether it runs at twice the training length.",
+    ),
+    Lesson(
+        "lessons/experiments.py",
+        "Experiments",
+        "🧪",
+        "experiments",
+        "Train short, test long: which claims about extrapolation survive a measurement?",
+        {
+            "extrapolation": "Train short, test long",
+            "translation": "Translation invariance",
+            "claims": "Claims vs measurement",
+        },
+    ),
 )
 
 
@@ -140,7 +200,7 @@ METHODS = (
         "Learned parameters": "0",
         "Relative information": "exact",
         "Past the training length": "better than RoPE in its paper's tests",
-        "Used in": "LEX Transformer; RetNet's decay is a relative",
+        "Used in": "LEX Transformer (RetNet uses a related per-distance decay)",
     },
     {
         "Method": "ALiBi (Press et al. 2021)",

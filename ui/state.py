@@ -137,6 +137,10 @@ def int_slider(
         return value, None
 
     def draw(widget: str) -> int:
+        if max_value <= min_value:
+            # a slider needs two values; show the only one there is
+            where.caption(f"{label}: {min_value}")
+            return min_value
         return where.slider(label, min_value, max_value, step=step, key=widget, help=help)
 
     return _control(name, fix(default), parse, fix, draw)

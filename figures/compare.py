@@ -1,0 +1,194 @@
+"""Figures of the "Compare them all" lesson: small multiples of score patterns, and the
+translation-invariance bars on a log axis that can show a zero."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .theme import PALETTE, SIGNED_SCALE, base_layout, every_nth, thin
+
+#: A panel of the small multiples shows at most this many rows and columns: nine panels
+#: of 96 x 96 float32 cells stay near 450 kB of JSON.
+PANEL_CELLS = 96
+#: Values below this count as zero on the log axis of the bars...
+ZERO_BELOW = 1e-15
+#: ...and are drawn at this height, so a zero is a visible stub, not a missing bar.
+FLOOR = 1e-16
+#: Changes below this are rounding (float64 sines and cosines of angles up to ~1e3).
+ROUNDING_BELOW = 1e-9
+
+
+def _bound(z: np.ndarray) -> float:
+    finite = z[np.isfinite(z)]
+    return float(np.abs(finite).max()) if finite.size else 0.0
+
+
+def _grid_domains(n_rows: int, n_cols: int, h_gap: float, v_gap: float):
+    """Paper-coordinate domains of each cell, row by row from the top."""
+    width, height = (1 - h_gap * (n_cols - 1)) / n_cols, (1 - v_gap * (n_rows - 1)) / n_rows
+    for k in range(n_rows * n_cols):
+        row, col = divmod(k, n_cols)
+        x0, y1 = col * (width + h_gap), 1 - row * (height + v_gap)
+        yield [x0, x0 + width], [y1 - height, y1]
+
+
+def score_grid(
+    panels: Sequence[np.ndarray | None],
+    names: Sequence[str],
+    *,
+    positions,
+    title: str,
+    missing: Sequence[str] | None = None,
+    n_cols: int = 3,
+    value_name: str = "score change",
+    position_step: int = 1,
+    height: int | None = None,
+    max_cells: int = PANEL_CELLS,
+) -> go.Figure:
+    """One small (T, T) heatmap per method, each on its own colour scale centred at 0.
+
+    Parameters
+    ----------
+    panels : sequence of (T, T) arrays, or None for a method that produced no scores
+    names : one title per panel; the builder appends the panel's colour range (+-max)
+    positions : (T,) the positions of the rows and columns (shared by all panels)
+    missing : for each None panel, the text written in its place
+    position_step : stride of ``positions`` if they were already thinned upstream (the
+        title then says "showing every 8th position")
+
+    Notes
+    -----
+    The axes are laid out by hand rather than with ``make_subplots``: for nine panels
+    that is about 30 times faster, which matters on every rerun of the page.
+    """
+    n = len(panels)
+    if n == 0 or len(names) != n or (missing is not None and len(missing) != n):
+        raise ValueError("panels, names and missing must be non-empty and of equal length")
+    positions = np.asarray(positions)
+    n_rows = math.ceil(n / n_cols)
+    lo, hi = (float(positions.min()) - 0.5, float(positions.max()) + 0.5) if positions.size else (0.0, 1.0)
+    data, layout, notes, steps = [], {}, [], (1, 1)
+    domains = list(_grid_domains(n_rows, n_cols, 0.06, 0.08))[:n]
+    for k, ((x_dom, y_dom), panel, name) in enumerate(zip(domains, panels, names, strict=True)):
+        row, col = divmod(k, n_cols)
+        suffix = "" if k == 0 else str(k + 1)
+        layout[f"xaxis{suffix}"] = dict(
+            domain=x_dom, anchor=f"y{suffix}", range=[lo, hi], title_text="key j" if row == n_rows - 1 else None
+        )
+        layout[f"yaxis{suffix}"] = dict(
+            domain=y_dom, anchor=f"x{suffix}", range=[hi, lo], title_text="query i" if col == 0 else None
+        )
+        centre = dict(x=(x_dom[0] + x_dom[1]) / 2, xref="paper", xanchor="center", showarrow=False)
+        if panel is None:
+            notes.append(dict(centre, y=y_dom[1], yref="paper", yanchor="bottom", text=f"{name}: no scores"))
+            text = missing[k] if missing is not None else "no scores"
+            # paper coordinates: plotly.js draws no axes for a cell without a trace
+            notes.append(
+                dict(
+                    centre,
+                    y=(y_dom[0] + y_dom[1]) / 2,
+                    yref="paper",
+                    text=text.replace("; ", "<br>"),
+                    font=dict(size=15, color=PALETTE[3]),
+                )
+            )
+            continue
+        z, xs, ys, steps = thin(panel, positions, positions, max_rows=max_cells, max_cols=max_cells)
+        bound = _bound(z)
+        label = f"{name}: 0 everywhere" if bound == 0 else f"{name} (colour range ±{bound:.3g})"
+        notes.append(dict(centre, y=y_dom[1], yref="paper", yanchor="bottom", text=label))
+        bound = bound if bound > 0 else 1.0
+        data.append(
+            go.Heatmap(
+                z=z,
+                x=xs,
+                y=ys,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                colorscale=SIGNED_SCALE,
+                zmin=-bound,
+                zmax=bound,
+                zmid=0.0,
+                showscale=False,
+                name=name,
+                hovertemplate=(
+                    f"{name}<br>query position i %{{y}}<br>key position j %{{x}}"
+                    f"<br>{value_name} %{{z:.4g}}<extra></extra>"
+                ),
+            )
+        )
+    fig = go.Figure(data=data, layout=dict(layout, annotations=notes))
+    shown = every_nth(position_step * steps[0], "position")
+    base_layout(fig, title + (f" (showing {shown})" if shown else ""), height=height)
+    fig.update_layout(margin=dict(l=60, r=20, t=90, b=55))
+    return fig
+
+
+def translation_bars(
+    names: Sequence[str],
+    errors,
+    *,
+    title: str,
+    missing_text: str = "no row",
+    floor: float = FLOOR,
+    zero_below: float = ZERO_BELOW,
+    rounding_below: float = ROUNDING_BELOW,
+    height: int | None = None,
+) -> go.Figure:
+    """One bar per method: the largest score change under a shift, on a log axis.
+
+    Parameters
+    ----------
+    names : (M,) method names
+    errors : (M,) measured errors; NaN where the method produced no scores (drawn as
+        ``missing_text``, no bar)
+    floor, zero_below : errors below ``zero_below`` (exact zeros included) are drawn at
+        ``floor``, so they stay visible on the log axis
+    rounding_below : errors from ``zero_below`` up to this are coloured as rounding,
+        larger ones as a real change
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    if errors.shape != (len(names),):
+        raise ValueError(f"errors must have one entry per name ({len(names)}), got shape {errors.shape}")
+    if not 0 < floor < zero_below < rounding_below:
+        raise ValueError(
+            f"need 0 < floor < zero_below < rounding_below, got {floor}, {zero_below} and {rounding_below}"
+        )
+    names = list(names)
+    present = np.isfinite(errors)
+    classes = (
+        (present & (errors < zero_below), f"below {zero_below:.0e}, drawn at {floor:.0e}", PALETTE[0]),
+        (present & (errors >= zero_below) & (errors < rounding_below), "rounding error", PALETTE[2]),
+        (present & (errors >= rounding_below), "real change", PALETTE[3]),
+    )
+    fig = go.Figure()
+    for mask, label, colour in classes:
+        idx = np.flatnonzero(mask)
+        fig.add_trace(
+            go.Bar(
+                x=[names[i] for i in idx],
+                y=np.maximum(errors[idx], floor).astype(np.float32),
+                name=label,
+                marker_color=colour,
+                customdata=errors[idx],
+                text=["0" if errors[i] == 0 else f"{errors[i]:.1e}" for i in idx],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate="%{x}<br>largest score change %{customdata:.3e}<extra></extra>",
+            )
+        )
+    top = float(errors[present].max()) if present.any() else zero_below
+    low, high = math.log10(floor) - 1, math.log10(max(top, 1.0)) + 1.5
+    for i in np.flatnonzero(~present):
+        fig.add_annotation(
+            x=names[i], y=math.log10(floor), text=missing_text, showarrow=False, yanchor="bottom", font=dict(size=14)
+        )
+    base_layout(fig, title, height=height)
+    fig.update_xaxes(title_text="method", categoryorder="array", categoryarray=names)
+    fig.update_yaxes(title_text="largest |score change|", type="log", range=[low, high], exponentformat="power")
+    fig.update_layout(barmode="overlay", bargap=0.35)
+    return fig

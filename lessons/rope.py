@@ -1,0 +1,432 @@
+"""Lesson: rotary position embedding (RoPE, Su et al. 2021), its pairings, its context
+extensions (PI, NTK, YaRN, Llama 3) and xPos."""
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import figures
+from figures import rope as rope_figures
+from posenc import rope_lessons
+from ui import compute_rope, controls, layout, state
+from ui.catalog import lesson_by_path
+
+layout.lesson(
+    "RoPE: rotary position embedding",
+    "RoPE adds nothing to the word vectors. It **rotates** each query and key instead: the "
+    "dimensions are taken in pairs, and pair i of the vector at position m is turned by the "
+    "angle m·θ_i, fast for the first pairs and slow for the last. A rotation keeps lengths, "
+    "and the dot product of two rotated vectors sees only the difference of their angles, "
+    "(m − n)·θ_i: attention learns how far apart two words are, not where they are. "
+    "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen all work this way.",
+)
+
+st.sidebar.header("RoPE")
+head_dim = state.int_slider(
+    "dh", "head_dim (width of one head)", 4, 256, 64, step=2, help="Even: dimensions are rotated in pairs."
+)
+base = controls.base()
+half = head_dim // 2
+
+st.latex(
+    r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = "
+    r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
+    r"\begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix},\qquad \theta_i = \text{base}^{-2i/d_h},"
+    r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}"
+)
+st.caption(
+    "q̃_i = q_{2i} + i·q_{2i+1} is pair i read as a complex number; d_h is head_dim. Only m − n is left in the score."
+)
+
+view = layout.view_picker(lesson_by_path("lessons/rope.py"))
+
+if view == "rotation":
+    st.sidebar.header("Animation")
+    default_pairs = sorted({0, half // 4, half // 2, half - 1})
+    pairs = sorted(
+        state.int_list(
+            "pairs",
+            "Pairs to show (up to 4)",
+            list(range(half)),
+            default_pairs,
+            max_selections=4,
+            help="Pair 0 turns fastest; the last pair slowest.",
+        )
+    )
+    n_frames = state.int_slider("frames", "Frames", 8, rope_figures.MAX_FRAMES, 48)
+    step = int(
+        state.choice_slider(
+            "step",
+            "Positions per frame",
+            (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
+            1,
+            fmt=lambda v: f"{v:,.0f}",
+            help="Larger steps make the slow pairs move, and the fast ones jump.",
+        )
+    )
+    gap = state.int_slider("gap", "Key sits r positions before the query", 0, 64, 2)
+    frames = compute_rope.rotation_frames(head_dim, base, tuple(pairs), n_frames, step, gap, 0)
+    fig = rope_figures.rotation_animation(
+        frames["q_xy"],
+        frames["k_xy"],
+        frames["angles"],
+        frames["shares"],
+        frames["m"],
+        frames["n"],
+        pairs,
+        frames["theta"],
+        title=f"Pairs of q (solid) and k (dashed) as the position advances (head_dim {head_dim}, r = {gap})",
+    )
+    layout.chart(fig, key="rope_rotation", filename="rope_rotation")
+    st.caption(
+        "Press ▶ Play or drag the slider. The key holds the same content as the query (the same word, "
+        f"r = {gap} positions earlier); the dots mark where q's tip is in every frame."
+    )
+    fast, slow = pairs[0], pairs[-1]
+    theta_fast, theta_slow = frames["theta"][0], frames["theta"][-1]
+    span = (n_frames - 1) * step
+    turns = span * frames["theta"] / (2 * math.pi)
+    speeds = (
+        f"pair {fast} turns {math.degrees(theta_fast):.3g}° per position and makes {turns[0]:,.3g} turns over these "
+        f"{span:,} positions"
+        if len(pairs) == 1
+        else f"pair {fast} turns {math.degrees(theta_fast):.3g}° per position and pair {slow} only "
+        f"{math.degrees(theta_slow):.3g}°: over these {span:,} positions the first makes {turns[0]:,.3g} turns, "
+        f"the last {turns[-1]:.3g}"
+    )
+    layout.notice(
+        f"{speeds}. Both arrows of a plane turn together, so the angle between them stays r·θ_i and the pair's "
+        "share of q·k, printed under each plane, is the same in every frame."
+    )
+
+elif view == "relative":
+    st.sidebar.header("Scores")
+    n = controls.n_positions(default=128)
+    seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
+    shift = state.int_slider("s", "Shift both positions by s", 0, 2048, 10)
+    contrast = state.toggle("added", "Beside it: the sinusoid added instead", True)
+    rope_grid, added_grid, shown, stride = compute_rope.relative_grids(head_dim, base, n, seed, contrast)
+    rope_err, added_err, window = compute_rope.shift_errors(head_dim, base, n, shift, seed)
+    note = figures.every_nth(stride, "position")
+    suffix = f" (showing {note})" if note else ""
+    if contrast:
+        fig = figures.heatmap_panels(
+            [rope_grid, added_grid],
+            ["RoPE: rope(q, m) · rope(k, n)", "sinusoid added: (q + PE_m) · (k + PE_n)"],
+            labels=[shown, shown],
+            title=f"Score of one query at m and one key at n, head_dim {head_dim}{suffix}",
+            x_title="key position n",
+            y_title="query position m",
+            x_name="n",
+            y_name="m",
+            value_name="score",
+            height=520,
+        )
+    else:
+        fig = figures.heatmap(
+            rope_grid,
+            x=shown,
+            y=shown,
+            title=f"RoPE score rope(q, m) · rope(k, n), head_dim {head_dim}{suffix}",
+            x_title="key position n",
+            y_title="query position m",
+            x_name="n",
+            y_name="m",
+            value_name="score",
+            row_noun="position",
+            col_noun="position",
+            height=560,
+        )
+    layout.chart(fig, key="rope_relative", filename="rope_relative")
+    c1, c2 = st.columns(2)
+    where = f", m, n < {window}" if window < n else ""
+    c1.metric(
+        f"RoPE: largest |S(m, n) − S(m + {shift}, n + {shift})|{where}",
+        f"{rope_err:.1e}",
+        help=f"over every m, n < {window}, measured with posenc.rope_shift_error",
+    )
+    if contrast:
+        c2.metric(
+            f"Sinusoid added: the same, s = {shift}{where}", f"{added_err:.3g}", help=f"over every m, n < {window}"
+        )
+    if shift == 0:
+        moved = "Pick a shift s above 0 to move both words and measure the change."
+    else:
+        moved = f"Moving both words {shift} positions on changes it by at most {rope_err:.0e}, rounding error." + (
+            f" With the sinusoid added instead, the same move changes scores by up to {added_err:.3g}: "
+            "the terms q · PE_n and PE_m · k still know where the words are."
+            if contrast
+            else ""
+        )
+    layout.notice(
+        "in RoPE's heatmap every diagonal (fixed m − n) keeps one colour: the score sees only the distance. " + moved
+    )
+
+elif view == "decay":
+    st.sidebar.header("Random q and k")
+    rho = state.float_slider(
+        "rho", "Correlation of k with q (rho)", 0.0, 1.0, 0.0, step=0.05, help="0: independent; 1: k = q."
+    )
+    n_samples = int(
+        state.choice_slider(
+            "samples", "Samples (q, k pairs)", (20, 50, 100, 200, 500, 1000, 2000, 5000), 2000, fmt=lambda v: f"{v:,}"
+        )
+    )
+    seed = state.int_slider("seed", "Seed", 0, 99, 0)
+    max_distance = int(
+        state.choice_slider("reach", "Largest distance", (256, 1024, 4096, 16384, 65536), 4096, fmt=lambda v: f"{v:,}")
+    )
+    st.latex(
+        r"|q'_m\cdot k'_n| \le \Big(\max_i |h_{i+1}-h_i|\Big) \sum_{j=1}^{d_h/2} |S_j|,\quad "
+        r"S_j=\sum_{i<j} e^{\,i (m-n)\theta_i},\quad h_i = \tilde q_i \overline{\tilde k_i}"
+    )
+    out = compute_rope.decay(head_dim, base, max_distance, rho, n_samples, seed)
+    left, right = st.columns(2)
+    fig = rope_figures.decay_bound(out["distances"], out["bound"], height=430)
+    with left:
+        layout.chart(fig, key="rope_bound", filename="rope_decay_bound")
+    root = math.sqrt(head_dim)
+    fig = rope_figures.score_spread(
+        out["distances"],
+        out["mean"],
+        out["std"],
+        reference=root,
+        reference_label=f"√head_dim = {root:.2f}",
+        title=f"Measured scores, {n_samples:,} random pairs, rho = {rho:g}",
+        height=430,
+    )
+    with right:
+        layout.chart(fig, key="rope_spread", filename="rope_score_spread")
+    st.table(
+        {
+            "distance m − n": list(compute_rope.LESSON_TEXT_STD),
+            "std measured here": [f"{out['near'][d]:.2f}" for d in compute_rope.LESSON_TEXT_STD],
+            "√head_dim": [f"{root:.2f}"] * len(compute_rope.LESSON_TEXT_STD),
+            "the lesson text's table": [f"{v:.2f}" for v in compute_rope.LESSON_TEXT_STD.values()],
+        }
+    )
+    mean_near, mean_far = out["mean"][0], out["mean"][-1]
+    if rho == 0:
+        mean_text = (
+            f"With rho = 0 the mean stays near 0 (here {mean_near:.2f} at distance 1, {mean_far:.2f} at "
+            f"{max_distance:,}); raise rho and it starts near rho·head_dim and falls with distance."
+        )
+    else:
+        mean_text = (
+            f"With k resembling q (rho = {rho:g}) the decay shows in the mean: {mean_near:.2f} at distance 1, "
+            f"{mean_far:.2f} at {max_distance:,}."
+        )
+    layout.notice(
+        "the bound (left) falls as the distance grows: that is RoFormer's 'long-term decay'. It is a ceiling, "
+        f"not what a score does. For independent q and k (rho = 0) the spread of the score stays at "
+        f"√head_dim = {root:.2f} at every distance, because rotating k does not change its spread. The lesson "
+        "text's table (3.83, 3.68, 4.57 at distances 1, 2, 3) shows no decay either: its values scatter around "
+        "4, which is √head_dim for head_dim 16, by about as much as the std of a few dozen samples moves from "
+        "seed to seed (try head_dim 16 with 50 samples and change the seed). " + mean_text
+    )
+
+elif view == "layouts":
+    st.sidebar.header("Scores")
+    n = controls.n_positions(default=256)
+    seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
+    out = compute_rope.layouts(head_dim, base, n, seed)
+    fig = rope_figures.pairing_map(
+        {
+            "interleaved (RoFormer, GPT-J, Meta's LLaMA code)": out["pairs"]["interleaved"],
+            "half (GPT-NeoX; LLaMA in transformers)": out["pairs"]["half"],
+        },
+        title=f"Which dimensions turn together (same colour = same pair), head_dim {head_dim}",
+        height=260,
+    )
+    layout.chart(fig, key="rope_pairing", filename="rope_pairing")
+    st.latex(
+        r"\text{interleaved: } (q_{2i},\, q_{2i+1}) \qquad\qquad \text{half: } (q_i,\, q_{i + d_h/2})"
+        r"\qquad\qquad \text{perm} = [0,\ \tfrac{d_h}{2},\ 1,\ \tfrac{d_h}{2}+1,\ \dots]"
+    )
+    perm = out["perm"]
+    shown_perm = ", ".join(map(str, perm[:12])) + (", ..." if perm.size > 12 else "")
+    st.caption(f"posenc.half_to_interleaved_permutation({head_dim}) = [{shown_perm}]")
+    fig = figures.line_chart(
+        out["positions"],
+        out["curves"],
+        title="Score of q at m against k at 0 under each pairing",
+        x_title="query position m (key at 0)",
+        y_title="score q'_m · k'_0",
+        x_name="m",
+        value_name="score",
+        styles={
+            "interleaved on permuted q, k": {"mode": "markers", "size": 5, "symbol": "x"},
+            "interleaved on the same q, k": {"dash": "dot"},
+        },
+        height=420,
+    )
+    layout.chart(fig, key="rope_layout_scores", filename="rope_layout_scores")
+    c1, c2 = st.columns(2)
+    c1.metric(
+        "half vs interleaved on permuted dims: largest |difference|",
+        f"{out['permuted']:.1e}",
+        help=f"every score with m, n < {out['window']}",
+    )
+    c2.metric(
+        "half vs interleaved on the same vectors: largest |difference|",
+        f"{out['unpermuted']:.3g}",
+        help=f"every score with m, n < {out['window']}",
+    )
+    layout.notice(
+        "the two pairings are the same method with the dimensions in another order: after the fixed "
+        f"permutation the scores agree to {out['permuted']:.0e} (the crosses sit on the line). Without it they "
+        f"differ by up to {out['unpermuted']:.3g}: weights trained with one pairing must be permuted before "
+        "code with the other can use them. transformers' LLaMA conversion script does exactly that to the q and "
+        "k projections, because Meta's original code pairs neighbouring dims and transformers' rotate_half pairs "
+        "i with i + d_h/2."
+    )
+
+elif view == "scaling":
+    st.sidebar.header("Context extension")
+    methods = {
+        "linear": "linear (PI)",
+        "ntk": "NTK-aware",
+        "dynamic": "dynamic NTK",
+        "yarn": "YaRN",
+        "llama3": "Llama 3",
+    }
+    method = state.choice("method", "Method", list(methods), "yarn", labels=methods, horizontal=False)
+    factor = state.float_slider("factor", "Factor s", 1.0, 32.0, 4.0, step=0.5, fmt="%.1f")
+    original = int(
+        state.choice_slider(
+            "orig",
+            "Training length L (original_max_position_embeddings)",
+            (512, 1024, 2048, 4096, 8192),
+            2048,
+            fmt=lambda v: f"{v:,}",
+        )
+    )
+    cfg = {"rope_type": method, "factor": factor}
+    seq_len = None
+    guides = {}
+    if method in ("dynamic", "yarn", "llama3"):
+        cfg["original_max_position_embeddings"] = original
+    if method == "dynamic":
+        seq_len = int(
+            state.choice_slider(
+                "seq",
+                "Current length (seq_len)",
+                tuple(2**k for k in range(9, 19)),
+                8192,
+                fmt=lambda v: f"{v:,}",
+                help="Dynamic NTK rescales only once the text outgrows L.",
+            )
+        )
+        guides = {f"current length = {seq_len:,}": seq_len}
+    elif method == "yarn":
+        beta_fast = state.choice_slider("beta_fast", "beta_fast (turns in L)", (4, 8, 16, 32, 64, 128), 32)
+        beta_slow = state.choice_slider("beta_slow", "beta_slow (turns in L)", (0.25, 0.5, 1, 2), 1)
+        cfg.update(beta_fast=float(beta_fast), beta_slow=float(beta_slow))
+        guides = {f"L/beta_fast = {original / beta_fast:,.0f}": original / beta_fast}
+        guides[f"L/beta_slow = {original / beta_slow:,.0f}"] = original / beta_slow
+    elif method == "llama3":
+        low_ff = state.float_slider("low", "low_freq_factor", 0.5, 8.0, 1.0, step=0.5, fmt="%.1f")
+        high_ff = state.float_slider("high", "high_freq_factor", 1.0, 32.0, 4.0, step=1.0, fmt="%.0f")
+        cfg.update(low_freq_factor=low_ff, high_freq_factor=high_ff)
+        guides = {f"L/low_freq_factor = {original / low_ff:,.0f}": original / low_ff}
+        guides[f"L/high_freq_factor = {original / high_ff:,.0f}"] = original / high_ff
+    formulas = {
+        "linear": r"\theta_i' = \theta_i / s \quad\text{(every position squeezed: } m \to m/s)",
+        "ntk": r"\text{base}' = \text{base}\cdot s^{\,d_h/(d_h-2)} \;\Rightarrow\; \theta_0' = \theta_0,\ "
+        r"\theta_{d_h/2-1}' = \theta_{d_h/2-1}/s",
+        "dynamic": r"\text{base}' = \text{base}\cdot\Big(\frac{s\,L_{\text{now}}}{L} - (s-1)\Big)^{d_h/(d_h-2)}"
+        r"\quad\text{when } L_{\text{now}} > L",
+        "yarn": r"\theta_i' = \theta_i\Big((1-\gamma_i) + \frac{\gamma_i}{s}\Big),\quad "
+        r"\gamma_i = \mathrm{clip}\Big(\frac{i - i_{\text{fast}}}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
+        r"\quad \sqrt{1/t} = 0.1\ln s + 1",
+        "llama3": r"\theta_i' = \begin{cases}\theta_i & \lambda_i < L/\text{high} \\ \theta_i/s & \lambda_i > "
+        r"L/\text{low} \\ (1-\sigma_i)\,\theta_i/s + \sigma_i\,\theta_i & \text{between},\ "
+        r"\sigma_i = \frac{L/\lambda_i - \text{low}}{\text{high} - \text{low}}\end{cases}",
+    }
+    st.latex(formulas[method])
+    if method == "yarn":
+        st.caption(
+            "i_fast and i_slow: the pairs that turn beta_fast and beta_slow times within L (rounded down and up). "
+            "t is YaRN's attention temperature: cos and sin are multiplied by the attention factor √(1/t)."
+        )
+    shown = methods[method]
+    try:
+        out = compute_rope.scaling(head_dim, base, tuple(sorted(cfg.items())), seq_len)
+    except ValueError as exc:
+        shown = "unscaled RoPE"
+        layout.core_error(exc)
+        st.caption("Showing unscaled RoPE instead.")
+        cfg, guides = {"rope_type": "linear", "factor": 1.0}, {}
+        out = compute_rope.scaling(head_dim, base, tuple(sorted(cfg.items())), None)
+    effective = float(cfg["factor"])
+    fig = rope_figures.scaling_chart(
+        out["before"],
+        out["after"],
+        out["ratio"],
+        out["region"],
+        factor=effective,
+        original_length=original,
+        guides=guides,
+        region_names=("kept, extrapolated", "blended", "interpolated"),
+        title=f"{shown}, s = {effective:g}: what happens to each pair (head_dim {head_dim}, base {base:,.0f})",
+        height=640,
+    )
+    layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}")
+    counts = np.bincount(out["region"], minlength=len(rope_lessons.SCALING_REGIONS))
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN only)")
+    c2.metric("Kept pairs", int(counts[0]), help="frequency ratio 1: they turn as in training")
+    c3.metric("Blended pairs", int(counts[1]), help="ratio strictly between 1/s and 1")
+    c4.metric("Interpolated pairs", int(counts[2]), help="ratio 1/s: positions squeezed s times")
+    st.caption(
+        "Frequencies from posenc.rope_inv_freq, the same numbers as transformers' ROPE_INIT_FUNCTIONS for "
+        "linear, dynamic, yarn and llama3 (checked against frozen transformers outputs in the test suite). "
+        "'NTK-aware' is bloc97's static formula, not a transformers rope_type."
+    )
+    longer = int((out["before"] > original).sum())
+    layout.notice(
+        f"{longer} of {half} pairs have a wavelength longer than the training length L = {original:,}: they never "
+        "completed a turn in training, so angles past L are new to the model. Linear interpolation slows every "
+        "pair; NTK, YaRN and Llama 3 leave the fastest pairs (which turned many times in training) alone or "
+        "nearly so, and slow mostly the slow ones, and dynamic NTK does nothing until the text is longer than L."
+    )
+
+else:  # xpos
+    st.sidebar.header("xPos")
+    gamma = state.float_slider("gamma", "gamma", 0.05, 1.0, 0.4, step=0.05, help="torchscale uses 0.4.")
+    scale_base = float(
+        state.choice_slider(
+            "scale_base", "scale_base", (64, 128, 256, 512, 1024, 2048, 4096), 512, fmt=lambda v: f"{v:,.0f}"
+        )
+    )
+    max_distance = int(
+        state.choice_slider(
+            "reach", "Largest distance", (256, 512, 1024, 2048, 4096, 8192), 2048, fmt=lambda v: f"{v:,.0f}"
+        )
+    )
+    seed = state.int_slider("seed", "Seed of q", 0, 99, 0)
+    st.latex(
+        r"\hat q_m = q'_m\, \zeta^{\,m/\text{scale\_base}},\quad \hat k_n = k'_n\, \zeta^{-n/\text{scale\_base}}"
+        r"\;\Rightarrow\; \hat q_m\cdot\hat k_n = \mathrm{Re}\sum_i \tilde q_i\overline{\tilde k_i}\,"
+        r"e^{\,i(m-n)\theta_i}\,\zeta_i^{(m-n)/\text{scale\_base}},\quad \zeta_i = \frac{2i/d_h + \gamma}{1+\gamma}"
+    )
+    out = compute_rope.xpos(head_dim, base, gamma, scale_base, max_distance, seed)
+    picked = sorted({0, half // 4, half // 2, (3 * half) // 4, half - 1})
+    fig = rope_figures.xpos_factors(out["distances"], out["zeta"], picked, scale_base=scale_base, height=420)
+    left, right = st.columns(2)
+    with left:
+        layout.chart(fig, key="xpos_zeta", filename="xpos_scale")
+    fig = rope_figures.xpos_score_chart(out["distances"], out["rope"], out["xpos"], height=420)
+    with right:
+        layout.chart(fig, key="xpos_scores", filename="xpos_scores")
+    if out["stride"] > 1:
+        st.caption(f"Showing {figures.every_nth(out['stride'], 'distance')}.")
+    zeta_fast, zeta_slow = out["zeta"][-1, 0], out["zeta"][-1, -1]
+    layout.notice(
+        f"the fastest pair gets ζ_0 = {gamma / (1 + gamma):.3f}, so at distance {int(out['distances'][-1]):,} "
+        f"its share is multiplied by {zeta_fast:.2g}, while the slowest pair keeps {zeta_slow:.3f} of its own: "
+        "xPos damps the fast, jittery pairs most and leaves the slow ones nearly alone. Both curves start at "
+        "|q|² at r = 0. xPos is meant for causal attention (n ≤ m): for a key after the query the factor would "
+        "grow instead."
+    )

@@ -1,0 +1,224 @@
+"""The "Compare them all" page under AppTest: the numbers it shows are the ones the
+formulas give, the 2L column is measured, and the controls move the figures."""
+
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, chart_bytes, charts, open_page
+
+import posenc
+from posenc import compare_lessons
+from ui.catalog import METHODS
+
+PAGE = "lessons/compare.py"
+RELATIVE = ("Shaw", "T5 buckets", "ALiBi", "KERPLE (log)", "RoPE", "xPos")
+
+
+def _array(spec) -> np.ndarray:
+    """A Plotly array from the JSON Streamlit sent (plain list or base64 binary)."""
+    if isinstance(spec, dict) and "bdata" in spec:
+        arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]))
+        shape = spec.get("shape")
+        return arr.reshape([int(s) for s in str(shape).split(",")]) if shape else arr
+    return np.asarray(spec)
+
+
+def _panels(at) -> dict[str, dict]:
+    """Heatmap traces of the small multiples by the start of their name."""
+    return {t["name"]: t for t in charts(at)[0]["data"]}
+
+
+def _panel(at, prefix: str) -> dict:
+    return next(t for name, t in _panels(at).items() if name.startswith(prefix))
+
+
+def _table(at):
+    return at.table[0].value
+
+
+def _runs_column(table) -> str:
+    return next(c for c in table.columns if c.startswith("Runs at 2L"))
+
+
+def _notices(at) -> str:
+    return " ".join(c.value for c in at.caption if "What to notice" in c.value)
+
+
+# the small multiples
+
+
+def test_defaults_draw_nine_methods_on_one_phrase():
+    at = open_page(PAGE)
+    assert_clean(at)
+    assert not at.warning
+    grid, bars = charts(at)
+    assert len(grid["data"]) == 9
+    assert grid["layout"]["title"]["text"].startswith("Scores with positions minus scores without, T = 64, Dh = 64")
+    assert [t["type"] for t in bars["data"]] == ["bar"] * 3
+    assert max(chart_bytes(at)) < 1_000_000
+
+
+def test_alibi_panel_is_minus_its_slope_times_the_distance():
+    # Press et al.: with 4 heads the slopes are 2^-2, 2^-4, ...; head 1 has m = 1/4
+    at = open_page(PAGE, {"heads": "4", "seq_len": "40"})
+    assert_clean(at)
+    trace = _panel(at, "ALiBi")
+    assert trace["name"] == "ALiBi, m = 0.25"
+    pos = _array(trace["x"]).astype(float)
+    np.testing.assert_allclose(_array(trace["z"]), -0.25 * np.abs(pos[:, None] - pos[None, :]), atol=1e-6)
+
+
+def test_with_one_repeated_word_relative_methods_draw_stripes_and_absolute_ones_do_not():
+    at = open_page(PAGE)
+    for prefix in RELATIVE:
+        z = _array(_panel(at, prefix)["z"]).astype(float)
+        np.testing.assert_allclose(z[1:, 1:], z[:-1, :-1], atol=1e-5, err_msg=prefix)
+    for prefix in ("Sinusoidal", "Learned"):
+        z = _array(_panel(at, prefix)["z"]).astype(float)
+        assert np.abs(z[1:, 1:] - z[:-1, :-1]).max() > 1e-2, prefix
+    assert not _array(_panel(at, "None")["z"]).any()
+
+
+def test_with_random_words_rope_loses_its_stripes_but_the_biases_keep_them():
+    at = open_page(PAGE, {"phrase": "random"})
+    assert_clean(at)
+    rope = _array(_panel(at, "RoPE")["z"]).astype(float)
+    assert np.abs(rope[1:, 1:] - rope[:-1, :-1]).max() > 1e-2
+    for prefix in ("T5 buckets", "ALiBi", "KERPLE"):
+        z = _array(_panel(at, prefix)["z"]).astype(float)
+        np.testing.assert_allclose(z[1:, 1:], z[:-1, :-1], atol=1e-5, err_msg=prefix)
+    assert "with different words" in _notices(at)
+
+
+def test_the_learned_panel_is_empty_past_the_training_length():
+    at = open_page(PAGE, {"seq_len": "100", "train_len": "64"})
+    assert_clean(at)
+    grid = charts(at)[0]
+    assert len(grid["data"]) == 8
+    texts = [a["text"] for a in grid["layout"]["annotations"]]
+    assert "no: no row past max_len = 64" in texts
+    assert "Learned absolute: no scores" in texts
+    assert "no rows past 63" in _notices(at)
+
+
+def test_long_sequences_are_thinned_and_the_title_says_so():
+    at = open_page(PAGE, {"seq_len": "512", "train_len": "512"})
+    trace = _panel(at, "RoPE")
+    assert list(_array(trace["x"])[:3]) == [0, 8, 16]
+    assert "every 8th position" in charts(at)[0]["layout"]["title"]["text"]
+
+
+# the table
+
+
+def test_parameter_counts_follow_the_formulas():
+    h, dh, length, k = 12, 64, 1024, 16
+    at = open_page(PAGE, {"heads": str(h), "head_dim": str(dh), "train_len": str(length), "shaw_k": str(k)})
+    assert_clean(at)
+    params = _table(at)["Learned parameters"]
+    assert params["Learned absolute"].endswith(f"= {length * h * dh:,} (one table)")
+    assert "786,432" in params["Learned absolute"]  # GPT-2 small: 1024 x 768
+    assert params["T5 buckets"].startswith(f"buckets x H = 32 x {h} = {32 * h}")
+    assert f"= {2 * (2 * k + 1) * dh:,} per layer" in params["Shaw et al. relative (2018)"]
+    assert params["KERPLE (Chi et al. 2022)"] == f"2 x H = 2 x {h} = {2 * h} per layer"
+    for zero in ("None (bag of words)", "Sinusoidal (Vaswani et al. 2017)", "RoPE (Su et al. 2021)"):
+        assert params[zero] == "0"
+
+
+def test_the_2l_column_is_measured_and_only_the_learned_table_stops():
+    at = open_page(PAGE, {"train_len": "16"})
+    assert_clean(at)
+    table = _table(at)
+    column = _runs_column(table)
+    assert column == "Runs at 2L = 32? (measured)"
+    runs = table[column]
+    assert runs["Learned absolute"] == "no: no row past max_len = 16"
+    assert (runs.drop("Learned absolute") == "yes").all()
+    # the claim behind it, checked here directly against the core
+    with pytest.raises(posenc.PositionOutOfRange):
+        posenc.position_scores(np.ones((32, 4)), 32, "learned", max_len=16)
+    captions = " ".join(c.value for c in at.caption)
+    assert "every position from 0 to 31" in captions
+    assert "only Learned absolute stopped: the learned table has no row for position 16" in _notices(at)
+
+
+def test_the_2l_check_thins_long_ranges_but_keeps_position_l():
+    at = open_page(PAGE, {"train_len": "2048"})
+    captions = " ".join(c.value for c in at.caption)
+    assert "every 8th position, plus 2048 and 4095" in captions
+    assert _table(at)[_runs_column(_table(at))]["Learned absolute"] == "no: no row past max_len = 2048"
+
+
+def test_table_texts_come_from_the_catalogue():
+    at = open_page(PAGE)
+    table = _table(at)
+    alibi = next(m for m in METHODS if m["Method"].startswith("ALiBi"))
+    assert table["Used in"][alibi["Method"]] == alibi["Used in"]
+    assert table["Where position enters"]["RoPE (Su et al. 2021)"] == "multiplies (rotates) q, k"
+    assert table["Where position enters"]["T5 buckets"] == "adds a bias to the logits"
+    assert len(table) == 9
+
+
+# translation invariance
+
+
+def _bars_by_method(at) -> dict[str, float]:
+    bars = charts(at)[1]
+    return {x: float(v) for t in bars["data"] for x, v in zip(t["x"], _array(t["customdata"]), strict=True)}
+
+
+def test_translation_errors_are_exact_zeros_for_relative_methods_and_real_for_the_sinusoid():
+    at = open_page(PAGE, {"shift": "5"})
+    errors = _bars_by_method(at)
+    for name in ("None", "Shaw (clipped)", "T5 buckets", "ALiBi", "KERPLE (log)"):
+        assert errors[name] == 0.0, name
+    assert 0 < errors["RoPE"] < 1e-12 and 0 < errors["xPos"] < 1e-12
+    # the sinusoid, recomputed here from its definition: (x + PE)(x + PE)^T / sqrt(Dh)
+    x = compare_lessons.phrase(64, 64, "repeated", seed=0)
+
+    def scores(start):
+        h = x + posenc.sinusoidal(np.arange(start, start + 64), 64)
+        return h @ h.T / math.sqrt(64)
+
+    assert errors["Sinusoidal"] == pytest.approx(np.abs(scores(5) - scores(0)).max(), rel=1e-12)
+    assert errors["Learned absolute"] > 1e-2
+    notice = _notices(at)
+    assert "give exactly 0" in notice and "Sinusoidal by" in notice
+
+
+def test_shifting_past_the_table_shows_no_row_for_the_learned_table():
+    at = open_page(PAGE, {"shift": "300", "train_len": "256"})
+    assert_clean(at)
+    bars = charts(at)[1]
+    assert "Learned absolute" not in [x for t in bars["data"] for x in t["x"]]
+    assert [a["text"] for a in bars["layout"]["annotations"]] == ["no row"]
+    assert any(c.value.startswith("**No row:**") and "up to 363" in c.value for c in at.caption)
+
+
+# controls
+
+
+def test_moving_the_sliders_changes_the_figures():
+    at = open_page(PAGE)
+    grid, bars = charts(at)
+    at.slider(key="w:seq_len").set_value(32).run()
+    grid2, _ = charts(at)
+    assert "T = 32" in grid2["layout"]["title"]["text"]
+    assert _array(_panel(at, "RoPE")["z"]).shape == (32, 32)
+    at.slider(key="w:shift").set_value(100).run()
+    assert "moves 100 positions" in charts(at)[1]["layout"]["title"]["text"]
+    at.slider(key="w:shaw_k").set_value(3).run()
+    assert _panel(at, "Shaw")["name"] == "Shaw, K = 3"
+    assert at.query_params["shaw_k"] == "3"
+
+
+def test_largest_settings_stay_clean_and_small():
+    largest = {"seq_len": "512", "head_dim": "256", "heads": "64", "train_len": "2048", "shaw_k": "64"}
+    at = open_page(PAGE, {**largest, "shift": "1024", "phrase": "random"})
+    assert_clean(at)
+    assert not at.warning
+    assert max(chart_bytes(at)) < 1_000_000

@@ -1,0 +1,376 @@
+"""The RoPE lesson under AppTest: each view's numbers against independent computations.
+
+Expected values are written out here from the formulas (rotation angles, complex-form
+scores, the sinusoid, xPos's zeta) or taken from the frozen transformers snapshots,
+never copied from a run of the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, chart_bytes, charts, open_page
+
+PAGE = "lessons/rope.py"
+MB = 1_000_000
+
+
+# helpers
+
+
+def arr(value) -> np.ndarray:
+    """A Plotly array from the JSON spec: typed (base64) or a plain list (None -> NaN)."""
+    if isinstance(value, dict) and "bdata" in value:
+        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            out = out.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return out.astype(float)
+    return np.array([np.nan if v is None else v for v in value], dtype=float)
+
+
+def seeded_qk(head_dim: int, seed: int):
+    # the lesson draws q, then independent k, from numpy's default generator
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(head_dim), rng.standard_normal(head_dim)
+
+
+def theta(head_dim: int, base: float) -> np.ndarray:
+    return np.array([base ** (-2 * i / head_dim) for i in range(head_dim // 2)])
+
+
+def complex_pairs(x):
+    return np.array([complex(x[2 * i], x[2 * i + 1]) for i in range(len(x) // 2)])
+
+
+def rope_score(q, k, m, n, base=10_000.0):
+    """Re sum_i q~_i conj(k~_i) e^{i (m - n) theta_i} (RoFormer, eq. 16), written out."""
+    t = theta(len(q), base)
+    return float(np.real(np.sum(complex_pairs(q) * np.conj(complex_pairs(k)) * np.exp(1j * (m - n) * t))))
+
+
+def sinusoid(p, d, base=10_000.0):
+    out = np.empty(d)
+    for i in range(d // 2):
+        w = base ** (-2 * i / d)
+        out[2 * i], out[2 * i + 1] = math.sin(p * w), math.cos(p * w)
+    return out
+
+
+def metric(at, start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(start))
+
+
+def notice(at) -> str:
+    return next(c.value for c in at.caption if "What to notice" in c.value)
+
+
+# rotation
+
+
+ROTATION = {"view": "rotation", "dh": "16", "base": "100", "pairs": "0,3,7", "frames": "20", "step": "5", "gap": "4"}
+
+
+def test_rotation_frames_turn_each_pair_by_m_theta():
+    at = open_page(PAGE, ROTATION)
+    assert_clean(at)
+    assert not at.warning
+    spec = charts(at)[0]
+    frames = spec["frames"]
+    ms = [4 + 5 * f for f in range(20)]
+    assert [f["name"] for f in frames] == [f"m={m}" for m in ms]
+    assert len(spec["layout"]["sliders"][0]["steps"]) == 20
+    q, _ = seeded_qk(16, 0)
+    t = theta(16, 100.0)
+    for f, frame in enumerate(frames):
+        k_arrows, q_arrows, texts = frame["data"]
+        for j, i in enumerate((0, 3, 7)):
+            centre = 3.0 * j
+            qx, qy = q_arrows["x"][3 * j + 1] - centre, q_arrows["y"][3 * j + 1]
+            kx, ky = k_arrows["x"][3 * j + 1] - centre, k_arrows["y"][3 * j + 1]
+            # q's pair starts at angle atan2(q_{2i+1}, q_{2i}) and has turned by m theta_i
+            expected = math.atan2(q[2 * i + 1], q[2 * i]) + ms[f] * t[i]
+            assert math.remainder(math.atan2(qy, qx) - expected, 2 * math.pi) == pytest.approx(0, abs=1e-4)
+            # the key (same content, 4 positions earlier) trails by 4 theta_i
+            assert math.remainder(math.atan2(qy, qx) - math.atan2(ky, kx) - 4 * t[i], 2 * math.pi) == pytest.approx(
+                0, abs=1e-4
+            )
+            # angle written in degrees modulo 360, and the pair's share |q_i|^2 cos(4 theta_i)
+            text = texts["text"][j]
+            rad, deg = re.search(r"mθ = ([0-9.,e+-]+) rad ≡ ([0-9.e+-]+)°", text).groups()
+            assert float(rad.replace(",", "")) == pytest.approx(ms[f] * t[i], rel=2e-3)
+            assert float(deg) == pytest.approx(math.degrees(ms[f] * t[i]) % 360, rel=2e-3, abs=0.05)
+            share = (q[2 * i] ** 2 + q[2 * i + 1] ** 2) * math.cos(4 * t[i])
+            assert f"q·k = {share:+.3f}" in text
+
+
+def test_rotation_play_button_and_slider_are_set_for_smooth_playback():
+    spec = charts(open_page(PAGE, {"view": "rotation"}))[0]
+    play = spec["layout"]["updatemenus"][0]["buttons"][0]
+    assert play["method"] == "animate"
+    assert play["args"][1]["frame"] == {"duration": 120, "redraw": False}
+    assert play["args"][1]["transition"]["duration"] == 0
+    step = spec["layout"]["sliders"][0]["steps"][0]
+    assert step["method"] == "animate" and step["args"][1]["frame"]["redraw"] is False
+
+
+def test_rotation_defaults_show_fastest_middle_and_slowest_pairs():
+    at = open_page(PAGE, {"view": "rotation"})
+    titles = [a["text"] for a in charts(at)[0]["layout"]["annotations"]]
+    assert [t.split("</b>")[0].removeprefix("<b>") for t in titles] == ["pair 0", "pair 8", "pair 16", "pair 31"]
+    assert "pair 0 turns 57.3° per position" in notice(at)
+
+
+def test_rotation_caps_frames_and_keeps_the_payload_small_at_the_largest_settings():
+    at = open_page(PAGE, {"view": "rotation", "dh": "256", "frames": "64", "step": "5000", "gap": "64"})
+    assert_clean(at)
+    spec = charts(at)[0]
+    assert len(spec["frames"]) == 64
+    assert max(chart_bytes(at)) < MB / 4
+    # pair 0 at m = 64 + 63 * 5000: the angle text still carries the exact degrees
+    m = 64 + 63 * 5000
+    assert f"≡ {math.degrees(m) % 360:.1f}°" in spec["frames"][-1]["data"][2]["text"][0]
+
+
+# only m - n matters
+
+
+RELATIVE = {"view": "relative", "dh": "8", "n": "40", "seed": "3", "s": "5", "added": "1"}
+
+
+def test_relative_heatmaps_match_the_complex_form_and_the_sinusoid_sum():
+    at = open_page(PAGE, RELATIVE)
+    assert_clean(at)
+    rope_panel, added_panel = charts(at)[0]["data"]
+    q, k = seeded_qk(8, 3)
+    rope = arr(rope_panel["z"])
+    added = arr(added_panel["z"])
+    assert rope.shape == added.shape == (40, 40)
+    for m in (0, 7, 39):
+        for n in (0, 20, 39):
+            assert rope[m, n] == pytest.approx(rope_score(q, k, m, n), abs=1e-4)
+            assert added[m, n] == pytest.approx((q + sinusoid(m, 8)) @ (k + sinusoid(n, 8)), abs=1e-4)
+    # constant along diagonals for RoPE, not with the sinusoid added
+    assert np.abs(rope[1:, 1:] - rope[:-1, :-1]).max() < 1e-4
+    assert np.abs(added[1:, 1:] - added[:-1, :-1]).max() > 0.1
+
+
+def test_relative_shift_metrics_are_measured():
+    at = open_page(PAGE, RELATIVE)
+    assert float(metric(at, "RoPE: largest")) < 1e-12
+    q, k = seeded_qk(8, 3)
+    worst = max(
+        abs((q + sinusoid(m, 8)) @ (k + sinusoid(n, 8)) - (q + sinusoid(m + 5, 8)) @ (k + sinusoid(n + 5, 8)))
+        for m in range(40)
+        for n in range(40)
+    )
+    assert float(metric(at, "Sinusoid added")) == pytest.approx(worst, rel=1e-2)
+
+
+def test_relative_thins_long_ranges_and_stays_constant_on_diagonals():
+    at = open_page(PAGE, {"view": "relative", "n": "4096", "added": "0", "dh": "16"})
+    assert_clean(at)
+    spec = charts(at)[0]
+    assert "every 32nd position" in spec["layout"]["title"]["text"]
+    trace = spec["data"][0]
+    z, y = arr(trace["z"]), arr(trace["y"])
+    assert z.shape == (128, 128)
+    assert y[1] - y[0] == 32
+    assert np.abs(z[1:, 1:] - z[:-1, :-1]).max() < 1e-3
+    assert len(at.metric) == 1, "no sinusoid metric without the sinusoid panel"
+
+
+# long-term decay
+
+
+def test_decay_bound_matches_roformers_sum_and_the_spread_is_sqrt_head_dim():
+    at = open_page(PAGE, {"view": "decay", "dh": "16", "samples": "5000", "rho": "0", "reach": "1024"})
+    assert_clean(at)
+    bound_chart, spread_chart = charts(at)
+    x, bound = arr(bound_chart["data"][0]["x"]), arr(bound_chart["data"][0]["y"])
+    t = theta(16, 10_000.0)
+    for r in (1, 2, 3, int(x[len(x) // 2]), 1024):
+        # (2/d) sum_j |sum_{i<j} e^{i r theta_i}|, j = 1..d/2
+        expected = np.mean([abs(sum(np.exp(1j * r * t[:j]))) for j in range(1, 9)])
+        assert bound[list(x).index(r)] == pytest.approx(expected, rel=1e-5)
+    std = arr(next(tr for tr in spread_chart["data"] if tr["name"] == "std of the score")["y"])
+    assert np.all(np.abs(std - 4.0) < 0.25), "independent q, k: std is sqrt(16) at every distance"
+    table = at.table[0].value
+    assert list(table["distance m − n"]) == [1, 2, 3]
+    assert list(table["the lesson text's table"]) == ["3.83", "3.68", "4.57"]
+    assert all(abs(float(v) - 4.0) < 0.25 for v in table["std measured here"])
+
+
+def test_decay_mean_falls_with_distance_when_k_resembles_q():
+    at = open_page(PAGE, {"view": "decay", "dh": "64", "samples": "5000", "rho": "0.9", "reach": "4096"})
+    spread = charts(at)[1]
+    mean = arr(next(tr for tr in spread["data"] if tr["name"] == "mean score")["y"])
+    # E[q_m . k_n] = 2 rho sum_i cos(r theta_i) with k = rho q + noise
+    expected_at_1 = 2 * 0.9 * np.cos(theta(64, 10_000.0)).sum()
+    assert mean[0] == pytest.approx(expected_at_1, abs=1.0)
+    assert mean[-1] < mean[0] / 3
+    assert "With k resembling q (rho = 0.9)" in notice(at)
+
+
+# pairings
+
+
+def test_layouts_show_each_pairing_and_measure_the_permutation():
+    at = open_page(PAGE, {"view": "layouts", "dh": "10", "n": "50", "seed": "2"})
+    assert_clean(at)
+    pairing, scores = charts(at)
+    z = arr(pairing["data"][0]["z"])
+    np.testing.assert_array_equal(z[0], [d // 2 for d in range(10)])
+    np.testing.assert_array_equal(z[1], [d % 5 for d in range(10)])
+    q, k = seeded_qk(10, 2)
+    curves = {tr["name"]: arr(tr["y"]) for tr in scores["data"]}
+    half = curves["half (GPT-NeoX; LLaMA in transformers)"]
+    t = theta(10, 10_000.0)
+    for m in (0, 13, 49):
+        # half layout: pair i is (x_i, x_{i+5}), turned by m theta_i; the key sits at 0
+        qc = np.array([complex(q[i], q[i + 5]) for i in range(5)])
+        kc = np.array([complex(k[i], k[i + 5]) for i in range(5)])
+        assert half[m] == pytest.approx(float(np.real(np.sum(qc * np.conj(kc) * np.exp(1j * m * t)))), abs=1e-4)
+        assert curves["interleaved on the same q, k"][m] == pytest.approx(rope_score(q, k, m, 0), abs=1e-4)
+    np.testing.assert_allclose(curves["interleaved on permuted q, k"], half, atol=1e-5)
+    assert float(metric(at, "half vs interleaved on permuted")) < 1e-12
+    assert float(metric(at, "half vs interleaved on the same")) > 0.01
+    assert "[0, 5, 1, 6, 2, 7, 3, 8, 4, 9]" in " ".join(c.value for c in at.caption)
+
+
+# context extension: the plotted numbers are transformers' numbers
+
+
+def _plotted_wavelengths(spec):
+    """Scaled wavelength of each pair, gathered from the region traces of the top panel."""
+    after = {}
+    for tr in spec["data"]:
+        if tr.get("yaxis", "y") == "y" and tr["name"] != "original wavelength" and "pairs)" in tr["name"]:
+            after.update(zip(arr(tr["x"]).astype(int).tolist(), arr(tr["y"]).tolist(), strict=True))
+    return np.array([after[i] for i in range(len(after))])
+
+
+def _query_for(case):
+    cfg = case["rope_scaling"]
+    query = {"view": "scaling", "dh": str(case["head_dim"]), "base": f"{case['base']:g}", "method": cfg["rope_type"]}
+    query["factor"] = f"{cfg['factor']:g}"
+    if "original_max_position_embeddings" in cfg:
+        query["orig"] = str(cfg["original_max_position_embeddings"])
+    if cfg["rope_type"] == "dynamic":
+        query["seq"] = str(case["seq_len"])
+    if cfg["rope_type"] == "yarn":
+        query["beta_fast"] = f"{cfg.get('beta_fast', 32):g}"
+        query["beta_slow"] = f"{cfg.get('beta_slow', 1):g}"
+    if cfg["rope_type"] == "llama3":
+        query["low"] = f"{cfg['low_freq_factor']:g}"
+        query["high"] = f"{cfg['high_freq_factor']:g}"
+    return query
+
+
+SNAPSHOT_CASES = ["linear_4", "dynamic_2_seq4096", "yarn_4", "yarn_4_beta16_2", "yarn_4_head128_base500k", "llama3_1"]
+
+
+@pytest.mark.parametrize("name", SNAPSHOT_CASES)
+def test_scaling_plots_exactly_transformers_wavelengths(snapshots, name):
+    case = next(c for c in snapshots["rope_init"] if c["name"] == name)
+    at = open_page(PAGE, _query_for(case))
+    assert_clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    spec = charts(at)[0]
+    expected = 2 * np.pi / np.array(case["inv_freq_f64"])
+    np.testing.assert_allclose(_plotted_wavelengths(spec), expected, rtol=1e-6)
+    original = arr(next(tr for tr in spec["data"] if tr["name"] == "original wavelength")["y"])
+    np.testing.assert_allclose(
+        original, 2 * np.pi * case["base"] ** (np.arange(0, case["head_dim"], 2) / case["head_dim"]), rtol=1e-6
+    )
+    assert metric(at, "Attention factor") == f"{case['attention_factor']:.4f}"
+
+
+def test_scaling_ntk_follows_its_formula_and_linear_interpolates_every_pair():
+    at = open_page(PAGE, {"view": "scaling", "method": "ntk", "factor": "8", "dh": "32"})
+    new_base = 10_000.0 * 8 ** (32 / 30)
+    expected = 2 * np.pi * new_base ** (np.arange(0, 32, 2) / 32)
+    np.testing.assert_allclose(_plotted_wavelengths(charts(at)[0]), expected, rtol=1e-6)
+    at = open_page(PAGE, {"view": "scaling", "method": "linear", "factor": "4", "dh": "32"})
+    assert metric(at, "Interpolated pairs") == "16" and metric(at, "Kept pairs") == "0"
+
+
+def test_scaling_dynamic_changes_nothing_within_the_training_length():
+    at = open_page(PAGE, {"view": "scaling", "method": "dynamic", "orig": "4096", "seq": "4096"})
+    assert metric(at, "Kept pairs") == "32"
+    ratio = [tr for tr in charts(at)[0]["data"] if tr.get("yaxis") == "y2"]
+    assert all(np.allclose(arr(tr["y"]), 1.0) for tr in ratio)
+
+
+def test_scaling_llama3_bands_are_drawn_and_counted():
+    at = open_page(
+        PAGE,
+        {
+            "view": "scaling",
+            "method": "llama3",
+            "dh": "128",
+            "base": "500000",
+            "orig": "8192",
+            "factor": "8",
+            "low": "1",
+            "high": "4",
+        },
+    )
+    texts = [a["text"] for a in charts(at)[0]["layout"]["annotations"]]
+    assert "L/low_freq_factor = 8,192" in " ".join(texts) and "L/high_freq_factor = 2,048" in texts
+    lam = 2 * np.pi * 500_000.0 ** (np.arange(0, 128, 2) / 128)
+    assert metric(at, "Kept pairs") == str(int((lam < 2048).sum()))
+    assert metric(at, "Interpolated pairs") == str(int((lam > 8192).sum()))
+
+
+def test_scaling_bad_llama3_factors_show_the_core_error_and_a_fallback_chart():
+    at = open_page(PAGE, {"view": "scaling", "method": "llama3", "low": "8", "high": "4"})
+    assert_clean(at)
+    assert "high_freq_factor" in at.error[0].value
+    assert charts(at), "unscaled RoPE is shown instead"
+
+
+# xPos
+
+
+def test_xpos_factors_and_scores_follow_the_paper():
+    at = open_page(PAGE, {"view": "xpos", "dh": "8", "gamma": "0.5", "scale_base": "64", "reach": "256", "seed": "1"})
+    assert_clean(at)
+    factors, scores = charts(at)
+    r = arr(factors["data"][0]["x"])
+    assert r[0] == 0 and r[-1] == 256
+    zeta = np.array([(2 * i / 8 + 0.5) / 1.5 for i in range(4)])
+    for tr in factors["data"]:
+        i = int(tr["name"].removeprefix("pair "))
+        np.testing.assert_allclose(arr(tr["y"]), zeta[i] ** (r / 64), rtol=1e-6)
+    q, _ = seeded_qk(8, 1)
+    power = np.abs(complex_pairs(q)) ** 2  # the key holds the same content as the query
+    t = theta(8, 10_000.0)
+    rope = (power[None, :] * np.cos(r[:, None] * t[None, :])).sum(1)
+    xpos = (power[None, :] * np.cos(r[:, None] * t[None, :]) * zeta[None, :] ** (r[:, None] / 64)).sum(1)
+    curves = {tr["name"]: arr(tr["y"]) for tr in scores["data"]}
+    np.testing.assert_allclose(curves["RoPE"], rope, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(curves["xPos"], xpos, rtol=1e-5, atol=1e-5)
+    assert f"ζ_0 = {0.5 / 1.5:.3f}" in notice(at)
+
+
+def test_every_view_stays_small_at_its_largest_settings():
+    largest = {
+        "dh": "256",
+        "base": "1000000",
+        "n": "4096",
+        "s": "2048",
+        "frames": "64",
+        "step": "5000",
+        "samples": "5000",
+        "reach": "65536",
+        "factor": "32",
+        "scale_base": "64",
+    }
+    for view in ("rotation", "relative", "decay", "layouts", "scaling", "xpos"):
+        at = open_page(PAGE, {**largest, "view": view})
+        assert_clean(at)
+        assert max(chart_bytes(at)) < MB
