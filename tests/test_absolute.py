@@ -220,3 +220,21 @@ def test_negative_position_is_refused_not_wrapped():
     with pytest.raises(ValueError, match="positions") as info:
         lookup_learned(table, [0, -1])
     assert "-1" in str(info.value)
+
+
+@pytest.mark.parametrize("n", [256, 257, 1000, 4096, 8191])
+@pytest.mark.parametrize("layout", posenc.SINUSOIDAL_LAYOUTS)
+def test_blocked_construction_for_many_positions_matches_the_direct_formula(n, layout):
+    # an int n >= 256 is built by angle addition; an explicit array goes through sin(p * w)
+    blocked = posenc.sinusoidal(n, 64, layout=layout)
+    direct = posenc.sinusoidal(np.arange(n, dtype=float), 64, layout=layout)
+    assert blocked.shape == (n, 64)
+    np.testing.assert_allclose(blocked, direct, rtol=0, atol=2e-12)
+    # and it is as close to the exact sin(p * w) as the direct formula is
+    sines = slice(0, None, 2) if layout == "interleaved" else slice(0, 32)
+    w = posenc.sinusoid_frequencies(64).astype(np.longdouble)
+    exact_sin = np.sin(np.arange(n, dtype=np.longdouble)[:, None] * w[None, :])
+    blocked_err = float(np.abs(blocked[:, sines] - exact_sin).max())
+    direct_err = float(np.abs(direct[:, sines] - exact_sin).max())
+    assert blocked_err <= 2 * direct_err + 1e-15
+    assert blocked[1, 0] == np.sin(1.0)
