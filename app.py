@@ -1,24 +1,71 @@
-"""posenc-lab: the entry point. It only sets the page up and routes to the lessons.
+"""posenc-lab: the entry point. It sets the page up, routes to the lessons and draws the
+shell around every lesson (presenter switch, speaker notes, previous / next links).
 
 The lessons live in ``lessons/``, not ``pages/``: with ``st.navigation``, a folder
 named ``pages/`` next to this file makes Streamlit run its legacy auto-discovery on a
 session's first run (and under AppTest on every run), which can start a lesson without
-this file and so without its shared sidebar. See README, "Navigation".
+this file and so without its shared shell. See README, "Navigation".
 """
 
 import streamlit as st
 
-from ui import state
-from ui.catalog import HOME, LESSONS
+from ui import exercises, layout, state
+from ui.catalog import HOME, LESSONS, REFERENCE
 
-st.set_page_config(page_title="posenc-lab: how Transformers know word order", page_icon="🧭", layout="wide")
+present_in_url = st.query_params.get("present") in ("1", "true")
+st.set_page_config(
+    page_title="posenc-lab: how Transformers know word order",
+    page_icon="🧭",
+    layout="wide",
+    # a projected lesson starts with the figures, not the controls
+    initial_sidebar_state="collapsed" if present_in_url else "auto",
+)
 
-pages = [st.Page(HOME.path, title=HOME.title, icon=HOME.icon, default=True)] + [
-    st.Page(lesson.path, title=lesson.title, icon=lesson.icon, url_path=lesson.url_path) for lesson in LESSONS
-]
-page = st.navigation({"posenc-lab": pages[:1], "Lessons": pages[1:]})
+pages = {
+    lesson.path: st.Page(lesson.path, title=lesson.title, icon=lesson.icon, url_path=lesson.url_path)
+    for lesson in (*LESSONS, *REFERENCE)
+}
+home = st.Page(HOME.path, title=HOME.title, icon=HOME.icon, default=True)
+page = st.navigation(
+    {
+        "posenc-lab": [home],
+        "Lessons": [pages[lesson.path] for lesson in LESSONS],
+        "Reference": [pages[ref.path] for ref in REFERENCE],
+    }
+)
 
 state.start_run(page.url_path)
+present = state.toggle(
+    "present",
+    "🎥 Presenter mode",
+    False,
+    help="Larger type and figures; explanations fold into speaker notes.",
+    omit_default=True,
+)
+layout.start_page(present)
+if present:
+    # static CSS only (no user input): Streamlit sizes its text in rem, so the root size scales it all
+    st.html("<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>")
 notice_area = st.container()
 page.run()
+
+lesson_paths = [lesson.path for lesson in LESSONS]
+current = next((lesson for lesson in LESSONS if lesson.url_path == page.url_path), None)
+if current is not None:
+    exercises.render(current.path)
+    index = lesson_paths.index(current.path)
+    st.divider()
+    back, _, forward = st.columns([2, 3, 2])
+    if index > 0:
+        before = LESSONS[index - 1]
+        back.page_link(before.path, label=f"Previous: {before.title}", icon="⬅️")
+    else:
+        back.page_link(HOME.path, label="Back to the start", icon="⬅️")
+    if index + 1 < len(LESSONS):
+        after = LESSONS[index + 1]
+        forward.page_link(after.path, label=f"Next: {after.title}", icon="➡️")
+if layout.speaker_notes():
+    with st.expander("🗒️ Speaker notes", expanded=False):
+        for note in layout.speaker_notes():
+            st.markdown(note)
 state.finish_run(notice_area)

@@ -62,7 +62,6 @@ def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COL
 
 def base_layout(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figure:
     fig.update_layout(
-        template="plotly_white",
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)),
         font=FONT,
         margin=dict(l=60, r=20, t=60, b=55),

@@ -72,10 +72,22 @@ if view in ("slopes", "attention"):
 
 slopes, schedule_of, index_of = compute.head_slopes(n_heads, custom_head, custom_slope)
 shown_titles = [f"head {h}: m = {slope_label(slopes[h - 1])}" for h in shown]
+# the snippets' first lines: the slopes, as compute.head_slopes makes them
+slopes_code = f"slopes = posenc.alibi_slopes({n_heads})  # (H,) Press et al.'s slopes, head 1 the steepest\n"
+if custom_head:
+    slopes_code += f"slopes[{custom_head - 1}] = {custom_slope!r}  # head {custom_head}, set by hand\n"
+heads_code = f"heads = {list(shown)}  # the heads drawn (1-based)\n"
 
 if view == "slopes":
     fig = alibi_figures.slope_chart(slopes, schedule_of, index_of, custom_head=custom_head, height=420)
-    layout.chart(fig, key="alibi_slopes", filename="alibi_slopes")
+    code = (
+        slopes_code
+        + f"""# where each comes from: slope[h] = 2 ** (-8 * index[h] / schedule[h])
+origin = posenc.alibi_lessons.slope_origin({n_heads})
+data = slopes  # (H,): one point per head
+"""
+    )
+    layout.chart(fig, key="alibi_slopes", filename="alibi_slopes", code=code, data=slopes)
     c = int(schedule_of.min())
     if n_heads == c:
         st.markdown(
@@ -126,7 +138,17 @@ if view == "slopes":
         title=f"Bias -m |i - j| of {len(shown)} heads over {n} positions" + (f" (showing {note})" if note else ""),
         value_name="bias",
     )
-    layout.chart(fig, key="alibi_bias_facets", filename="alibi_bias_grids")
+    code = (
+        slopes_code
+        + heads_code
+        + f"""positions = np.arange(0, {n}, {step})  # the positions drawn
+grids = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], positions, positions)  # (P, r, r)
+"""
+    )
+    if causal:
+        code += "grids[:, positions[None, :] > positions[:, None]] = np.nan  # causal: future keys are masked\n"
+    code += "data = np.hstack(grids)  # (r, P r): the heads side by side, -m |i - j|\n"
+    layout.chart(fig, key="alibi_bias_facets", filename="alibi_bias_grids", code=code, data=np.hstack(grids))
     if causal:
         st.caption("Blank cells are future keys: the causal mask hides them (their score is -inf).")
     steep, gentle = int(np.argmin(far)), int(np.argmax(far))
@@ -165,7 +187,18 @@ elif view == "attention":
         legend_right=True,
         height=460,
     )
-    layout.chart(fig, key="alibi_row_weights", filename="alibi_attention_row")
+    visible = f"{row + 1}  # causal: keys 0..i" if causal else f"{n}  # every key"
+    code = (
+        slopes_code
+        + heads_code
+        + f"""visible = {visible}
+bias = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], [{row}], visible)[:, 0, :]  # (P, visible)
+weights = np.full((len(heads), {n}), np.nan)  # NaN: masked keys
+weights[:, :visible] = posenc.softmax(bias, axis=-1)  # equal content scores: softmax of the bias
+data = weights.T  # (n, P): one column per head
+"""
+    )
+    layout.chart(fig, key="alibi_row_weights", filename="alibi_attention_row", code=code)
     own = weights[:, row]
     steep, gentle = int(np.argmax(own)), int(np.argmin(own))
     shape = "straight lines whose steepness is the slope m" if log_y else "an exponential decay, e^-m per step"
@@ -189,7 +222,13 @@ elif view == "attention":
     fig = alibi_figures.span_bars(
         reach, slopes, schedule_of, context=n, mass_label=label, custom_head=custom_head, height=420
     )
-    layout.chart(fig, key="alibi_spans", filename="alibi_spans")
+    code = (
+        slopes_code
+        + f"""# smallest distance d holding {label} of the last causal query's attention over {n} keys
+data = posenc.alibi_span(slopes, context={n}, mass={mass!r})  # (H,): one bar per head
+"""
+    )
+    layout.chart(fig, key="alibi_spans", filename="alibi_spans", code=code, data=reach)
     st.latex(
         r"d_p = \left\lceil \frac{\ln\!\left(1 - p\,(1 - e^{-mT})\right)}{-m} \right\rceil - 1"
         r"\;\approx\; \frac{\ln\frac{1}{1 - p}}{m}\ \text{ when } mT \gg 1"
@@ -265,7 +304,13 @@ else:  # kerple
         styles={titles[k]: {"color": colours[i]} for i, k in enumerate(names)},
         height=420,
     )
-    layout.chart(fig, key="kerple_bias", filename="kerple_bias")
+    kerple_code = f"""# the query is the last of {n} causal positions: keys read backwards give distance 0, 1, ...
+alibi = posenc.alibi_bias(1, 1, {n}, slopes=[{slope!r}])[0, 0, ::-1]
+log = posenc.kerple_bias(1, {n}, r1={log_r1!r}, r2={log_r2!r}, kind="log")[0, 0, ::-1]
+power = posenc.kerple_bias(1, {n}, r1={power_r1!r}, r2={power_r2!r}, kind="power")[0, 0, ::-1]
+"""
+    code = kerple_code + "data = np.column_stack([alibi, log, power])  # (n, 3): the bias against distance\n"
+    layout.chart(fig, key="kerple_bias", filename="kerple_bias", code=code)
     layout.notice(
         "ALiBi's penalty grows at the same rate m at every distance. KERPLE-log's grows at "
         "r1 r2 / (1 + r2 d), ever slower: far keys are told apart less and less. KERPLE-power grows at "
@@ -282,7 +327,11 @@ else:  # kerple
         colours=colours,
         height=440,
     )
-    layout.chart(fig, key="kerple_weights", filename="kerple_weights")
+    code = kerple_code + (
+        "# equal content scores: the attention is the softmax of the bias\n"
+        "data = np.column_stack([posenc.softmax(b) for b in (alibi, log, power)])  # (n, 3)\n"
+    )
+    layout.chart(fig, key="kerple_weights", filename="kerple_weights", code=code)
     label = compute.MASSES[f"{mass:g}"]
     columns = st.columns(3)
     for column, k in zip(columns, names, strict=True):

@@ -1,5 +1,6 @@
 """Lesson: every positional method side by side, on one phrase, measured live."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -54,6 +55,20 @@ st.caption(
     "The projections W are left out below (taken as identity): the phrase's vectors serve as queries and keys."
 )
 
+
+def options_code() -> str:
+    """The snippets' ``options``: each method's settings, as compute.options gives them."""
+    lines = []
+    for method in compute.ORDER:
+        if method == "alibi":
+            lines.append(f"    'alibi': dict(slope=posenc.alibi_slopes({n_heads})[0]),  # head 1 of {n_heads}")
+            continue
+        chosen = compute.options(method, train_len, n_heads, shaw_k)
+        if chosen:
+            lines.append(f"    {method!r}: dict({', '.join(f'{k}={v!r}' for k, v in chosen.items())}),")
+    return "options = {  # each method's settings; the others take none\n" + "\n".join(lines) + "\n}\n"
+
+
 # the score patterns
 
 st.subheader("What position adds to the scores")
@@ -70,7 +85,25 @@ fig = compare_figures.score_grid(
     value_name="score change",
     height=1020,
 )
-layout.chart(fig, key="compare_grid", filename="compare_score_patterns")
+shown = patterns["positions"]
+code = (
+    f"positions = np.arange(0, {seq_len}, {patterns['step']})  # the positions drawn\n"
+    f"x = posenc.compare_lessons.phrase({seq_len}, {head_dim}, {phrase_kind!r}, seed={compute.SEED})[positions]\n"
+    + options_code()
+    + """panels = []
+for method in posenc.compare_lessons.COMPARE_METHODS:
+    try:  # scores with positions minus scores without
+        panels.append(posenc.compare_lessons.positional_part(x, positions, method, **options.get(method, {})))
+    except ValueError:  # learned: no row at or past max_len
+        panels.append(np.full((len(positions), len(positions)), np.nan))
+data = np.hstack(panels)  # (r, 9 r): the panels side by side, in reading order
+"""
+)
+drawn = [
+    np.full((shown.size, shown.size), np.nan) if p is None else p
+    for p in (patterns["panels"][m] for m in compute.ORDER)
+]
+layout.chart(fig, key="compare_grid", filename="compare_score_patterns", code=code, data=np.hstack(drawn))
 word = "one random word repeated at every position" if phrase_kind == "repeated" else "a phrase of random words"
 st.caption(
     f"Each panel is the attention logit of {word} (Dh = {head_dim}, seed 0, the same for every method) minus the "
@@ -127,7 +160,19 @@ fig = compare_figures.translation_bars(
     missing_text="no row",
     height=460,
 )
-layout.chart(fig, key="compare_translation", filename="compare_translation")
+code = (
+    f"x = posenc.compare_lessons.phrase({seq_len}, {head_dim}, {phrase_kind!r}, seed={compute.SEED})  # (T, Dh)\n"
+    + options_code()
+    + f"""data = []
+for method in posenc.compare_lessons.COMPARE_METHODS:
+    try:  # max |scores at positions {shift}..{shift + seq_len - 1} - scores at 0..{seq_len - 1}|
+        data.append(posenc.compare_lessons.compare_translation_error(x, {shift}, method, **options.get(method, {{}})))
+    except ValueError:  # learned: no row at or past max_len
+        data.append(np.nan)
+data = np.array(data)  # (9,): one bar per method, NaN for "no row"
+"""
+)
+layout.chart(fig, key="compare_translation", filename="compare_translation", code=code, data=errors)
 if missing:
     st.caption(
         f"**No row:** the learned table has {train_len} rows, and the moved phrase needs positions up to "

@@ -52,6 +52,14 @@ lengths = summary["lengths"]
 methods = list(summary["accuracy"])
 how = "run live" if live else "precomputed from these settings by tools/precompute_experiment.py"
 st.caption(f"Six models trained and tested in {summary['seconds']:.1f} s ({how}). Chance: {summary['chance']:.0%}.")
+cfg = compute.make_config(*settings)
+fields = f"task={cfg.task!r}, train_len={cfg.train_len}, d_model={cfg.d_model}, steps={cfg.steps}, seed={cfg.seed}"
+# the start of every snippet: the same run (the stored defaults are exactly what it gives)
+run_code = f"""
+cfg = posenc.experiment.ExperimentConfig({fields}, offset={cfg.offset})
+run = posenc.experiment.run_experiment(cfg)  # trains six models, tests at lengths {lengths}
+methods = {methods!r}
+"""
 
 if view == "extrapolation":
     series = {claims.NAMES[m]: np.array([np.nan if a is None else a for a in summary["accuracy"][m]]) for m in methods}
@@ -74,7 +82,15 @@ if view == "extrapolation":
     )
     fig.update_xaxes(tickvals=lengths)
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    layout.chart(fig, key="exp_accuracy", filename="experiment_accuracy")
+    code = (
+        run_code
+        + """# accuracy per test length (rows) and method (columns); None (no embedding) -> nan
+accuracy = np.array([[np.nan if a is None else a for a in run["accuracy"][m]] for m in methods]).T
+chance = np.full(len(run["lengths"]), run["chance"])
+data = np.column_stack([accuracy, chance])  # over run["lengths"]
+"""
+    )
+    layout.chart(fig, key="exp_accuracy", filename="experiment_accuracy", code=code)
     first = {m: summary["accuracy"][m][0] for m in methods}
     last = {m: summary["accuracy"][m][-1] for m in methods if summary["accuracy"][m][-1] is not None}
     failed = [claims.NAMES[m] for m in methods if first[m] < claims.LEARNT]
@@ -105,7 +121,8 @@ if view == "extrapolation":
         log_y=True,
         height=380,
     )
-    layout.chart(fig, key="exp_losses", filename="experiment_losses")
+    code = run_code + 'data = np.column_stack([run["losses"][m] for m in methods])  # (steps, methods)\n'
+    layout.chart(fig, key="exp_losses", filename="experiment_losses", code=code)
     layout.notice("the loss falls for every model that can represent the task; a flat line means it cannot.")
 
 elif view == "translation":
@@ -126,7 +143,22 @@ elif view == "translation":
     for name, m in zip(fig.data[0].x, methods, strict=True):
         if errors[m] is None:
             fig.add_annotation(x=name, y=0, yref="paper", text="no row past max_len", showarrow=False, yanchor="bottom")
-    layout.chart(fig, key="exp_translation", filename="experiment_translation")
+    phrase_code = run_code + "tokens = np.random.default_rng(cfg.seed).integers(0, cfg.vocab, 12)  # the phrase\n"
+    code = (
+        phrase_code
+        + f"""errors = []
+for m in methods:
+    try:  # attention logits (heads, 12, 12) of the trained model, phrase at 0 and moved {shift} on
+        at_0 = posenc.experiment.attention_scores(run["results"][m], cfg, m, tokens, 0)
+        moved = posenc.experiment.attention_scores(run["results"][m], cfg, m, tokens, {shift})
+    except posenc.PositionOutOfRange:  # learned: no row past max_len
+        errors.append(np.nan)
+        continue
+    errors.append(max(np.abs(moved - at_0).max(), {floor!r}))  # exact zeros drawn at {floor:g}
+data = np.array(errors)
+"""
+    )
+    layout.chart(fig, key="exp_translation", filename="experiment_translation", code=code)
     st.caption(f"Differences below {floor:g} (exact zeros) are drawn at {floor:g} so they show on a log axis.")
     layout.notice(
         "RoPE, ALiBi, T5 and no positions change only by rounding (about 1e-15): their scores "
@@ -153,7 +185,16 @@ elif view == "translation":
         value_name="logit",
         height=420,
     )
-    layout.chart(fig, key="exp_scores", filename="experiment_scores")
+    code = (
+        phrase_code
+        + f"""model = run["results"][{method!r}]  # a TrainResult
+at_0 = posenc.experiment.attention_scores(model, cfg, {method!r}, tokens, 0)[0]  # head 1 (index 0)
+moved = posenc.experiment.attention_scores(model, cfg, {method!r}, tokens, {shift})[0]
+difference = moved - at_0
+data = at_0  # the first panel (in the downloads too); moved and difference are the other two
+"""
+    )
+    layout.chart(fig, key="exp_scores", filename="experiment_scores", code=code)
     layout.notice("the future (upper right) is masked in the model; the raw logits are shown here.")
 
 else:  # claims
@@ -176,7 +217,14 @@ else:  # claims
         height=380,
     )
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    layout.chart(fig, key="exp_claims", filename="experiment_claims")
+    code = (
+        run_code
+        + """# accuracy at the training length and at 8x, per method; None (no embedding) -> nan
+ends = [(run["accuracy"][m][0], run["accuracy"][m][-1]) for m in methods]
+data = np.array([[np.nan if a is None else a for a in pair] for pair in ends])  # (methods, 2)
+"""
+    )
+    layout.chart(fig, key="exp_claims", filename="experiment_claims", code=code)
     layout.notice(
         "a verdict is about this run: this task, these settings. Switch the task to see a claim "
         "fare differently (ALiBi cannot copy from an exact offset, but tracks the latest marker at "

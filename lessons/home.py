@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import exercises
 from ui.catalog import LESSONS, METHODS
 
 st.title("How do Transformers know word order?")
@@ -15,6 +16,11 @@ st.markdown(
 )
 
 st.subheader("The path")
+solved, total = exercises.progress()
+if solved:
+    st.progress(solved / total, text=f"Exercises solved in this session: {solved} of {total}")
+else:
+    st.caption(f"Each lesson ends with exercises ({total} in all); your progress shows here.")
 for number, lesson in enumerate(LESSONS, start=1):
     col_link, col_question = st.columns([1, 2.2], vertical_alignment="center")
     col_link.page_link(lesson.path, label=f"{number}. {lesson.title}", icon=lesson.icon)
@@ -25,4 +31,4 @@ st.caption(
     "How each method gives attention a sense of position. 'Past the training length' "
     "summarises what the papers report; the lessons let you measure it."
 )
-st.table(METHODS, border="horizontal", hide_index=True)
+st.table(list(METHODS), border="horizontal", hide_index=True)

@@ -66,7 +66,16 @@ if seq_len > max_len:
     fig.add_annotation(
         x=0.5, xref="paper", y=(max_len + seq_len) / 2, text="no rows here", showarrow=False, font=dict(size=18)
     )
-layout.chart(fig, key="learned_heatmap", filename="learned_table")
+table_code = f"table = posenc.learned_table({max_len}, {d_model}, std={std!r}, seed={seed})  # (max_len, D)"
+code = f"""
+{table_code}
+positions = np.arange(0, {max(seq_len, max_len)}, {steps[0]})  # the positions drawn
+data = np.full((positions.size, {d_model}), np.nan)  # NaN: no row to draw
+inside = positions < {max_len}
+data[inside] = posenc.lookup_learned(table, positions[inside])
+data = data[:, ::{steps[1]}]  # the dimensions drawn
+"""
+layout.chart(fig, key="learned_heatmap", filename="learned_table", code=code)
 layout.notice(
     "before training the rows are noise: nothing says that row 5 is near row 6. Past the "
     "orange line (max_len) the picture is empty, because there is nothing to draw."
@@ -87,7 +96,19 @@ fig = figures.line_chart(
     vlines={"max_len": max_len} if seq_len > max_len else None,
     height=380,
 )
-layout.chart(fig, key="learned_line", filename="learned_vs_sinusoidal")
+inside = min(seq_len, max_len)
+code = f"""
+{table_code}
+learned = np.full({seq_len}, np.nan)  # NaN past the last row
+learned[:{inside}] = table[:{inside}, {dim}]  # dimension {dim} of rows 0..{inside - 1}
+"""
+if sinus is None:
+    code += "data = learned\n"
+else:
+    code += f"""sinus = posenc.sinusoidal({seq_len}, {d_model})[:, {dim}]  # positions 0..{seq_len - 1}
+data = np.stack([learned, sinus * {std!r}], axis=1)  # the sinusoid scaled to compare
+"""
+layout.chart(fig, key="learned_line", filename="learned_vs_sinusoidal", code=code)
 layout.notice(
     "the learned line simply stops at max_len; the sinusoid goes on, because it is computed, "
     "not looked up. Going on is not the same as working well there: the sinusoidal lesson's "

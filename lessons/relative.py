@@ -1,5 +1,6 @@
 """Lesson: relative positions (Shaw et al., T5, Transformer-XL, DeBERTa)."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -28,6 +29,15 @@ st.caption(
 
 view = layout.view_picker(lesson_by_path("lessons/relative.py"))
 
+
+def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
+    """Snippet lines drawing the lesson's seeded random inputs, in the compute module's order:
+    name -> (shape, comment)."""
+    lines = [f"rng = np.random.default_rng({seed})"]
+    lines += [f"{name} = rng.standard_normal({shape})  # {what}" for name, (shape, what) in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
 if view == "matrix":
     st.sidebar.header("Offsets")
     length = state.int_slider("len", "Sequence length T", 2, 64, 12, help="Queries and keys are positions 0..T-1.")
@@ -51,7 +61,12 @@ if view == "matrix":
         title=f"Relative position of every (query, key) pair, T = {length}",
         height=520,
     )
-    layout.chart(fig, key="rel_offsets", filename="relative_offsets")
+    code = f"""
+raw = posenc.relative_positions({length})  # (T, T): j - i, key minus query
+clipped = posenc.relative_positions({length}, max_distance={clip})  # clip(j - i, -K, K)
+data = np.hstack([raw, clipped])  # (T, 2T): the two panels side by side
+"""
+    layout.chart(fig, key="rel_offsets", filename="relative_offsets", code=code, data=np.hstack([raw, clipped]))
     st.caption(
         "One colour scale for both panels. Cell values are printed up to T = 16. "
         "Dashed: the border of the band |j - i| <= K."
@@ -84,9 +99,9 @@ if view == "matrix":
         "the same 2K + 1 vectors serve a sentence of any length, including lengths never seen in training."
     )
 
-    content, position = compute.shaw_split(length, d_head, clip, seed)
+    content, position, total = compute.shaw_split(length, d_head, clip, seed)
     fig = figures.heatmap_panels(
-        [content, position, content + position],
+        [content, position, total],
         ["content: q_i . k_j", "position: q_i . a_ij", "sum (before / sqrt(d))"],
         title=f"Shaw et al.'s score, split (random q, k and a^K, d_head = {d_head}, seed {seed})",
         x_title="key position j",
@@ -97,7 +112,24 @@ if view == "matrix":
         value_format=".2f",
         height=430,
     )
-    layout.chart(fig, key="rel_shaw_split", filename="relative_shaw_split")
+    code = random_code(
+        seed,
+        {
+            "q": (f"({length}, {d_head})", "queries (T, d_head)"),
+            "k": (f"({length}, {d_head})", "keys (T, d_head)"),
+            "table": (f"({vectors}, {d_head})", "a^K: one vector per offset -K..K"),
+        },
+    )
+    code += """terms = posenc.shaw_scores(q, k, table)  # content q_i . k_j, position q_i . a_ij
+data = np.hstack([terms.content, terms.position, terms.content + terms.position])  # (T, 3T), before / sqrt(d)
+"""
+    layout.chart(
+        fig,
+        key="rel_shaw_split",
+        filename="relative_shaw_split",
+        code=code,
+        data=np.hstack([content, position, total]),
+    )
     st.caption("One colour scale for the three panels.")
     if clip == 0:
         shaw_note = (
@@ -164,7 +196,18 @@ elif view == "t5":
         vlines=vlines,
         height=440,
     )
-    layout.chart(fig, key="t5_buckets", filename="relative_t5_buckets")
+    code = f"""
+rel = np.arange({-2 * max_distance}, {2 * max_distance + 1})  # relative positions j - i (key minus query)
+bucket = posenc.t5_bucket(rel, bidirectional={bidirectional}, num_buckets={num_buckets}, max_distance={max_distance})
+data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
+"""
+    layout.chart(
+        fig,
+        key="t5_buckets",
+        filename="relative_t5_buckets",
+        code=code,
+        data=np.column_stack([curve["rel"], curve["bucket"]]),
+    )
     bucket, lo, hi, count = compute.t5_widest(num_buckets, max_distance, bidirectional, max_distance - 1, True)
     start = compute.t5_last_bucket_start(num_buckets, max_distance, bidirectional)
     spread = (
@@ -231,8 +274,19 @@ elif view == "t5":
         value_name="bias b",
         height=560,
     )
+    rows = [", ".join(repr(b) for b in table[at : at + 8]) for at in range(0, len(table), 8)]
+    seeded = table == compute.t5_seeded_table(num_buckets, seed)
+    origin = (
+        f"np.random.default_rng({seed}).standard_normal({num_buckets}).round(2)" if seeded else "edited in the sidebar"
+    )
+    code = (
+        f"# one bias per bucket (one head): {origin}\n"
+        "table = np.array([\n" + "".join(f"    {row},\n" for row in rows) + "])\n"
+        f"bias = posenc.t5_bias(table[:, None], {length}, bidirectional={bidirectional}, max_distance={max_distance})\n"
+        "data = bias[0]  # (T, T): the bias of every (query, key) pair\n"
+    )
     with left:
-        layout.chart(fig, key="t5_bias_grid", filename="relative_t5_bias")
+        layout.chart(fig, key="t5_bias_grid", filename="relative_t5_bias", code=code)
     with right:
         st.markdown(
             f"**The learned part.** One scalar per bucket and head: {num_buckets} x H numbers for H heads "
@@ -286,6 +340,19 @@ elif view == "xl":
         "here), u and v are two learned vectors shared by every position. The logit is A_ij / sqrt(d)."
     )
     terms = compute.xl_terms(length, d, seed, uv_scale, causal)
+    xl_code = random_code(
+        seed,
+        {
+            "q": (f"({length}, {d})", "queries (T, d)"),
+            "k": (f"({length}, {d})", "keys (T, d)"),
+        },
+    )
+    xl_code += f"""u = {uv_scale!r} * rng.standard_normal({d})  # global content bias (d,)
+v = {uv_scale!r} * rng.standard_normal({d})  # global position bias (d,)
+terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
+"""
+    if causal:
+        xl_code += f"future = posenc.relative_positions({length}) > 0  # keys after the query, masked\n"
     fig = figures.heatmap_panels(
         [terms["a"], terms["b"], terms["c"], terms["d"]],
         ["(a) content-content", "(b) content-position", "(c) content bias u", "(d) position bias v"],
@@ -298,7 +365,19 @@ elif view == "xl":
         value_format=".2f",
         height=400,
     )
-    layout.chart(fig, key="xl_terms", filename="relative_xl_terms")
+    code = xl_code + (
+        "panels = [terms.content_content, terms.content_position, terms.global_content, terms.global_position]\n"
+    )
+    if causal:
+        code += "panels = [np.where(future, np.nan, z) for z in panels]  # causal mask\n"
+    code += "data = np.hstack(panels)  # (T, 4T): (a), (b), (c), (d) side by side\n"
+    layout.chart(
+        fig,
+        key="xl_terms",
+        filename="relative_xl_terms",
+        code=code,
+        data=np.hstack([terms[name] for name in "abcd"]),
+    )
     st.caption("One colour scale for the four panels." + (" Blank: masked future keys." if causal else ""))
     if uv_scale == 0:
         layout.notice(
@@ -325,8 +404,13 @@ elif view == "xl":
         value_format=".2f",
         height=460,
     )
+    code = xl_code + (
+        "data = np.where(future, np.nan, terms.total)  # (T, T): A_ij\n"
+        if causal
+        else "data = terms.total  # (T, T): A_ij\n"
+    )
     with left:
-        layout.chart(fig, key="xl_total", filename="relative_xl_total")
+        layout.chart(fig, key="xl_total", filename="relative_xl_total", code=code)
     with right:
         st.markdown(
             "**Why two global biases?** With absolute encodings the query would carry its own position; "
@@ -394,7 +478,20 @@ else:  # deberta
         extra={f"offset read from the 2k = {2 * bucket_size} table rows": curve["used"]},
         height=440,
     )
-    layout.chart(fig, key="deberta_buckets", filename="relative_deberta_buckets")
+    code = f"""
+rel = np.arange({-2 * max_position}, {2 * max_position + 1})  # relative positions i - j (query minus key)
+bucket = posenc.deberta_log_bucket(rel, bucket_size={bucket_size}, max_position={max_position})
+# the offset the attention reads from the 2k-row table (the bucket clipped to -k..k-1)
+used = posenc.relative_lessons.deberta_table_offset(rel, bucket_size={bucket_size}, max_position={max_position})
+data = np.column_stack([rel, bucket, used])  # (offsets, 3)
+"""
+    layout.chart(
+        fig,
+        key="deberta_buckets",
+        filename="relative_deberta_buckets",
+        code=code,
+        data=np.column_stack([curve["rel"], curve["bucket"], curve["used"]]),
+    )
     layout.notice(
         f"inside +-{mid} the bucket is the relative position itself; beyond, buckets grow logarithmically "
         f"and reach about +-{bucket_size - 1} near max_position. The function is not clamped: it keeps "
@@ -415,7 +512,25 @@ else:  # deberta
         value_format=".2f",
         height=430,
     )
-    layout.chart(fig, key="deberta_terms", filename="relative_deberta_terms")
+    code = random_code(
+        seed,
+        {
+            "q_c": (f"({length}, {d})", "content queries (T, d)"),
+            "k_c": (f"({length}, {d})", "content keys (T, d)"),
+            "q_r": (f"({2 * bucket_size}, {d})", "position queries, one row per offset -k..k-1"),
+            "k_r": (f"({2 * bucket_size}, {d})", "position keys, the same rows"),
+        },
+    )
+    code += f"""terms = posenc.deberta_scores(q_c, k_c, q_r, k_r, max_position={max_position})
+data = np.hstack([terms.c2c, terms.c2p, terms.p2c])  # (T, 3T), before / sqrt(3d)
+"""
+    layout.chart(
+        fig,
+        key="deberta_terms",
+        filename="relative_deberta_terms",
+        code=code,
+        data=np.hstack([c2c, c2p, p2c]),
+    )
     st.caption(f"One colour scale for the three panels. Here 1/sqrt(3d) = 1/sqrt({3 * d}) = {(3 * d) ** -0.5:.3f}.")
     offset, lo, hi, count = compute.deberta_widest(bucket_size, max_position, length - 1)
     layout.notice(

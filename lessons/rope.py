@@ -78,7 +78,16 @@ if view == "rotation":
         frames["theta"],
         title=f"Pairs of q (solid) and k (dashed) as the position advances (head_dim {head_dim}, r = {gap})",
     )
-    layout.chart(fig, key="rope_rotation", filename="rope_rotation")
+    code = f"""
+q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed=0)  # the word; the key holds the same content
+n = np.arange({n_frames}) * {step}  # key position in each frame
+m = n + {gap}  # query position: r = {gap} positions later
+q_xy, angles = posenc.rope_lessons.pair_trajectory(q, m, {pairs!r}, base={base!r})  # (F, P, 2), (F, P)
+k_xy, _ = posenc.rope_lessons.pair_trajectory(q, n, {pairs!r}, base={base!r})
+shares = posenc.rope_lessons.pair_scores(q, q, m, n, base={base!r})[:, {pairs!r}]  # each pair's share of q.k
+data = angles  # (frames x pairs) angle m * theta_i of q, in radians
+"""
+    layout.chart(fig, key="rope_rotation", filename="rope_rotation", code=code, data=frames["angles"])
     st.caption(
         "Press ▶ Play or drag the slider. The key holds the same content as the query (the same word, "
         f"r = {gap} positions earlier); the dots mark where q's tip is in every frame."
@@ -138,7 +147,15 @@ elif view == "relative":
             col_noun="position",
             height=560,
         )
-    layout.chart(fig, key="rope_relative", filename="rope_relative")
+    code = f"""
+q, k = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})
+positions = np.arange(0, {n}, {stride})  # the positions drawn
+data = posenc.rope_scores(q, k, positions, positions, base={base!r})  # (m, n) RoPE scores
+"""
+    if contrast:
+        code += f"""added = posenc.rope_lessons.added_scores(q, k, positions, positions, base={base!r})  # right panel
+"""
+    layout.chart(fig, key="rope_relative", filename="rope_relative", code=code)
     c1, c2 = st.columns(2)
     where = f", m, n < {window}" if window < n else ""
     c1.metric(
@@ -182,10 +199,20 @@ elif view == "decay":
         r"S_j=\sum_{i<j} e^{\,i (m-n)\theta_i},\quad h_i = \tilde q_i \overline{\tilde k_i}"
     )
     out = compute_rope.decay(head_dim, base, max_distance, rho, n_samples, seed)
+    distances_code = f"""
+# log-spaced distances 1..{max_distance:,}, plus those of the lesson text's table
+distances = np.unique(np.geomspace(1, {max_distance}, 160).round().astype(np.int64))
+distances = np.union1d(distances, {list(compute_rope.LESSON_TEXT_STD)!r})
+"""
     left, right = st.columns(2)
     fig = rope_figures.decay_bound(out["distances"], out["bound"], height=430)
     with left:
-        layout.chart(fig, key="rope_bound", filename="rope_decay_bound")
+        code = (
+            distances_code
+            + f"""data = posenc.rope_decay_bound({head_dim}, distances, {base!r})  # RoFormer's bound
+"""
+        )
+        layout.chart(fig, key="rope_bound", filename="rope_decay_bound", code=code)
     root = math.sqrt(head_dim)
     fig = rope_figures.score_spread(
         out["distances"],
@@ -197,7 +224,16 @@ elif view == "decay":
         height=430,
     )
     with right:
-        layout.chart(fig, key="rope_spread", filename="rope_score_spread")
+        code = (
+            distances_code
+            + f"""mean, std = posenc.rope_score_stats(
+    {head_dim}, distances, n_samples={n_samples}, rho={rho!r}, seed={seed}, base={base!r}
+)
+data = np.column_stack([distances, mean, std])  # the band is mean +- std
+"""
+        )
+        spread = np.column_stack([out["distances"], out["mean"], out["std"]])
+        layout.chart(fig, key="rope_spread", filename="rope_score_spread", code=code, data=spread)
     st.table(
         {
             "distance m − n": list(compute_rope.LESSON_TEXT_STD),
@@ -239,7 +275,13 @@ elif view == "layouts":
         title=f"Which dimensions turn together (same colour = same pair), head_dim {head_dim}",
         height=260,
     )
-    layout.chart(fig, key="rope_pairing", filename="rope_pairing")
+    code = f"""
+# the pair each dimension belongs to, one row per layout
+interleaved = posenc.rope_lessons.dim_pairs({head_dim}, "interleaved")  # (q_2i, q_2i+1)
+half = posenc.rope_lessons.dim_pairs({head_dim}, "half")  # (q_i, q_i+{half})
+data = np.stack([interleaved, half])
+"""
+    layout.chart(fig, key="rope_pairing", filename="rope_pairing", code=code)
     st.latex(
         r"\text{interleaved: } (q_{2i},\, q_{2i+1}) \qquad\qquad \text{half: } (q_i,\, q_{i + d_h/2})"
         r"\qquad\qquad \text{perm} = [0,\ \tfrac{d_h}{2},\ 1,\ \tfrac{d_h}{2}+1,\ \dots]"
@@ -261,7 +303,16 @@ elif view == "layouts":
         },
         height=420,
     )
-    layout.chart(fig, key="rope_layout_scores", filename="rope_layout_scores")
+    code = f"""
+q, k = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})
+perm = posenc.half_to_interleaved_permutation({head_dim})
+# q at m = 0..{n - 1} against k at 0
+half = posenc.rope_scores(q, k, {n}, 1, base={base!r}, layout="half")[:, 0]
+permuted = posenc.rope_scores(q[perm], k[perm], {n}, 1, base={base!r}, layout="interleaved")[:, 0]
+same = posenc.rope_scores(q, k, {n}, 1, base={base!r}, layout="interleaved")[:, 0]
+data = np.column_stack([half, permuted, same])
+"""
+    layout.chart(fig, key="rope_layout_scores", filename="rope_layout_scores", code=code)
     c1, c2 = st.columns(2)
     c1.metric(
         "half vs interleaved on permuted dims: largest |difference|",
@@ -372,7 +423,17 @@ elif view == "scaling":
         title=f"{shown}, s = {effective:g}: what happens to each pair (head_dim {head_dim}, base {base:,.0f})",
         height=640,
     )
-    layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}")
+    code = f"""
+rope_scaling = {dict(sorted(cfg.items()))!r}
+inv_freq, _ = posenc.rope_inv_freq({head_dim}, {base!r})
+scaled, attention_factor = posenc.rope_inv_freq({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
+ratio = posenc.rope_frequency_ratio({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
+region = posenc.rope_lessons.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated
+# one row per pair: wavelength before, after (positions per turn), frequency ratio, region
+data = np.column_stack([2 * np.pi / inv_freq, 2 * np.pi / scaled, ratio, region])
+"""
+    table = np.column_stack([out["before"], out["after"], out["ratio"], out["region"]])
+    layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}", code=code, data=table)
     counts = np.bincount(out["region"], minlength=len(rope_lessons.SCALING_REGIONS))
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN only)")
@@ -416,10 +477,24 @@ else:  # xpos
     fig = rope_figures.xpos_factors(out["distances"], out["zeta"], picked, scale_base=scale_base, height=420)
     left, right = st.columns(2)
     with left:
-        layout.chart(fig, key="xpos_zeta", filename="xpos_scale")
+        code = f"""
+distances = np.arange(0, {max_distance + 1}, {out["stride"]})  # r = m - n
+zeta = posenc.xpos_scale(distances, {head_dim}, gamma={gamma!r}, scale_base={scale_base!r})  # (R, Dh/2)
+data = zeta[:, {picked!r}]  # the pairs drawn
+"""
+        layout.chart(fig, key="xpos_zeta", filename="xpos_scale", code=code)
     fig = rope_figures.xpos_score_chart(out["distances"], out["rope"], out["xpos"], height=420)
     with right:
-        layout.chart(fig, key="xpos_scores", filename="xpos_scores")
+        code = f"""
+q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})  # k = q: the same word
+distances = np.arange(0, {max_distance + 1}, {out["stride"]})  # query at m = r, key at n = 0
+rope = posenc.rope_scores(q, q, distances, [0], base={base!r})[:, 0]
+xpos = posenc.rope_lessons.xpos_scores(
+    q, q, distances, [0], base={base!r}, gamma={gamma!r}, scale_base={scale_base!r}
+)[:, 0]
+data = np.column_stack([rope, xpos])
+"""
+        layout.chart(fig, key="xpos_scores", filename="xpos_scores", code=code)
     if out["stride"] > 1:
         st.caption(f"Showing {figures.every_nth(out['stride'], 'distance')}.")
     zeta_fast, zeta_slow = out["zeta"][-1, 0], out["zeta"][-1, -1]

@@ -39,6 +39,8 @@ if pe_layout == "concat":
 
 view = layout.view_picker(lesson_by_path("lessons/sinusoidal.py"))
 half = d_model // 2
+#: the encoding's arguments as the "Show the code" snippets write them
+pe_args = f"{d_model}, base={base!r}, layout={pe_layout!r}"
 
 if view == "heatmap":
     table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
@@ -56,7 +58,12 @@ if view == "heatmap":
         col_noun="dimension",
         height=520,
     )
-    layout.chart(fig, key="sin_heatmap", filename="sinusoidal_heatmap")
+    code = f"""
+positions = np.arange(0, {n}, {steps[0]})  # the positions drawn
+pe = posenc.sinusoidal(positions, {pe_args})  # (T, D)
+data = pe[:, ::{steps[1]}]  # the dimensions drawn
+"""
+    layout.chart(fig, key="sin_heatmap", filename="sinusoidal_heatmap", code=code)
     thinned = [t for t in (figures.every_nth(steps[0], "position"), figures.every_nth(steps[1], "dimension")) if t]
     if thinned:
         st.caption(f"Showing {' and '.join(thinned)} so the picture fits a screen; the values are exact.")
@@ -80,7 +87,11 @@ elif view == "waves":
         value_name="PE",
         height=460,
     )
-    layout.chart(fig, key="sin_waves", filename="sinusoidal_waves")
+    code = f"""
+pe = posenc.sinusoidal({n}, {pe_args})  # (T, D), positions 0..{n - 1}
+data = pe[:, {list(dims)}]  # the dimensions plotted, one column per line
+"""
+    layout.chart(fig, key="sin_waves", filename="sinusoidal_waves", code=code)
     layout.notice(
         "dimension 0 is sin(p): it repeats every 2 pi = 6.28 positions. Higher dimensions are "
         "slower copies. A sine and the cosine beside it share a wavelength, a quarter turn apart."
@@ -102,7 +113,11 @@ elif view == "wavelengths":
         height=440,
     )
     fig.add_hline(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown")
-    layout.chart(fig, key="sin_wavelengths", filename="sinusoidal_wavelengths")
+    code = f"""
+# wavelength 2 pi base**(2i/d) of each sin/cos pair i, in positions
+data = posenc.wavelengths({d_model}, base={base!r})  # (D/2,)
+"""
+    layout.chart(fig, key="sin_wavelengths", filename="sinusoidal_wavelengths", code=code)
     st.latex(r"\lambda_i = 2\pi \cdot \text{base}^{2i/d}")
     longer = int((lam > n).sum())
     layout.notice(
@@ -121,7 +136,18 @@ elif view == "clock":
         sign_labels=[f"pair {i}" for i in pairs],
         height=600,
     )
-    layout.chart(fig, key="sin_clock", filename="sinusoidal_binary_clock")
+    sine_cols = "2 * pairs" if pe_layout == "interleaved" else "pairs"
+    code = f"""
+positions = np.arange({positions.size})
+# left panel: binary digits of each position, the ones place first
+bits = (positions[:, None] >> np.arange({bits.shape[1]})) & 1
+# right panel: the sign of sin(p * w_i) for {pairs.size} pairs, fast to slow (sin 0 counts as +)
+pairs = np.array({pairs.tolist()})
+pe = posenc.sinusoidal(positions, {pe_args})  # (T, D)
+signs = np.where(pe[:, {sine_cols}] >= 0, 1, -1)  # the sine columns of those pairs
+data = np.hstack([bits, signs])  # both panels side by side
+"""
+    layout.chart(fig, key="sin_clock", filename="sinusoidal_binary_clock", code=code, data=np.hstack([bits, signs]))
     layout.notice(
         "like binary counting, the first columns flip often and later ones rarely. Unlike a "
         "binary counter, the waves change smoothly, so nearby positions get nearby codes, and "
@@ -149,8 +175,17 @@ elif view == "similarity":
         col_noun="position",
         height=480,
     )
+    # the heatmap keeps every col_step-th column when the positions are too many for its width
+    col_step = figures.display_steps(shown.size, shown.size)[1]
+    code = f"""
+positions = np.arange(0, {n}, {row_step})  # the positions drawn
+pe = posenc.sinusoidal(positions, {pe_args})
+data = posenc.position_similarity(pe, metric={metric!r})  # (T, T)
+"""
+    if col_step > 1:
+        code += f"data = data[:, ::{col_step}]  # {figures.every_nth(col_step, 'column')}, as drawn\n"
     with left:
-        layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity")
+        layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity", code=code)
     fig = figures.line_chart(
         np.arange(n),
         {f"similarity to position {anchor}": curve},
@@ -162,8 +197,14 @@ elif view == "similarity":
         vlines={f"p = {anchor}": anchor},
         height=480,
     )
+    code = f"""
+# positions 0..{n - 1}
+pe = posenc.sinusoidal({n}, {pe_args})
+# row {anchor} of the similarity matrix: every position against position {anchor}
+data = posenc.similarity_to_position(pe, {anchor}, metric={metric!r})  # (T,)
+"""
     with right:
-        layout.chart(fig, key="sin_similarity_curve", filename="sinusoidal_similarity_curve")
+        layout.chart(fig, key="sin_similarity_curve", filename="sinusoidal_similarity_curve", code=code)
     layout.notice(
         "the pattern is the same along every diagonal: the dot product of two positions "
         "depends only on their distance (it is a sum of cos((p - q) w_i)). It peaks at the "
@@ -196,8 +237,14 @@ else:  # shift
         zmax=1.0,
         height=440,
     )
+    code = f"""
+# M_k (D, D): PE[p + {k}] = PE[p] @ M_k.T for every p
+m_k = posenc.rotation_matrix({k}, {pe_args})
+dims = {shift["dims"].tolist()}  # the first {len(labels) // 2} sin/cos pairs
+data = m_k[np.ix_(dims, dims)]
+"""
     with left:
-        layout.chart(fig, key="sin_mk", filename="sinusoidal_rotation_matrix")
+        layout.chart(fig, key="sin_mk", filename="sinusoidal_rotation_matrix", code=code)
     fig = figures.line_chart(
         np.arange(d_model),
         {f"PE[{p + k}]": shift["actual"], f"PE[{p}] @ M_k.T": shift["predicted"]},
@@ -209,8 +256,15 @@ else:  # shift
         styles={f"PE[{p}] @ M_k.T": {"mode": "markers", "size": 6, "symbol": "x"}},
         height=440,
     )
+    code = f"""
+m_k = posenc.rotation_matrix({k}, {pe_args})  # (D, D)
+positions = np.array([{p}, {p + k}], dtype=float)  # p and p + k
+pe = posenc.sinusoidal(positions, {pe_args})
+# the line PE[{p + k}] and the crosses PE[{p}] @ M_k.T
+data = np.stack([pe[1], pe[0] @ m_k.T], axis=1)  # (D, 2)
+"""
     with right:
-        layout.chart(fig, key="sin_shift_overlay", filename="sinusoidal_shift")
+        layout.chart(fig, key="sin_shift_overlay", filename="sinusoidal_shift", code=code)
     st.metric(f"Largest |PE[p] M_k^T - PE[p+k]| over p = 0..{n - 1}", f"{shift['error']:.1e}")
     layout.notice(
         "M_k is made of 2x2 rotations and contains no p: one matrix moves every position k "

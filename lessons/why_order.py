@@ -34,15 +34,20 @@ try:
 except ValueError as exc:
     layout.core_error(exc)
     st.caption(f"Using the example sentence instead: *{DEFAULT_SENTENCE}*.")
-    words = posenc.split_words(DEFAULT_SENTENCE)
+    sentence = DEFAULT_SENTENCE
+    words = posenc.split_words(sentence)
 
 n = len(words)
+# perm_code: the same line for "Show the code"
 if order == "reverse":
     perm = np.arange(n)[::-1]
+    perm_code = f"np.arange({n})[::-1]  # reversed"
 elif order == "rotate":
     perm = np.roll(np.arange(n), -1)
+    perm_code = f"np.roll(np.arange({n}), -1)  # first word last"
 else:
     perm = np.random.default_rng(shuffle_seed).permutation(n)
+    perm_code = f"np.random.default_rng({shuffle_seed}).permutation({n})  # shuffled"
 moved_words = [words[i] for i in perm]
 result = compute.word_attention(tuple(words), d_model, tuple(int(i) for i in perm), with_positions, 0)
 
@@ -73,7 +78,23 @@ fig = figures.heatmap_panels(
     signed=False,
     zmax=1.0,
 )
-layout.chart(fig, key="why_weights", filename="attention_weights")
+# shared by both snippets: the two attention runs, as compute.word_attention makes them
+pe_code = (
+    f"posenc.sinusoidal({n}, {d_model})  # positions stay in their slots" if with_positions else "None  # no positions"
+)
+attention_code = f"""
+words = posenc.split_words({sentence!r})
+perm = {perm_code}
+x = posenc.word_embeddings(words, {d_model}, seed=0)  # (T, D): one fixed vector per word
+w_q, w_k, w_v = posenc.projections({d_model}, seed=0)  # one attention head
+pe = {pe_code}
+out, weights = posenc.self_attention(x, pe=pe, w_q=w_q, w_k=w_k, w_v=w_v)
+# the words in the new order (row t is word perm[t])
+out_moved, weights_moved = posenc.self_attention(x[perm], pe=pe, w_q=w_q, w_k=w_k, w_v=w_v)
+"""
+code = attention_code + "data = np.hstack([weights, weights_moved])  # (T, 2T): both panels side by side\n"
+weights_both = np.hstack([result["weights"], result["weights_moved"]])
+layout.chart(fig, key="why_weights", filename="attention_weights", code=code, data=weights_both)
 
 error = result["error"]
 metric_label = "max |Attention(PX) - P Attention(X)|"
@@ -98,7 +119,8 @@ word_fig = figures.grouped_bars(
     x_title="word (in the new order)",
     y_title="max |difference|",
 )
-layout.chart(word_fig, key="why_rows", filename="output_difference")
+code = attention_code + "data = np.abs(out_moved - out[perm]).max(axis=1)  # (T,): largest change per word\n"
+layout.chart(word_fig, key="why_rows", filename="output_difference", code=code)
 layout.notice(
     "without positions the right panel is the left one with rows and columns reordered, and "
     "every bar is at rounding level. Switch on *Add sinusoidal positions* and the bars jump: "

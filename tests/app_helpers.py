@@ -32,8 +32,14 @@ TIMEOUT = 60
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
-    """Run the app as a fresh session, go to ``page`` and run it with ``query`` in the URL."""
+    """Run the app as a fresh session, go to ``page`` and run it with ``query`` in the URL.
+
+    AppTest must run the home page first; it gets the same URL, as if the link had opened
+    there, so that shell controls (presenter mode) read it on their first draw too.
+    """
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    if query:
+        at.query_params.update(query)
     at.run()
     if page is not None:
         at.switch_page(page)

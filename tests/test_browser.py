@@ -25,6 +25,10 @@ def test_page_renders_without_exception_and_draws_charts(server, browser, name, 
         if name != "home":
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
             assert page.locator(".js-plotly-plot").count() >= 1
+        else:
+            # the method table must really draw (a tuple of rows once rendered as nothing)
+            page.wait_for_selector('[data-testid="stTable"] td', timeout=30_000)
+            assert page.locator('[data-testid="stTable"]').get_by_text("ALiBi (Press et al. 2021)").count() == 1
         assert page.locator('[data-testid="stException"]').count() == 0
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -93,3 +97,56 @@ def test_rope_rotation_play_button_advances_the_frames_smoothly(server, browser)
         assert not outside
     finally:
         page.close()
+
+
+@pytest.mark.parametrize(("name", "path"), PAGES, ids=[p[0] for p in PAGES])
+def test_phone_width_screenshot(server, browser, name, path):
+    """A 390 px wide view of every page (a phone), for a person to look at."""
+    page, outside = open_in_browser(browser, f"{server}/{path}", width=390, height=2400)
+    try:
+        wait_idle(page)
+        if name != "home":
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"phone_{name}.png"))
+        assert not outside
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("path", ["sinusoidal?present=1", "rope?view=rotation&present=1", "experiments?present=1"])
+def test_presenter_mode_at_projector_resolution(server, browser, path):
+    page, outside = open_in_browser(browser, f"{server}/{path}", width=1920, height=1080)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        # the lesson's lead is folded away; the speaker notes hold it
+        assert page.get_by_text("Speaker notes").count() == 1
+        root_px = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
+        assert root_px >= 20
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"present_{path.split('?')[0]}.png"))
+        assert not outside
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_both_themes_render(server, browser, scheme):
+    context = browser.new_context(viewport={"width": 1440, "height": 1100}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/sinusoidal?view=similarity", wait_until="domcontentloaded")
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        background = page.evaluate(
+            "() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor"
+        )
+        channels = [int(c) for c in background[background.index("(") + 1 : background.index(")")].split(",")[:3]]
+        assert (sum(channels) / 3 > 128) == (scheme == "light"), background
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"theme_{scheme}.png"))
+    finally:
+        context.close()

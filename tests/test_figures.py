@@ -641,10 +641,16 @@ def test_every_figure_has_title_and_axis_titles(name):
     assert ("x", "y") in {(x or "x", y or "y") for x, y in used}
 
 
-def test_figures_use_the_palette_and_white_template():
+def test_figures_use_the_palette_and_leave_the_background_to_the_app_theme():
     fig = _small_heatmap()
     assert tuple(fig.layout.colorway) == figures.PALETTE
-    assert fig.layout.template.layout.plot_bgcolor in ("white", "#fff", "#ffffff", "rgb(255,255,255)")
+    # no background of our own, and no template beyond plotly's current default (Streamlit
+    # registers its own when imported): the app's light and dark themes colour the figure
+    assert fig.layout.plot_bgcolor is None and fig.layout.paper_bgcolor is None
+    import plotly.io as pio
+
+    default = pio.templates[pio.templates.default] if pio.templates.default else None
+    assert default is None or fig.layout.template == default
 
 
 # ------------------------------------------------------------- colour-blind safety pin

@@ -219,3 +219,10 @@ METHODS = (
         "Used in": "research models",
     },
 )
+
+
+#: Pages to look things up in, outside the lesson path
+REFERENCE = (
+    Lesson("lessons/glossary.py", "Glossary", "📖", "glossary", "What does each symbol mean?"),
+    Lesson("lessons/references.py", "References", "📚", "references", "Where do these methods come from?"),
+)

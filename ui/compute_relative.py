@@ -29,14 +29,16 @@ def offsets(length: int, max_distance: int):
 def shaw_split(length: int, d_head: int, max_distance: int, seed: int):
     """Shaw et al.'s content and position parts for seeded random q, k (T, Dh) and a^K (2K+1, Dh).
 
-    Returns (content, position), each (T, T) float32, before the 1/sqrt(Dh) scale.
+    Returns (content, position, content + position), each (T, T) float32, before the
+    1/sqrt(Dh) scale; the sum is taken before rounding to float32.
     """
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((length, d_head))  # (T, Dh)
     k = rng.standard_normal((length, d_head))  # (T, Dh)
     table = rng.standard_normal((2 * max_distance + 1, d_head))  # (2K+1, Dh)
     terms = posenc.shaw_scores(q, k, table)
-    return terms.content.astype(np.float32), terms.position.astype(np.float32)
+    total = terms.content + terms.position
+    return terms.content.astype(np.float32), terms.position.astype(np.float32), total.astype(np.float32)
 
 
 # T5

@@ -61,8 +61,13 @@ def _control(
     fix: Callable[[Any], Any],
     draw: Callable[[str], Any],
     encode: Callable[[Any], str] = str,
+    omit_default: bool = False,
 ) -> Any:
-    """Value of one control: URL (first time) -> kept value -> widget -> URL."""
+    """Value of one control: URL (first time) -> kept value -> widget -> URL.
+
+    With ``omit_default`` the URL names the control only when it differs from its
+    default (for shell switches such as presenter mode, which every page has).
+    """
     keep, widget = KEEP + name, WIDGET + name
     if keep not in st.session_state:
         raw = st.query_params.get(name)
@@ -84,7 +89,11 @@ def _control(
     st.session_state[DRAWN + name] = page
     value = draw(widget)
     st.session_state[keep] = value
-    st.query_params[name] = encode(value)
+    if omit_default and value == default:
+        if name in st.query_params:
+            del st.query_params[name]
+    else:
+        st.query_params[name] = encode(value)
     st.session_state.setdefault(_OWNED, []).append(name)
     return value
 
@@ -265,7 +274,9 @@ def choice(
     return _control(name, default, parse, lambda v: v if v in options else default, draw)
 
 
-def toggle(name: str, label: str, default: bool, *, help: str | None = None, container=None) -> bool:
+def toggle(
+    name: str, label: str, default: bool, *, help: str | None = None, container=None, omit_default: bool = False
+) -> bool:
     """An on/off switch; the URL says 1 or 0."""
     where = container or st.sidebar
 
@@ -280,7 +291,7 @@ def toggle(name: str, label: str, default: bool, *, help: str | None = None, con
     def draw(widget: str) -> bool:
         return where.toggle(label, key=widget, help=help)
 
-    return _control(name, default, parse, bool, draw, encode=lambda v: str(int(v)))
+    return _control(name, default, parse, bool, draw, encode=lambda v: str(int(v)), omit_default=omit_default)
 
 
 def text(

@@ -1,0 +1,34 @@
+"""Every chart shows the posenc call behind it, and that code, run as it is, gives the
+numbers the chart draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.io as pio
+import pytest
+from app_helpers import VIEW_CASES, VIEW_IDS, open_page
+
+from figures.export import figure_table
+from ui.layout import CODE_PRELUDE, CODES
+
+
+def run_snippet(code: str) -> np.ndarray:
+    namespace: dict = {}
+    exec(compile(CODE_PRELUDE + code, "<snippet>", "exec"), namespace)  # noqa: S102 - our own snippets
+    assert "data" in namespace, "a snippet leaves the plotted numbers in `data`"
+    return np.asarray(namespace["data"], dtype=np.float64)
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_chart_shows_code_that_reproduces_its_data(page, query):
+    at = open_page(page, query)
+    assert not at.exception
+    specs = {el.key: el.proto.spec for el in at.get("plotly_chart")}
+    codes = at.session_state[CODES]
+    assert set(codes) == set(specs), f"charts without code: {sorted(set(specs) - set(codes))}"
+    for key, (code, declared) in codes.items():
+        drawn = figure_table(pio.from_json(specs[key]))[1] if declared is None else np.asarray(declared, float)
+        data = run_snippet(code)
+        assert data.size == drawn.size, (key, data.shape, drawn.shape)
+        # figures send float32: compare at its precision
+        np.testing.assert_allclose(data.reshape(drawn.shape), drawn, rtol=2e-6, atol=2e-6, equal_nan=True, err_msg=key)

@@ -1,0 +1,274 @@
+"""The exercises at the end of each lesson: the bank itself, and every exercise under AppTest
+(hint first, a wrong answer with its own explanation, then the right one, counted on the home page)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from app_helpers import CHEAP, assert_clean, open_page
+
+import posenc
+from ui import exercise_bank as bank
+from ui.catalog import LESSONS
+from ui.exercise_bank import BANK, Guided, MultipleChoice, Numeric
+
+HOME = "lessons/home.py"
+TOTAL = len(bank.all_exercises())
+
+#: right answers, frozen from the formulas (not from posenc): what a student would type
+RIGHT = {
+    "sin_pe_value": round(math.sin(1), 4),
+    "sin_wavelength": round(2 * math.pi * 10000 ** (510 / 512)),
+    "learned_param_count": 2048 * 1024,
+    "rel_t5_bucket": 10,
+    "rope_slowest_turns": round(4096 * 10000 ** (-126 / 128) / (2 * math.pi), 4),
+    "alibi_furthest_head": 8,
+    "alibi_span_head8": 550,
+}
+#: a typical mistake per numeric exercise, and a word of the nudge it should get
+WRONG = {
+    "sin_pe_value": (round(math.sin(math.radians(1)), 4), "degrees"),
+    "sin_wavelength": (62832, "2π · base"),
+    "learned_param_count": (2048 + 1024, "You added"),
+    "rel_t5_bucket": (26, "after"),
+    "rope_slowest_turns": (0.473, "radians"),
+    "alibi_furthest_head": (12, "extra heads"),
+    "alibi_span_head8": (589, "approximation"),
+}
+FLAT = [(path, ex) for path, exercises in BANK.items() for ex in exercises if not isinstance(ex, Guided)]
+
+
+# helpers
+
+
+def _open(path: str):
+    return open_page(path, CHEAP.get(path))
+
+
+def _panel(at):
+    return next(e for e in at.expander if e.label.startswith("✏️ Exercises"))
+
+
+def _texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def _answer(at, ex: MultipleChoice | Numeric, value) -> None:
+    if isinstance(ex, MultipleChoice):
+        at.radio(key=f"ex_{ex.key}_choice").set_value(value)
+    else:
+        at.number_input(key=f"ex_{ex.key}_value").set_value(value)
+    at.button(key=f"ex_{ex.key}_check").click()
+    at.run()
+    assert_clean(at)
+
+
+def _right_value(ex: MultipleChoice | Numeric):
+    return ex.answer_index if isinstance(ex, MultipleChoice) else RIGHT[ex.key]
+
+
+def _wrong_value(ex: MultipleChoice | Numeric):
+    if isinstance(ex, MultipleChoice):
+        return next(i for i, c in enumerate(ex.choices) if not c.right)
+    return WRONG[ex.key][0]
+
+
+def _home_progress(at) -> str:
+    at.switch_page(HOME).run()
+    assert_clean(at)
+    bars = at.get("progress")
+    return bars[0].proto.text if bars else ""
+
+
+def _rights(at) -> int:
+    """How many "Right." boxes the exercise panel shows."""
+    return sum(text.startswith("**Right.**") for text in _texts(_panel(at).success))
+
+
+def _toggle_keys(at) -> set[str]:
+    return {t.key for t in at.toggle}
+
+
+# the bank
+
+
+def test_every_lesson_has_exercises_and_the_bank_has_no_stray_lesson():
+    assert set(BANK) == {lesson.path for lesson in LESSONS}
+    assert all(len(BANK[lesson.path]) >= 1 for lesson in LESSONS)
+
+
+def test_the_required_exercises_are_there():
+    kinds = {ex.key: type(ex) for ex in bank.all_exercises()}
+    assert kinds["sin_pe_value"] is Numeric
+    assert kinds["learned_past_max_len"] is MultipleChoice
+    assert kinds["sin_linear_shift"] is MultipleChoice
+    assert kinds["rope_proof"] is Guided
+    assert kinds["alibi_furthest_head"] is Numeric
+    assert kinds["rel_t5_bucket"] is Numeric
+    for path in ("lessons/why_order.py", "lessons/compare.py", "lessons/experiments.py"):
+        assert any(isinstance(ex, MultipleChoice) for ex in BANK[path])
+
+
+def test_every_choice_explains_itself_and_one_is_right():
+    choices = [ex for ex in bank.all_exercises() if isinstance(ex, MultipleChoice)]
+    choices += [s for ex in bank.all_exercises() if isinstance(ex, Guided) for s in ex.steps]
+    for ex in [c for c in choices if isinstance(c, MultipleChoice)]:
+        assert sum(c.right for c in ex.choices) == 1, ex.key
+        assert len(ex.choices) >= 3, ex.key
+        assert all(len(c.why) > 20 for c in ex.choices), ex.key
+        assert len({c.why for c in ex.choices}) == len(ex.choices), f"{ex.key}: each option has its own explanation"
+        assert ex.hint, ex.key
+
+
+def test_numeric_answers_match_the_formulas():
+    numerics = {ex.key: ex for _, ex in FLAT if isinstance(ex, Numeric)}
+    assert set(numerics) == set(RIGHT) == set(WRONG)
+    for key, ex in numerics.items():
+        ok, text, answer = bank.numeric_feedback(ex, RIGHT[key], {})
+        assert ok, f"{key}: {RIGHT[key]} vs {answer}: {text}"
+        assert abs(answer - RIGHT[key]) <= max(ex.tolerance, 1e-9) + 5e-5
+        value, word = WRONG[key]
+        ok, text, _ = bank.numeric_feedback(ex, value, {})
+        assert not ok and word in text, f"{key}: {text}"
+    assert RIGHT["sin_pe_value"] == pytest.approx(0.8415)
+
+
+def test_the_answer_is_computed_by_posenc_when_checked(monkeypatch):
+    ex = next(ex for _, ex in FLAT if ex.key == "sin_pe_value")
+    monkeypatch.setattr(bank.posenc, "sinusoidal", lambda positions, d_model: np.full((2, d_model), 0.25))
+    ok, _, answer = bank.numeric_feedback(ex, 0.25, {})
+    assert ok and answer == 0.25
+
+
+def test_far_off_answers_get_told_which_side():
+    ex = next(ex for _, ex in FLAT if ex.key == "alibi_span_head8")
+    assert bank.numeric_feedback(ex, 10_000, {})[1].startswith("Too large")
+    assert bank.numeric_feedback(ex, 3, {})[1].startswith("Too small")
+
+
+# every lesson page
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.url_path for lesson in LESSONS])
+def test_each_lesson_ends_with_a_collapsed_exercise_expander(lesson):
+    at = _open(lesson.path)
+    assert_clean(at)
+    panel = _panel(at)
+    assert panel.label == f"✏️ Exercises (0 of {len(BANK[lesson.path])} solved)"
+    assert not panel.proto.expanded
+    # a hint switch for each open exercise; no answer is offered before a wrong attempt
+    keys = _toggle_keys(at)
+    first = BANK[lesson.path][0]
+    first_key = first.steps[0].key if isinstance(first, Guided) else first.key
+    assert f"ex_{first_key}_hint" in keys
+    assert not any(k.endswith("_reveal") for k in keys)
+    assert not panel.success and not panel.error
+    # exercise widgets stay out of the URL
+    assert not any(name.startswith("ex_") for name in at.query_params)
+
+
+@pytest.mark.parametrize("path", list(BANK), ids=[p.split("/")[1].removesuffix(".py") for p in BANK])
+def test_hint_then_wrong_then_right_on_every_exercise(path):
+    flat = [ex for p, ex in FLAT if p == path]
+    if not flat:
+        pytest.skip("only a guided exercise here (tested below)")
+    at = _open(path)
+    for done, ex in enumerate(flat):
+        # the hint comes first, on request
+        assert ex.hint not in " ".join(_texts(at.info))
+        at.toggle(key=f"ex_{ex.key}_hint").set_value(True).run()
+        assert any(ex.hint in text for text in _texts(at.info)), ex.key
+        assert f"ex_{ex.key}_reveal" not in _toggle_keys(at)
+
+        _answer(at, ex, _wrong_value(ex))
+        errors = " ".join(_texts(_panel(at).error))
+        if isinstance(ex, MultipleChoice):
+            assert ex.choices[_wrong_value(ex)].why in errors, ex.key
+        else:
+            assert WRONG[ex.key][1] in errors, ex.key
+        assert _rights(at) == done, f"{ex.key}: only the earlier exercises are right"
+        # after a wrong attempt the answer can be shown
+        at.toggle(key=f"ex_{ex.key}_reveal").set_value(True).run()
+        assert any(text.startswith("**Answer:**") for text in _texts(at.info)), ex.key
+
+        _answer(at, ex, _right_value(ex))
+        successes = " ".join(_texts(_panel(at).success))
+        assert _rights(at) == done + 1, ex.key
+        if isinstance(ex, MultipleChoice):
+            assert ex.choices[ex.answer_index].why in successes
+        assert _panel(at).label == f"✏️ Exercises ({done + 1} of {len(BANK[path])} solved)"
+        assert not any(name.startswith("ex_") for name in at.query_params)
+    assert _home_progress(at) == f"Exercises solved in this session: {len(flat)} of {TOTAL}"
+
+
+def test_checking_without_an_answer_asks_for_one():
+    at = _open("lessons/learned.py")
+    at.button(key="ex_learned_past_max_len_check").click().run()
+    at.button(key="ex_learned_param_count_check").click().run()
+    assert "Type a number first." in _texts(at.warning)
+    at.button(key="ex_learned_past_max_len_check").click().run()
+    assert "Pick an answer first." in _texts(at.warning)
+    assert _panel(at).label.startswith("✏️ Exercises (0 of")
+
+
+def test_the_rope_proof_unlocks_step_by_step():
+    at = _open("lessons/rope.py")
+    proof = next(ex for ex in BANK["lessons/rope.py"] if isinstance(ex, Guided))
+    s1, s2, s3, s4 = proof.steps
+    radios = lambda: {r.key for r in at.radio}  # noqa: E731
+    assert f"ex_{s1.key}_choice" in radios() and f"ex_{s2.key}_choice" not in radios()
+    assert any("Step 2 of 4 opens" in c.value for c in at.caption)
+
+    _answer(at, s1, _wrong_value(s1))
+    assert f"ex_{s2.key}_choice" not in radios()
+    _answer(at, s1, s1.answer_index)
+    assert f"ex_{s2.key}_choice" in radios()
+    assert f"ex_{s3.key}_value" not in {n.key for n in at.number_input}
+
+    _answer(at, s2, s2.answer_index)
+    # step 3: the student's own m, n, s; the score shown is posenc's
+    m, n, s = 7, 3, 50
+    for name, value in zip("mns", (m, n, s), strict=True):
+        at.number_input(key=f"ex_{s3.key}_{name}").set_value(value)
+    at.run()
+    shown = next(t for t in _texts(at.markdown) if t.startswith(f"score({m}, {n}) = "))
+    score = float(re.search(r"\*\*(-?[\d.]+)\*\*", shown).group(1))
+    assert f"ex_{s4.key}_choice" not in radios()
+    _answer(at, s3, round(score + 1, 4))
+    assert "leaves n − m = −4 unchanged" in " ".join(_texts(at.error))
+    _answer(at, s3, score)
+    assert f"score({m + s}, {n + s})" in " ".join(_texts(at.success))
+
+    # the independent check: RoPE's score did not move (q, k as the bank draws them)
+    q, k = np.random.default_rng(bank.ROPE_SEED).standard_normal((2, bank.ROPE_HEAD_DIM))
+    grid = posenc.rope_scores(q, k, [m, m + s], [n, n + s])
+    assert grid[1, 1] == pytest.approx(grid[0, 0], abs=1e-9) == pytest.approx(score, abs=1e-4)
+
+    assert _panel(at).label.startswith("✏️ Exercises (0 of")
+    _answer(at, s4, s4.answer_index)
+    assert any("Proved" in text for text in _texts(at.success))
+    assert _panel(at).label == f"✏️ Exercises (1 of {len(BANK['lessons/rope.py'])} solved)"
+    assert _home_progress(at) == f"Exercises solved in this session: 1 of {TOTAL}"
+
+
+def test_progress_survives_page_switches():
+    at = _open("lessons/sinusoidal.py")
+    sin = BANK["lessons/sinusoidal.py"][0]
+    _answer(at, sin, RIGHT[sin.key])
+    at.switch_page("lessons/learned.py").run()
+    learned = BANK["lessons/learned.py"][0]
+    _answer(at, learned, learned.answer_index)
+    assert _home_progress(at) == f"Exercises solved in this session: 2 of {TOTAL}"
+    at.switch_page("lessons/sinusoidal.py").run()
+    assert_clean(at)
+    assert _panel(at).label == f"✏️ Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
+    assert any(t.startswith(f"**1. {sin.title}** ✅") for t in _texts(at.markdown))
+
+
+def test_home_page_invites_before_anything_is_solved():
+    at = open_page()
+    assert not at.get("progress")
+    assert any(f"({TOTAL} in all)" in c.value for c in at.caption)

@@ -1,0 +1,100 @@
+"""The shell around every lesson: presenter mode, speaker notes, previous / next links,
+downloads, and the reference pages."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from app_helpers import LESSON_PAGES, assert_clean, charts, open_page
+
+import figures
+import posenc
+from figures import export
+from ui.catalog import LESSONS, REFERENCE
+
+
+def _links(at):
+    return [el.proto.label for el in at.get("page_link")]
+
+
+@pytest.mark.parametrize("index", range(len(LESSONS)))
+def test_each_lesson_links_to_the_previous_and_next_one(index):
+    at = open_page(LESSONS[index].path, {"train_len": "8", "steps": "50", "width": "16"})
+    assert_clean(at)
+    links = _links(at)
+    if index == 0:
+        assert "Back to the start" in links
+    else:
+        assert f"Previous: {LESSONS[index - 1].title}" in links
+    if index + 1 < len(LESSONS):
+        assert f"Next: {LESSONS[index + 1].title}" in links
+    else:
+        assert not any(link.startswith("Next:") for link in links)
+
+
+def test_presenter_mode_from_the_url_folds_the_explanations_into_speaker_notes():
+    normal = open_page("lessons/sinusoidal.py")
+    present = open_page("lessons/sinusoidal.py", {"present": "1"})
+    assert_clean(present)
+    assert present.query_params["present"] == "1"
+    lead = "The original Transformer adds a fixed vector"
+    assert any(lead in m.value for m in normal.markdown)
+    # once, and that once is inside the speaker notes
+    assert sum(lead in m.value for m in present.markdown) == 1
+    notes = present.expander[-1]
+    assert "Speaker notes" in notes.label
+    assert any(lead in m.value for m in notes.markdown)
+    assert any("What to notice" in m.value for m in notes.markdown)
+    assert not any("What to notice" in c.value for c in present.caption)
+    # larger type in the figures
+    assert charts(present)[0]["layout"]["font"]["size"] == 20
+    assert charts(present)[0]["layout"]["height"] > charts(normal)[0]["layout"]["height"]
+
+
+def test_presenter_mode_can_be_switched_off_again():
+    at = open_page("lessons/learned.py", {"present": "1"})
+    at.toggle(key="w:present").set_value(False).run()
+    assert_clean(at)
+    assert "present" not in at.query_params, "links stay clean when presenter mode is off"
+    assert any("What to notice" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES[:3])
+def test_every_chart_has_csv_and_npy_downloads(page):
+    at = open_page(page)
+    keys = [el.proto.id for el in at.get("download_button")]
+    n_charts = len(charts(at))
+    assert len(keys) == 2 * n_charts
+
+
+@pytest.mark.parametrize("ref", REFERENCE, ids=[r.url_path for r in REFERENCE])
+def test_reference_pages_run(ref):
+    at = open_page(ref.path)
+    assert_clean(at)
+    assert at.title[0].value == ref.title
+    assert len(at.table[0].value) >= 4
+
+
+def test_heatmap_export_holds_the_drawn_numbers():
+    pe = posenc.sinusoidal(12, 6)
+    fig = figures.heatmap(pe, x=np.arange(6), y=np.arange(12), title="t", x_title="x", y_title="y")
+    values = np.load(io.BytesIO(export.to_npy(fig)))
+    np.testing.assert_allclose(values, pe, atol=1e-7)  # figures send float32
+    lines = export.to_csv(fig).decode().splitlines()
+    assert lines[0] == ",0,1,2,3,4,5"
+    first = [float(v) for v in lines[2].split(",")[1:]]
+    np.testing.assert_allclose(first, pe[1], atol=1e-7)
+    assert lines[2].split(",")[0] == "1"
+
+
+def test_line_export_has_one_column_per_series_and_blank_cells_for_gaps():
+    fig = figures.line_chart(
+        np.arange(4), {"a": np.array([1.0, 2.0, np.nan, 4.0]), "b": np.zeros(4)}, title="t", x_title="x", y_title="y"
+    )
+    lines = export.to_csv(fig).decode().splitlines()
+    assert lines[0] == ",a,b"
+    assert lines[3] == "2,,0"
+    values = np.load(io.BytesIO(export.to_npy(fig)))
+    assert values.shape == (4, 2) and np.isnan(values[2, 0])
