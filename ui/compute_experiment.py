@@ -108,8 +108,9 @@ def experiment(task: str, train_len: int, d_model: int, steps: int, seed: int, o
     return summary
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
 def stored_or_none(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int) -> dict | None:
-    """The precomputed summary when these are its settings, else None."""
+    """The precomputed summary when these are its settings, else None (read from disk once)."""
     return load(precomputed_path(task), make_config(task, train_len, d_model, steps, seed, offset))
 
 
