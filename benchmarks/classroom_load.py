@@ -1,0 +1,712 @@
+"""Classroom load: N students open a lesson at once and move its sliders, as browsers do.
+
+Run: ``python benchmarks/classroom_load.py --all-pages`` (40 students on every lesson view in
+turn; benchmarks/README.md has the other ways to run it and what the numbers mean).
+
+Each simulated student speaks Streamlit's own protocol, like the browser's frontend:
+HTTP GET of the page, ``/_stcore/host-config`` and ``/_stcore/health`` (which sets the
+``_streamlit_xsrf`` cookie), then a websocket to ``/_stcore/stream`` (subprotocols
+``streamlit`` and the XSRF token, the cookie, a same-origin ``Origin``) that sends
+``BackMsg`` protobufs and receives ``ForwardMsg`` ones. A page load sends ``rerun_script``
+with the page's ``page_name`` (its URL path) and query string, and ends at the
+``script_finished`` message; a slider move sends ``rerun_script`` with the moved sliders'
+widget states, the page's script hash and the hashes of the cached messages it holds (the
+server then sends unchanged figures as references), and ends at ``script_finished`` too.
+
+Students arrive spread over ``--window`` seconds (a class opening a link), then each makes
+``--moves`` slider moves with a random think time between them. By default every student
+moves the slider page_budget.py moves (the first one the page draws, main area before
+sidebar) to one of ``--values`` evenly spaced values (a teacher says "try d_model 64");
+``--values 0`` draws any value of the slider's grid (nearly every move a cache miss).
+
+The experiments page trains six models when a training setting moves (its own 15 s budget,
+``SLOW_PAGES`` in page_budget.py): its training sliders are left alone unless ``--slow``, so
+only its translation view has a slider move (``shift``); with ``--slow`` those moves are
+reported in their own row against the 15 s budget.
+
+Budget (exit status 1 if missed): with every student on one page, p95 slider move <= 1 s,
+no exception element, no session error (disconnect, timeout, failed run, wrong page,
+traceback in the server log). Only loopback addresses are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import json
+import math
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode, urlparse
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+from page_budget import LARGEST, SLOW_PAGES  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.Slider_pb2 import Slider  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from ui.catalog import LESSONS  # noqa: E402
+
+#: sliders of the experiments page that retrain its six models (about 10 s by design)
+TRAINING_SLIDERS = {"lessons/experiments.py": {"k", "train_len", "width", "steps", "seed"}}
+BUDGET_MS = 1000.0
+FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+
+class SessionError(Exception):
+    """A student's session failed: disconnect, timeout, failed run, wrong page."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # url_path, or url_path-view
+    page: str  # file under lessons/
+    url_path: str
+    query: dict
+
+
+@dataclass
+class Stats:
+    loads: list = field(default_factory=list)  # ms, first request to script_finished
+    load_bytes: list = field(default_factory=list)  # HTTP + websocket bytes received per load
+    moves: list = field(default_factory=list)  # ms, rerun_script sent to script_finished
+    move_bytes: list = field(default_factory=list)
+    slow_moves: list = field(default_factory=list)  # moves of training sliders (own budget)
+    downloads: list = field(default_factory=list)  # ms, deferred file request to HTTP 200
+    exceptions: list = field(default_factory=list)  # messages of exception elements
+    errors: list = field(default_factory=list)  # session errors
+    sliders: set = field(default_factory=set)  # keys of the sliders moved
+    server_cpu_s: dict = field(default_factory=dict)  # pid -> CPU seconds during the run
+    cpu_ms_per_run: float | None = None  # server CPU of the run / script runs in it (loads + moves)
+    students: int = 0
+    load_avg: tuple = ()
+    seconds: float = 0.0
+
+
+def cases() -> list[Case]:
+    return [
+        Case(f"{lesson.url_path}-{view}" if view else lesson.url_path, lesson.path, lesson.url_path, q)
+        for lesson in LESSONS
+        for view in (lesson.views or [None])
+        for q in [{"view": view} if view else {}]
+    ]
+
+
+def pick_cases(names: list[str] | None) -> list[Case]:
+    every = cases()
+    if not names:
+        return every
+    chosen = [c for c in every if c.name in names or c.url_path in names]
+    unknown = [n for n in names if not any(n in (c.name, c.url_path) for c in every)]
+    if unknown:
+        raise SystemExit(f"unknown page(s) {unknown}; choose from {[c.name for c in every]}")
+    return chosen
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (p95 of 200 moves is the 190th smallest)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------- transport
+
+
+class CountingConnection(ClientConnection):
+    """A websocket client connection that counts the bytes it receives off the wire."""
+
+    received = 0
+
+    def data_received(self, data: bytes) -> None:
+        self.received += len(data)
+        super().data_received(data)
+
+
+async def http_get(
+    host: str, port: int, path: str, *, local_ip: str | None, cookies: dict[str, str], timeout: float
+) -> tuple[int, list[tuple[str, str]], int]:
+    """A minimal HTTP/1.1 GET: (status, headers, bytes received on the wire)."""
+
+    async def go():
+        reader, writer = await asyncio.open_connection(host, port, local_addr=(local_ip, 0) if local_ip else None)
+        cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        request = (
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: posenc-lab-classroom-load\r\n"
+            "Accept: */*\r\nAccept-Encoding: gzip\r\nConnection: close\r\n"
+            + (f"Cookie: {cookie}\r\n" if cookie else "")
+            + "\r\n"
+        )
+        writer.write(request.encode())
+        try:
+            data = await reader.read()
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+        return data
+
+    data = await asyncio.wait_for(go(), timeout)
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    if not head or len(head[0].split()) < 2:
+        raise SessionError(f"GET {path}: no HTTP response")
+    headers = [(k.strip().lower(), v.strip()) for k, _, v in (line.partition(":") for line in head[1:])]
+    return int(head[0].split()[1]), headers, len(data)
+
+
+# ---------------------------------------------------------------- one student
+
+
+class Student:
+    def __init__(self, number: int, case: Case, args, target: tuple[str, int], stats: Stats, rng: random.Random):
+        self.number, self.case, self.args, self.stats, self.rng = number, case, args, stats, rng
+        self.host, self.port = target
+        self.local_ip = f"127.0.0.{2 + number % args.source_ips}" if args.source_ips else None
+        self.cookies: dict[str, str] = {}
+        self.ws: CountingConnection | None = None
+        self.reader: asyncio.Task | None = None
+        self.query = urlencode(case.query)
+        self.page_hash = ""
+        self.pages: dict[str, str] = {}  # page script hash -> url path
+        self.session_id = ""
+        self.max_age = 2  # runs a cached message stays in the frontend's cache (server config)
+        self.cache: dict[str, tuple[int, object]] = {}  # hash -> (run it was last used, slider proto or None)
+        self.run_no = 0
+        self.sliders: list[tuple[int, int, Slider]] = []  # (root container, order, proto) of the last run
+        self.downloads: list[str] = []  # deferred file ids of the last run
+        self.widget_states: dict[str, WidgetState] = {}
+        self.current: dict[str, float] = {}  # slider key -> value this student set
+        self.waiter: asyncio.Future | None = None
+        self.download_waiter: asyncio.Future | None = None
+
+    # -- messages from the server
+
+    def _slider_seen(self, root: int, proto: Slider) -> None:
+        self.sliders.append((root, len(self.sliders), proto))
+
+    def handle(self, msg: ForwardMsg) -> None:
+        kind = msg.WhichOneof("type")
+        if kind == "ref_hash":  # a message we hold: the server sent only its hash
+            if msg.ref_hash in self.cache:
+                _, slider = self.cache[msg.ref_hash]
+                self.cache[msg.ref_hash] = (self.run_no, slider)
+                if slider is not None:
+                    self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider)
+            else:
+                self._fail(f"reference to a message not cached: {msg.ref_hash[:8]}")
+            return
+        slider = None
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            etype = element.WhichOneof("type")
+            if etype == "exception":
+                self.stats.exceptions.append(f"{element.exception.type}: {element.exception.message[:200]}")
+            elif etype == "slider":
+                slider = element.slider
+                self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider)
+            elif etype == "download_button" and element.download_button.deferred_file_id:
+                self.downloads.append(element.download_button.deferred_file_id)
+        elif kind == "new_session":
+            self.page_hash = msg.new_session.page_script_hash or self.page_hash
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+            self.max_age = msg.new_session.config.max_cached_message_age or self.max_age
+        elif kind == "navigation":
+            self.page_hash = msg.navigation.page_script_hash or self.page_hash
+            self.pages = {p.page_script_hash: p.url_pathname for p in msg.navigation.app_pages}
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "page_not_found":
+            self._fail(f"page not found: {msg.page_not_found.page_name!r}")
+        elif kind == "session_event" and msg.session_event.WhichOneof("type") == "script_compilation_exception":
+            self._fail("script compilation exception")
+        elif kind == "script_finished":
+            status = msg.script_finished
+            if status in FINISHED_OK:
+                if self.waiter and not self.waiter.done():
+                    self.waiter.set_result(None)
+            elif status != ForwardMsg.FINISHED_EARLY_FOR_RERUN:  # early: a newer run follows
+                self._fail(f"script finished with status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
+        elif kind == "backend_operation_response":
+            if self.download_waiter and not self.download_waiter.done():
+                self.download_waiter.set_result(msg.backend_operation_response)
+        if msg.metadata.cacheable and msg.hash:
+            self.cache[msg.hash] = (self.run_no, slider)
+
+    def _fail(self, reason: str) -> None:
+        for waiter in (self.waiter, self.download_waiter):
+            if waiter and not waiter.done():
+                waiter.set_exception(SessionError(reason))
+                return
+        self.stats.errors.append(f"student {self.number}: {reason} (between runs)")
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                self.handle(msg)
+        except ConnectionClosed:
+            pass
+        self._fail(f"websocket closed ({self.ws.close_code})")
+
+    # -- what the student does
+
+    def _rerun(self, *, first: bool) -> bytes:
+        back = BackMsg()
+        state = back.rerun_script
+        state.query_string = self.query
+        if first:  # the frontend's first run names the page by its URL path
+            state.page_name = self.case.url_path
+        else:
+            state.page_script_hash = self.page_hash
+        state.widget_states.widgets.extend(self.widget_states.values())
+        state.cached_message_hashes.extend(h for h, (run, _) in self.cache.items() if self.run_no - run < self.max_age)
+        info = state.context_info
+        info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
+        info.url = f"http://{self.host}:{self.port}/{self.case.url_path}" + (f"?{self.query}" if self.query else "")
+        info.is_embedded, info.color_scheme = False, "light"
+        self.run_no += 1
+        self.sliders, self.downloads = [], []
+        return back.SerializeToString()
+
+    async def _run_script(self, payload: bytes, timeout: float) -> None:
+        self.waiter = asyncio.get_running_loop().create_future()
+        await self.ws.send(payload)
+        try:
+            await asyncio.wait_for(self.waiter, timeout)
+        except TimeoutError:
+            raise SessionError(f"no script_finished within {timeout:.0f} s") from None
+
+    async def _get(self, path: str) -> int:
+        status, headers, size = await http_get(
+            self.host, self.port, path, local_ip=self.local_ip, cookies=self.cookies, timeout=self.args.timeout
+        )
+        if status != 200:
+            raise SessionError(f"GET {path}: HTTP {status}")
+        for name, value in headers:
+            if name == "set-cookie":
+                key, _, rest = value.partition("=")
+                self.cookies[key.strip()] = rest.split(";", 1)[0]
+        return size
+
+    async def load(self) -> None:
+        start = time.perf_counter()
+        path = f"/{self.case.url_path}" + (f"?{self.query}" if self.query else "")
+        http_bytes = await self._get(path)
+        http_bytes += await self._get("/_stcore/host-config")
+        http_bytes += await self._get("/_stcore/health")
+        xsrf = self.cookies.get("_streamlit_xsrf")
+        self.ws = await connect(
+            f"ws://{self.host}:{self.port}/_stcore/stream",
+            subprotocols=["streamlit", xsrf] if xsrf else ["streamlit"],
+            origin=f"http://{self.host}:{self.port}",
+            additional_headers={"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())},
+            compression=None,  # the server's default (server.enableWebsocketCompression = false)
+            max_size=None,
+            open_timeout=self.args.timeout,
+            ping_interval=None,
+            create_connection=CountingConnection,
+            local_addr=(self.local_ip, 0) if self.local_ip else None,
+        )
+        self.reader = asyncio.create_task(self._read())
+        await self._run_script(self._rerun(first=True), self.args.timeout)
+        landed = self.pages.get(self.page_hash)
+        if landed != self.case.url_path:
+            raise SessionError(f"opened {landed!r} instead of {self.case.url_path!r}")
+        self.stats.loads.append((time.perf_counter() - start) * 1e3)
+        self.stats.load_bytes.append(http_bytes + self.ws.received)
+
+    def _eligible(self) -> list[Slider]:
+        training = TRAINING_SLIDERS.get(self.case.page, set())
+        ordered = [proto for _, _, proto in sorted(self.sliders, key=lambda s: (s[0], s[1]))]
+        if not self.args.slow:
+            ordered = [s for s in ordered if key_of(s) not in training]
+        if self.args.slider not in ("first", "random"):
+            ordered = [s for s in ordered if key_of(s) == self.args.slider]
+        return ordered
+
+    async def move(self) -> bool:
+        """Move a slider and wait for the rerun; False if the page has no slider to move."""
+        eligible = self._eligible()
+        if not eligible:
+            return False
+        slider = eligible[0] if self.args.slider != "random" else self.rng.choice(eligible)
+        key = key_of(slider)
+        now = self.current.get(key, (slider.value if slider.set_value else slider.default)[0])
+        choices = [v for v in grid(slider, self.args.values) if v != now] or [now]
+        value = self.rng.choice(choices)
+        state = WidgetState(id=slider.id)
+        if slider.type == Slider.SELECT_SLIDER:  # select sliders send the formatted option
+            state.string_array_value.data.append(slider.options[int(value)])
+        else:
+            state.double_array_value.data.append(float(value))
+        self.widget_states[slider.id] = state
+        self.current[key] = value
+        slow = key in TRAINING_SLIDERS.get(self.case.page, set())
+        before = self.ws.received
+        start = time.perf_counter()
+        await self._run_script(self._rerun(first=False), self.args.slow_timeout if slow else self.args.timeout)
+        elapsed = (time.perf_counter() - start) * 1e3
+        (self.stats.slow_moves if slow else self.stats.moves).append(elapsed)
+        self.stats.move_bytes.append(self.ws.received - before)
+        self.stats.sliders.add(key)
+        return True
+
+    async def download(self) -> None:
+        """Ask for a deferred download (the CSV of the first figure) and fetch it over HTTP."""
+        if not self.downloads:
+            return
+        start = time.perf_counter()
+        back = BackMsg()
+        request = back.backend_operation_request
+        request.request_id, request.session_id = str(uuid.uuid4()), self.session_id
+        request.deferred_file.file_id = self.downloads[0]
+        self.download_waiter = asyncio.get_running_loop().create_future()
+        await self.ws.send(back.SerializeToString())
+        try:
+            response = await asyncio.wait_for(self.download_waiter, self.args.timeout)
+        except TimeoutError:
+            raise SessionError("no answer to the download request") from None
+        if response.error_msg:
+            raise SessionError(f"download: {response.error_msg}")
+        url = urlparse(response.deferred_file.url)
+        await self._get(url.path + (f"?{url.query}" if url.query else ""))
+        self.stats.downloads.append((time.perf_counter() - start) * 1e3)
+
+    async def run(self, arrival: float) -> None:
+        await asyncio.sleep(arrival)
+        try:
+            await self.load()
+            if self.args.downloads:
+                await self.download()
+            for _ in range(self.args.moves):
+                await asyncio.sleep(self.rng.uniform(*self.args.think))
+                if not await self.move():
+                    break
+        except Exception as exc:  # any failure is this student's session error, not the script's
+            self.stats.errors.append(f"student {self.number}: {type(exc).__name__}: {exc}")
+        finally:
+            self.waiter = self.download_waiter = None
+            if self.reader is not None:
+                self.reader.cancel()
+            if self.ws is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.ws.close(), 5)
+
+
+def key_of(slider: Slider) -> str:
+    """The slider's URL name: its id ends in the widget key (``w:<name>``, see ui/state.py)."""
+    return slider.id.split("-", 2)[-1].removeprefix("w:")
+
+
+def grid(slider: Slider, count: int) -> list[float]:
+    """``count`` evenly spaced values of the slider's grid (every value if count is 0)."""
+    step = slider.step or 1
+    n = round((slider.max - slider.min) / step)
+    picks = range(n + 1) if count <= 0 or count > n else sorted({round(i * n / (count - 1)) for i in range(count)})
+    return [round(slider.min + i * step, 10) for i in picks]
+
+
+# ---------------------------------------------------------------- one run
+
+
+async def run_students(plan: list[tuple[Case, float]], args, target, stats: dict[str, Stats], seed: int) -> None:
+    students = [
+        Student(i, case, args, target, stats[case.name], random.Random(seed * 1000 + i))
+        for i, (case, _) in enumerate(plan)
+    ]
+    tasks = [asyncio.create_task(s.run(arrival)) for s, (_, arrival) in zip(students, plan, strict=True)]
+    done, pending = await asyncio.wait(tasks, timeout=args.max_seconds)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for task, student in zip(tasks, students, strict=True):
+        if task in pending:
+            stats[student.case.name].errors.append(f"student {student.number}: still busy after {args.max_seconds} s")
+
+
+def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path | None, seed: int):
+    names = dict.fromkeys(case.name for case, _ in plan)
+    stats = {name: Stats(load_avg=os.getloadavg()) for name in names}
+    for case, _ in plan:
+        stats[case.name].students += 1
+    cpu0 = {pid: cpu_seconds(pid) for pid in pids}
+    log_start = log.stat().st_size if log else 0
+    start = time.perf_counter()
+    asyncio.run(run_students(plan, args, target, stats, seed))
+    seconds = time.perf_counter() - start
+    cpu = {pid: round(cpu_seconds(pid) - cpu0[pid], 2) for pid in pids if cpu0[pid] is not None}
+    tracebacks = 0
+    if log:
+        with log.open("rb") as f:
+            f.seek(log_start)
+            tracebacks = f.read().count(b"Traceback")
+    runs = sum(len(s.loads) + len(s.moves) + len(s.slow_moves) for s in stats.values())
+    for s in stats.values():
+        s.server_cpu_s, s.seconds = cpu, seconds
+        s.cpu_ms_per_run = round(sum(cpu.values()) * 1e3 / runs, 1) if cpu and runs else None
+        if tracebacks:  # shared by the run: charged to every page in it
+            s.errors.append(f"{tracebacks} traceback(s) in the server log")
+    return stats
+
+
+# ---------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def app_server(options: list[str] = ()):
+    """The app on a free loopback port, as tests/browser_support.py starts it; its log in a temp file.
+
+    ``options`` are extra ``section.name=value`` config options (``runner.postScriptGC=false``).
+    """
+    port = free_port()
+    log = Path(tempfile.mkstemp(prefix="classroom-load-", suffix=".log")[1])
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
+    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    for option in options:
+        name, _, value = option.partition("=")
+        cmd += [f"--{name}", value]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit("streamlit did not start:\n" + log.read_text(errors="replace")) from None
+                time.sleep(0.3)
+        yield url, proc.pid, log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def loopback_target(url: str) -> tuple[str, int]:
+    parsed = urlparse(url)
+    if parsed.scheme != "http" or not parsed.hostname or parsed.path not in ("", "/"):
+        raise SystemExit(f"--url must look like http://127.0.0.1:PORT, not {url!r}")
+    address = socket.gethostbyname(parsed.hostname)
+    if not ipaddress.ip_address(address).is_loopback:
+        raise SystemExit(f"--url must be a loopback address; {parsed.hostname} is {address}")
+    return parsed.hostname, parsed.port or 80
+
+
+# ---------------------------------------------------------------- report
+
+
+def summary(name: str, case: Case, s: Stats, args) -> dict:
+    slow_budget = SLOW_PAGES.get(case.page, BUDGET_MS)
+    row = {
+        "page": name,
+        "students": s.students,
+        "load_avg_1_5_15": [round(x, 2) for x in s.load_avg],
+        "loads": len(s.loads),
+        "load_ms": [round(f(s.loads), 1) if s.loads else None for f in (statistics.median, _p95, max)],
+        "moves": len(s.moves),
+        "move_ms": [round(f(s.moves), 1) if s.moves else None for f in (statistics.median, _p95, max)],
+        "slow_moves": len(s.slow_moves),
+        "slow_move_ms": [round(f(s.slow_moves), 1) if s.slow_moves else None for f in (statistics.median, _p95, max)],
+        "slow_budget_ms": slow_budget,
+        "downloads": len(s.downloads),
+        "download_ms": [round(f(s.downloads), 1) if s.downloads else None for f in (statistics.median, _p95, max)],
+        "kb_per_load": round(statistics.mean(s.load_bytes) / 1e3, 1) if s.load_bytes else None,
+        "kb_per_move": round(statistics.mean(s.move_bytes) / 1e3, 1) if s.move_bytes else None,
+        "sliders": sorted(s.sliders),
+        "exceptions": len(s.exceptions),
+        "errors": len(s.errors),
+        "error_samples": (s.exceptions + s.errors)[:5],
+        "server_cpu_s": s.server_cpu_s,
+        "cpu_ms_per_run": s.cpu_ms_per_run,
+        "seconds": round(s.seconds, 1),
+    }
+    row["ok"] = (
+        row["errors"] == 0
+        and row["exceptions"] == 0
+        and row["loads"] > 0
+        and (not s.moves or _p95(s.moves) <= BUDGET_MS)
+        and (not s.slow_moves or _p95(s.slow_moves) <= slow_budget)
+    )
+    return row
+
+
+def _p95(values):
+    return percentile(values, 95)
+
+
+def fmt(ms: list) -> str:
+    return "/".join("-" if v is None else f"{v:.0f}" for v in ms) if ms[0] is not None else "-"
+
+
+def print_header(args, baseline) -> None:
+    print(
+        f"# {args.students} students{' per page' if args.same_page else ''}, arriving within {args.window:g} s, "
+        f"{args.moves} slider moves each, think {args.think[0]:g}-{args.think[1]:g} s, "
+        f"slider {args.slider}, values {args.values or 'any'}"
+        f"{', training sliders too' if args.slow else ''}{', largest settings' if args.largest else ''}; "
+        f"{os.cpu_count()} cores, load average before {baseline[0]:.2f} {baseline[1]:.2f} {baseline[2]:.2f}"
+    )
+    print(
+        f"{'page / view':<26} {'load1':>5} {'loads':>5} {'load ms p50/p95/max':>20} {'moves':>5} "
+        f"{'move ms p50/p95/max':>20} {'kB/load':>8} {'kB/move':>8} {'exc':>4} {'err':>4} {'srv CPU s':>10} "
+        f"{'ms/run':>6}  budget"
+    )
+
+
+def print_row(row: dict) -> None:
+    cpu = "+".join(f"{v:.1f}" for v in row["server_cpu_s"].values()) or "-"
+    print(
+        f"{row['page']:<26} {row['load_avg_1_5_15'][0]:5.2f} {row['loads']:5d} {fmt(row['load_ms']):>20} "
+        f"{row['moves']:5d} {fmt(row['move_ms']):>20} {row['kb_per_load'] or 0:8.0f} {row['kb_per_move'] or 0:8.0f} "
+        f"{row['exceptions']:4d} {row['errors']:4d} {cpu:>10} {row['cpu_ms_per_run'] or 0:6.0f}  "
+        f"{'ok' if row['ok'] else 'MISSED'}"
+    )
+    if row["slow_moves"]:
+        print(
+            f"{'  training sliders':<26} {'':>5} {'':>5} {'':>20} {row['slow_moves']:5d} {fmt(row['slow_move_ms']):>20}"
+            f"  (own budget: p95 <= {row['slow_budget_ms'] / 1e3:.0f} s)"
+        )
+    if row["downloads"]:
+        print(f"{'  downloads':<26} {row['downloads']:5d} deferred CSV downloads, ms {fmt(row['download_ms'])}")
+    for sample in row["error_samples"]:
+        print(f"{'':<26} ! {sample}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--url", help="a running server (loopback only), e.g. http://127.0.0.1:8501; default: start one")
+    p.add_argument("--option", action="append", default=[], help="config option for the started server: NAME=VALUE")
+    p.add_argument("--server-pid", type=int, action="append", default=[], help="with --url: count this CPU time")
+    p.add_argument("--pages", nargs="+", help="page names (sinusoidal-heatmap) or lessons (sinusoidal); default all")
+    p.add_argument("--all-pages", action="store_true", help="every lesson view in turn, all students on each")
+    p.add_argument("--same-page", action="store_true", help="all students on one page, each page in turn")
+    p.add_argument("--students", type=int, default=40)
+    p.add_argument("--window", type=float, default=10.0, help="seconds over which the students arrive")
+    p.add_argument("--moves", type=int, default=5, help="slider moves per student")
+    p.add_argument("--think", type=float, nargs=2, default=(1.0, 4.0), metavar=("MIN", "MAX"))
+    p.add_argument("--slider", default="first", help="first (as page_budget.py), random, or a URL name (d_model)")
+    p.add_argument("--values", type=int, default=5, help="values the students pick from (0: any grid value)")
+    p.add_argument("--slow", action="store_true", help="also move the experiments page's training sliders")
+    p.add_argument("--largest", action="store_true", help="open pages at page_budget.py's LARGEST settings")
+    p.add_argument("--downloads", action="store_true", help="each student also downloads one figure's CSV")
+    p.add_argument("--source-ips", type=int, default=0, help="bind student i to 127.0.0.(2 + i %% N) (for ip hash)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds a page load or slider move may take")
+    p.add_argument("--slow-timeout", type=float, default=300.0, help="the same for a training slider move")
+    p.add_argument("--max-seconds", type=float, help="hard limit per run (default: from the settings)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    args = p.parse_args(argv)
+    if args.all_pages:
+        args.same_page, args.pages = True, None
+    if not 1 <= args.students <= 500 or args.moves < 0 or args.window < 0 or not 0 <= args.think[0] <= args.think[1]:
+        p.error("need 1..500 students, moves >= 0, window >= 0 and 0 <= think MIN <= MAX")
+    if not 0 <= args.source_ips <= 250:
+        p.error("--source-ips must be 0..250")
+    if args.max_seconds is None:
+        per_move = args.think[1] + (args.slow_timeout if args.slow else args.timeout)
+        args.max_seconds = args.window + args.timeout * 2 + args.moves * per_move + 30
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    chosen = pick_cases(args.pages)
+    if args.largest:
+        chosen = [Case(c.name, c.page, c.url_path, {**LARGEST.get(c.page, {}), **c.query}) for c in chosen]
+    by_name = {c.name: c for c in chosen}
+    baseline = os.getloadavg()
+    rng = random.Random(args.seed)
+
+    def arrivals(n):
+        return sorted(rng.uniform(0, args.window) for _ in range(n))
+
+    if args.same_page:  # the classroom: everybody on one page, each page in turn
+        plans = [[(c, t) for t in arrivals(args.students)] for c in chosen]
+    else:  # the students spread over the pages
+        plans = [[(chosen[i % len(chosen)], t) for i, t in enumerate(arrivals(args.students))]]
+
+    with contextlib.ExitStack() as stack:
+        if args.url:
+            url, pids, log = args.url, args.server_pid, None
+        else:
+            url, pid, log = stack.enter_context(app_server(args.option))
+            pids = [pid]
+        target = loopback_target(url)
+        print_header(args, baseline)
+        rows = []
+        for number, plan in enumerate(plans):
+            stats = run(plan, args, target, pids, log, args.seed + number)
+            for name, s in stats.items():
+                rows.append(summary(name, by_name[name], s, args))
+                print_row(rows[-1])
+            sys.stdout.flush()
+        after = os.getloadavg()
+        memory = {pid: rss_mb(pid) for pid in pids}
+    print(
+        f"# load average after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; "
+        f"server RSS MB {', '.join(f'{m:.0f}' for m in memory.values() if m) or '-'}; "
+        f"client CPU {time.process_time():.1f} s"
+    )
+    if args.json:
+        args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "rows": rows}, indent=1))
+    return 0 if all(row["ok"] for row in rows) else 1
+
+
+def _jsonable(d: dict) -> dict:
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in d.items()}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

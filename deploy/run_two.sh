@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Two posenc-lab processes on loopback ports behind nginx (deploy/nginx.conf), everything
+# (pid files, logs, the generated nginx config) under $RUN_DIR. See docs/deploy.md.
+#
+#   deploy/run_two.sh start     # app on 127.0.0.1:8501 and :8502, nginx on 127.0.0.1:8080
+#   deploy/run_two.sh summary   # websocket sessions and CPU seconds per app process
+#   deploy/run_two.sh stop
+#
+# Settings (environment): RUN_DIR (/tmp/posenc-deploy), PROXY_PORT (8080),
+# BACKEND_PORTS ("8501 8502"), STICKY (cookie | addr | ip_hash | none: how nginx picks a
+# backend, docs/deploy.md), PYTHON (.venv/bin/python), NGINX (nginx),
+# STREAMLIT_ARGS (extra flags for both app processes, e.g. "--server.fileWatcherType none").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUN_DIR=${RUN_DIR:-/tmp/posenc-deploy}
+PROXY_PORT=${PROXY_PORT:-8080}
+read -r -a PORTS <<<"${BACKEND_PORTS:-8501 8502}"
+STICKY=${STICKY:-cookie}
+PYTHON=${PYTHON:-.venv/bin/python}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+read -r -a EXTRA <<<"${STREAMLIT_ARGS:-}"
+
+wait_for() {  # url seconds
+  local deadline=$((SECONDS + $2))
+  until "$PYTHON" -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=2)" "$1" 2>/dev/null; do
+    if ((SECONDS > deadline)); then echo "no answer from $1 within $2 s" >&2; return 1; fi
+    sleep 0.5
+  done
+}
+
+start() {
+  [ ${#PORTS[@]} -eq 2 ] || { echo "BACKEND_PORTS must name two ports" >&2; exit 2; }
+  [ -x "$NGINX" ] || { echo "nginx not found: apt-get install -y nginx" >&2; exit 2; }
+  if [ -e "$RUN_DIR/nginx.pid" ]; then echo "already running? $0 stop first ($RUN_DIR)" >&2; exit 1; fi
+  mkdir -p "$RUN_DIR/logs" "$RUN_DIR/tmp"
+  for port in "${PORTS[@]}"; do
+    nohup "$PYTHON" -m streamlit run app.py --server.port "$port" --server.address 127.0.0.1 \
+      --server.headless true --browser.gatherUsageStats false ${EXTRA[@]+"${EXTRA[@]}"} \
+      >"$RUN_DIR/logs/app-$port.log" 2>&1 &
+    echo $! >"$RUN_DIR/app-$port.pid"
+  done
+  for port in "${PORTS[@]}"; do wait_for "http://127.0.0.1:$port/_stcore/health" 60; done
+
+  case "$STICKY" in
+    cookie) sticky='hash $posenc_route consistent;' ;;
+    addr) sticky='hash $remote_addr consistent;' ;;
+    ip_hash) sticky='ip_hash;' ;;
+    none) sticky='# round robin: NOT sticky (a test of what breaks without it)' ;;
+    *) echo "STICKY must be cookie, addr, ip_hash or none" >&2; exit 2 ;;
+  esac
+  sed -e "s/127\.0\.0\.1:8501 /127.0.0.1:${PORTS[0]} /; s/127\.0\.0\.1:8502 /127.0.0.1:${PORTS[1]} /" \
+    -e "s/listen 127\.0\.0\.1:8080;/listen 127.0.0.1:$PROXY_PORT;/" \
+    -e "s/^\( *\)hash \$posenc_route consistent;  # STICKY/\1$sticky  # STICKY/" \
+    deploy/nginx.conf >"$RUN_DIR/nginx.conf"
+  "$NGINX" -t -q -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
+  "$NGINX" -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
+  wait_for "http://127.0.0.1:$PROXY_PORT/_stcore/health" 20
+  echo "posenc-lab: http://127.0.0.1:$PROXY_PORT (nginx, sticky=$STICKY) -> 127.0.0.1:${PORTS[0]}, 127.0.0.1:${PORTS[1]}"
+  echo "app pids: $(cat "$RUN_DIR"/app-*.pid | tr '\n' ' ')(logs and nginx.conf in $RUN_DIR)"
+}
+
+stop() {
+  if [ -e "$RUN_DIR/nginx.pid" ]; then
+    "$NGINX" -q -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf" -s quit || kill "$(cat "$RUN_DIR/nginx.pid")" || true
+    for _ in $(seq 50); do [ -e "$RUN_DIR/nginx.pid" ] || break; sleep 0.1; done
+  fi
+  for file in "$RUN_DIR"/app-*.pid; do
+    [ -e "$file" ] || continue
+    kill "$(cat "$file")" 2>/dev/null || true
+    rm -f "$file"
+  done
+  echo "stopped (logs kept in $RUN_DIR/logs)"
+}
+
+summary() {
+  echo "websocket sessions per backend (access log, /_stcore/stream, logged when they close):"
+  grep '"GET /_stcore/stream' "$RUN_DIR/logs/access.log" | sed -n 's/.*upstream=\([^ ]*\).*/\1/p' | sort | uniq -c || true
+  echo "CPU seconds per app process (user + system):"
+  local tick
+  tick=$(getconf CLK_TCK)
+  for file in "$RUN_DIR"/app-*.pid; do
+    [ -e "$file" ] || continue
+    pid=$(cat "$file")
+    port=$(basename "$file" .pid)
+    if [ -r "/proc/$pid/stat" ]; then
+      awk -v t="$tick" -v name="${port#app-}" -v pid="$pid" \
+        '{ sub(/.*\) /, ""); printf "  127.0.0.1:%s (pid %s): %.1f s\n", name, pid, ($12 + $13) / t }' "/proc/$pid/stat"
+    fi
+  done
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  summary) summary ;;
+  pids) cat "$RUN_DIR"/app-*.pid ;;
+  *) echo "usage: $0 start|stop|summary|pids" >&2; exit 2 ;;
+esac

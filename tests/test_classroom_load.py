@@ -1,0 +1,75 @@
+"""benchmarks/classroom_load.py works end to end: a smoke test, never a timing test.
+
+Three simulated students open one page of the real server (the session's ``server``
+fixture, on loopback) and move a slider twice each, over Streamlit's own websocket
+protocol. The test checks that every load and move came back, with no exception and no
+session error, and that the numbers are sane; it never asserts on latency (exit status 1
+may only mean that a busy machine missed the budget).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from app_helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import classroom_load  # noqa: E402
+from streamlit.proto.Slider_pb2 import Slider  # noqa: E402
+
+
+def test_students_load_a_page_and_move_a_slider(server, tmp_path):
+    out = tmp_path / "load.json"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--url", server, "--pages", "why-order"]
+    cmd += ["--students", "3", "--moves", "2", "--window", "0.5", "--think", "0.1", "0.3"]
+    cmd += ["--timeout", "20", "--max-seconds", "40", "--json", str(out)]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
+    assert (row["students"], row["loads"], row["moves"]) == (3, 3, 6)
+    assert len(row["sliders"]) == 1  # every student moves the page's first slider
+    for ms in row["load_ms"] + row["move_ms"]:
+        assert 0 < ms < 60_000
+    # a page load brings the page's HTML, the protobuf deltas and at least one figure
+    assert 5 < row["kb_per_load"] < 10_000
+    assert 0 < row["kb_per_move"] < 10_000
+    assert len(row["load_avg_1_5_15"]) == 3
+    assert row["ok"] == (result.returncode == 0)
+
+
+def _slider(**fields) -> Slider:
+    proto = Slider(id="$$ID-abc-w:d_model", **fields)
+    return proto
+
+
+def test_value_grid_and_key():
+    s = _slider(min=2, max=1024, step=2, data_type=Slider.INT)
+    assert classroom_load.key_of(s) == "d_model"
+    values = classroom_load.grid(s, 5)
+    # five values from end to end, evenly spread and on the slider's own step
+    assert len(values) == 5 and values[0] == 2 and values[-1] == 1024
+    assert all(v % 2 == 0 for v in values) and values == sorted(values)
+    assert max(abs(b - a - 255.5) for a, b in zip(values, values[1:], strict=False)) <= 2
+    assert len(classroom_load.grid(s, 0)) == 512  # every value of the grid
+    tenths = _slider(min=0.0, max=1.0, step=0.1, data_type=Slider.FLOAT)
+    assert classroom_load.grid(tenths, 3) == [0.0, 0.5, 1.0]
+    # a select slider moves over option indices 0..n-1
+    options = _slider(min=0, max=3, step=1, type=Slider.SELECT_SLIDER, options=["a", "b", "c", "d"])
+    assert classroom_load.grid(options, 10) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(("q", "expected"), [(50, 50), (95, 95), (100, 100)])
+def test_percentile_is_nearest_rank(q, expected):
+    assert classroom_load.percentile(list(range(100, 0, -1)), q) == expected
+    assert math.isnan(classroom_load.percentile([], q))
+
+
+def test_only_loopback_urls():
+    assert classroom_load.loopback_target("http://127.0.0.1:8501") == ("127.0.0.1", 8501)
+    with pytest.raises(SystemExit):
+        classroom_load.loopback_target("http://192.0.2.1:8501")
