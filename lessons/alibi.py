@@ -7,7 +7,7 @@ import figures
 from figures import alibi as alibi_figures
 from figures.alibi import slope_label
 from ui import compute_alibi as compute
-from ui import controls, layout, state
+from ui import controls, figcache, layout, state
 from ui.catalog import lesson_by_path
 
 layout.lesson(
@@ -79,7 +79,7 @@ if custom_head:
 heads_code = f"heads = {list(shown)}  # the heads drawn (1-based)\n"
 
 if view == "slopes":
-    fig = alibi_figures.slope_chart(slopes, schedule_of, index_of, custom_head=custom_head, height=420)
+    fig = figcache.figure(alibi_figures.slope_chart, slopes, schedule_of, index_of, custom_head=custom_head, height=420)
     code = (
         slopes_code
         + f"""# where each comes from: slope[h] = 2 ** (-8 * index[h] / schedule[h])
@@ -131,7 +131,8 @@ data = slopes  # (H,): one point per head
         n_heads, custom_head, custom_slope, tuple(shown), n, causal, 128 if len(shown) <= 4 else 64
     )
     note = figures.every_nth(step, "position")
-    fig = alibi_figures.bias_facets(
+    fig = figcache.figure(
+        alibi_figures.bias_facets,
         grids,
         positions,
         shown_titles,
@@ -175,7 +176,8 @@ elif view == "attention":
         "attention is simply softmax(-m |i - j|): the weight falls by a factor e^-m per position."
     )
     weights = compute.row_weights(n_heads, custom_head, custom_slope, tuple(shown), n, row, causal)
-    fig = alibi_figures.weight_chart(
+    fig = figcache.figure(
+        alibi_figures.weight_chart,
         np.arange(n),
         {title: weights[p] for p, title in enumerate(shown_titles)},
         title=f"Attention of the query at position {row} with equal content scores",
@@ -219,8 +221,15 @@ data = weights.T  # (n, P): one column per head
 
     reach = compute.spans(n_heads, custom_head, custom_slope, n, mass)
     label = compute.MASSES[f"{mass:g}"]
-    fig = alibi_figures.span_bars(
-        reach, slopes, schedule_of, context=n, mass_label=label, custom_head=custom_head, height=420
+    fig = figcache.figure(
+        alibi_figures.span_bars,
+        reach,
+        slopes,
+        schedule_of,
+        context=n,
+        mass_label=label,
+        custom_head=custom_head,
+        height=420,
     )
     code = (
         slopes_code
@@ -292,7 +301,8 @@ else:  # kerple
         "KERPLE-log": f"KERPLE-log (r1 = {log_r1:g}, r2 = {log_r2:g})",
         "KERPLE-power": f"KERPLE-power (r1 = {power_r1:g}, r2 = {power_r2:g})",
     }
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(n),
         {titles[k]: curves["bias"][k] for k in names},
         title="Bias against distance",
@@ -317,7 +327,8 @@ power = posenc.kerple_bias(1, {n}, r1={power_r1!r}, r2={power_r2!r}, kind="power
         "r1 r2 d^(r2 - 1): slower and slower for r2 < 1, faster for r2 > 1, like ALiBi at r2 = 1."
     )
 
-    fig = alibi_figures.weight_chart(
+    fig = figcache.figure(
+        alibi_figures.weight_chart,
         np.arange(n),
         {titles[k]: curves["weights"][k] for k in names},
         title="Attention they produce with equal content scores (causal query, last position)",

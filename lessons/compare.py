@@ -8,7 +8,7 @@ import figures
 from figures import compare as compare_figures
 from posenc import compare_lessons
 from ui import compute_compare as compute
-from ui import layout, state
+from ui import figcache, layout, state
 
 layout.lesson(
     "Compare them all",
@@ -75,7 +75,8 @@ st.subheader("What position adds to the scores")
 patterns = compute.score_patterns(seq_len, head_dim, n_heads, train_len, shaw_k, phrase_kind)
 slope = compute.options("alibi", train_len, n_heads, shaw_k)["slope"]
 names = {**compute.SHORT, "alibi": f"ALiBi, m = {slope:.4g}", "shaw": f"Shaw, K = {shaw_k}"}
-fig = compare_figures.score_grid(
+fig = figcache.figure(
+    compare_figures.score_grid,
     [patterns["panels"][m] for m in compute.ORDER],
     [names[m] for m in compute.ORDER],
     positions=patterns["positions"],
@@ -153,7 +154,8 @@ layout.notice(compute.runs_notice(compute.runs_at_twice(head_dim, n_heads, train
 
 st.subheader("Move the whole phrase: do the scores change?")
 errors, missing = compute.translation_errors(seq_len, head_dim, n_heads, train_len, shaw_k, phrase_kind, shift)
-fig = compare_figures.translation_bars(
+fig = figcache.figure(
+    compare_figures.translation_bars,
     [compute.SHORT[m] for m in compute.ORDER],
     errors,
     title=f"Largest change in the T = {seq_len} phrase's scores when it moves {shift} positions right",

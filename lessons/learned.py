@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures
 import posenc
-from ui import compute, controls, layout, state
+from ui import compute, controls, figcache, layout, state
 
 layout.lesson(
     "Learned positions",
@@ -47,7 +47,22 @@ else:
     st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon="✅")
 
 grid, shown_pos, shown_dims, steps = compute.learned_grid(max_len, d_model, std, seed, seq_len)
-fig = figures.heatmap(
+# past the table's end: a line and a note on the figure
+missing_rows = (
+    [
+        ("add_hline", dict(y=max_len - 0.5, line=dict(color="#D55E00", width=3))),
+        (
+            "add_annotation",
+            dict(
+                x=0.5, xref="paper", y=(max_len + seq_len) / 2, text="no rows here", showarrow=False, font=dict(size=18)
+            ),
+        ),
+    ]
+    if seq_len > max_len
+    else []
+)
+fig = figcache.figure(
+    figures.heatmap,
     grid,
     x=shown_dims,
     y=shown_pos,
@@ -60,12 +75,8 @@ fig = figures.heatmap(
     row_noun="position",
     col_noun="dimension",
     height=480,
+    after=missing_rows,
 )
-if seq_len > max_len:
-    fig.add_hline(y=max_len - 0.5, line=dict(color="#D55E00", width=3))
-    fig.add_annotation(
-        x=0.5, xref="paper", y=(max_len + seq_len) / 2, text="no rows here", showarrow=False, font=dict(size=18)
-    )
 table_code = f"table = posenc.learned_table({max_len}, {d_model}, std={std!r}, seed={seed})  # (max_len, D)"
 code = f"""
 {table_code}
@@ -85,7 +96,8 @@ learned, sinus = compute.learned_vs_sinusoid(max_len, d_model, std, seed, seq_le
 series = {f"learned, dim {dim}": learned}
 if sinus is not None:
     series[f"sinusoidal, dim {dim} (x {std:g} to compare)"] = sinus * std
-fig = figures.line_chart(
+fig = figcache.figure(
+    figures.line_chart,
     np.arange(seq_len),
     series,
     title=f"Dimension {dim} along the sequence",

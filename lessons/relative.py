@@ -7,7 +7,7 @@ import streamlit as st
 import figures
 from figures import relative as relfig
 from ui import compute_relative as compute
-from ui import layout, state
+from ui import figcache, layout, state
 from ui.catalog import lesson_by_path
 
 #: head widths offered for the random queries and keys
@@ -54,7 +54,8 @@ if view == "matrix":
         r"z_i = \sum_j \alpha_{ij}\,\bigl(v_j + a^V_{ij}\bigr)"
     )
     raw, clipped = compute.offsets(length, clip)
-    fig = relfig.offset_panels(
+    fig = figcache.figure(
+        relfig.offset_panels,
         raw,
         clipped,
         max_distance=clip,
@@ -100,7 +101,8 @@ data = np.hstack([raw, clipped])  # (T, 2T): the two panels side by side
     )
 
     content, position, total = compute.shaw_split(length, d_head, clip, seed)
-    fig = figures.heatmap_panels(
+    fig = figcache.figure(
+        figures.heatmap_panels,
         [content, position, total],
         ["content: q_i . k_j", "position: q_i . a_ij", "sum (before / sqrt(d))"],
         title=f"Shaw et al.'s score, split (random q, k and a^K, d_head = {d_head}, seed {seed})",
@@ -182,7 +184,8 @@ elif view == "t5":
             dict(x=exact, text=f"+{exact} (max_exact)"),
             dict(x=max_distance, text=f"+{max_distance} (max_distance)", level=1),
         ]
-    fig = relfig.bucket_chart(
+    fig = figcache.figure(
+        relfig.bucket_chart,
         curve["rel"],
         curve["bucket"],
         curve["region"],
@@ -267,7 +270,8 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
 
     bias, buckets = compute.t5_grid(table, length, bidirectional, max_distance)
     left, right = st.columns([3, 2])
-    fig = relfig.bucket_heatmap(
+    fig = figcache.figure(
+        relfig.bucket_heatmap,
         bias,
         buckets,
         title=f"The bias each pair gets, T = {length} (one head)",
@@ -353,7 +357,8 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
 """
     if causal:
         xl_code += f"future = posenc.relative_positions({length}) > 0  # keys after the query, masked\n"
-    fig = figures.heatmap_panels(
+    fig = figcache.figure(
+        figures.heatmap_panels,
         [terms["a"], terms["b"], terms["c"], terms["d"]],
         ["(a) content-content", "(b) content-position", "(c) content bias u", "(d) position bias v"],
         title=f"Transformer-XL's four terms (random q, k, u, v; d = {d}, seed {seed})",
@@ -391,7 +396,8 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
             "they change from row to row."
         )
     left, right = st.columns([3, 2])
-    fig = figures.heatmap(
+    fig = figcache.figure(
+        figures.heatmap,
         terms["total"],
         x=list(range(length)),
         y=list(range(length)),
@@ -461,7 +467,8 @@ else:  # deberta
         st.caption(f"Showing max_position = {max_position} instead, the smallest this bucket_size allows.")
         curve = compute.deberta_curve(bucket_size, max_position)
     mid = bucket_size // 2
-    fig = relfig.bucket_chart(
+    fig = figcache.figure(
+        relfig.bucket_chart,
         curve["rel"],
         curve["bucket"],
         curve["region"],
@@ -500,7 +507,8 @@ data = np.column_stack([rel, bucket, used])  # (offsets, 3)
     )
 
     c2c, c2p, p2c = compute.deberta_terms(length, d, seed, bucket_size, max_position)
-    fig = figures.heatmap_panels(
+    fig = figcache.figure(
+        figures.heatmap_panels,
         [c2c, c2p, p2c],
         ["c2c: content to content", "c2p: content to position", "p2c: position to content"],
         title=f"DeBERTa's three terms (random inputs, d = {d}, seed {seed}), before / sqrt(3d)",

@@ -9,7 +9,7 @@ import streamlit as st
 import figures
 from figures import rope as rope_figures
 from posenc import rope_lessons
-from ui import compute_rope, controls, layout, state
+from ui import compute_rope, controls, figcache, layout, state
 from ui.catalog import lesson_by_path
 
 layout.lesson(
@@ -67,7 +67,8 @@ if view == "rotation":
     )
     gap = state.int_slider("gap", "Key sits r positions before the query", 0, 64, 2)
     frames = compute_rope.rotation_frames(head_dim, base, tuple(pairs), n_frames, step, gap, 0)
-    fig = rope_figures.rotation_animation(
+    fig = figcache.figure(
+        rope_figures.rotation_animation,
         frames["q_xy"],
         frames["k_xy"],
         frames["angles"],
@@ -120,7 +121,8 @@ elif view == "relative":
     note = figures.every_nth(stride, "position")
     suffix = f" (showing {note})" if note else ""
     if contrast:
-        fig = figures.heatmap_panels(
+        fig = figcache.figure(
+            figures.heatmap_panels,
             [rope_grid, added_grid],
             ["RoPE: rope(q, m) · rope(k, n)", "sinusoid added: (q + PE_m) · (k + PE_n)"],
             labels=[shown, shown],
@@ -133,7 +135,8 @@ elif view == "relative":
             height=520,
         )
     else:
-        fig = figures.heatmap(
+        fig = figcache.figure(
+            figures.heatmap,
             rope_grid,
             x=shown,
             y=shown,
@@ -205,7 +208,7 @@ distances = np.unique(np.geomspace(1, {max_distance}, 160).round().astype(np.int
 distances = np.union1d(distances, {list(compute_rope.LESSON_TEXT_STD)!r})
 """
     left, right = st.columns(2)
-    fig = rope_figures.decay_bound(out["distances"], out["bound"], height=430)
+    fig = figcache.figure(rope_figures.decay_bound, out["distances"], out["bound"], height=430)
     with left:
         code = (
             distances_code
@@ -214,7 +217,8 @@ distances = np.union1d(distances, {list(compute_rope.LESSON_TEXT_STD)!r})
         )
         layout.chart(fig, key="rope_bound", filename="rope_decay_bound", code=code)
     root = math.sqrt(head_dim)
-    fig = rope_figures.score_spread(
+    fig = figcache.figure(
+        rope_figures.score_spread,
         out["distances"],
         out["mean"],
         out["std"],
@@ -267,7 +271,8 @@ elif view == "layouts":
     n = controls.n_positions(default=256)
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
     out = compute_rope.layouts(head_dim, base, n, seed)
-    fig = rope_figures.pairing_map(
+    fig = figcache.figure(
+        rope_figures.pairing_map,
         {
             "interleaved (RoFormer, GPT-J, Meta's LLaMA code)": out["pairs"]["interleaved"],
             "half (GPT-NeoX; LLaMA in transformers)": out["pairs"]["half"],
@@ -289,7 +294,8 @@ data = np.stack([interleaved, half])
     perm = out["perm"]
     shown_perm = ", ".join(map(str, perm[:12])) + (", ..." if perm.size > 12 else "")
     st.caption(f"posenc.half_to_interleaved_permutation({head_dim}) = [{shown_perm}]")
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         out["positions"],
         out["curves"],
         title="Score of q at m against k at 0 under each pairing",
@@ -411,7 +417,8 @@ elif view == "scaling":
         cfg, guides = {"rope_type": "linear", "factor": 1.0}, {}
         out = compute_rope.scaling(head_dim, base, tuple(sorted(cfg.items())), None)
     effective = float(cfg["factor"])
-    fig = rope_figures.scaling_chart(
+    fig = figcache.figure(
+        rope_figures.scaling_chart,
         out["before"],
         out["after"],
         out["ratio"],
@@ -474,7 +481,9 @@ else:  # xpos
     )
     out = compute_rope.xpos(head_dim, base, gamma, scale_base, max_distance, seed)
     picked = sorted({0, half // 4, half // 2, (3 * half) // 4, half - 1})
-    fig = rope_figures.xpos_factors(out["distances"], out["zeta"], picked, scale_base=scale_base, height=420)
+    fig = figcache.figure(
+        rope_figures.xpos_factors, out["distances"], out["zeta"], picked, scale_base=scale_base, height=420
+    )
     left, right = st.columns(2)
     with left:
         code = f"""
@@ -483,7 +492,7 @@ zeta = posenc.xpos_scale(distances, {head_dim}, gamma={gamma!r}, scale_base={sca
 data = zeta[:, {picked!r}]  # the pairs drawn
 """
         layout.chart(fig, key="xpos_zeta", filename="xpos_scale", code=code)
-    fig = rope_figures.xpos_score_chart(out["distances"], out["rope"], out["xpos"], height=420)
+    fig = figcache.figure(rope_figures.xpos_score_chart, out["distances"], out["rope"], out["xpos"], height=420)
     with right:
         code = f"""
 q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})  # k = q: the same word

@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures
 import posenc
-from ui import compute, controls, layout, state
+from ui import compute, controls, figcache, layout, state
 from ui.catalog import lesson_by_path
 
 layout.lesson(
@@ -44,7 +44,8 @@ pe_args = f"{d_model}, base={base!r}, layout={pe_layout!r}"
 
 if view == "heatmap":
     table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
-    fig = figures.heatmap(
+    fig = figcache.figure(
+        figures.heatmap,
         table,
         x=shown_dims,
         y=shown_pos,
@@ -77,7 +78,8 @@ elif view == "waves":
     default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
     dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
     columns = compute.sinusoid_columns(n, d_model, base, pe_layout, tuple(dims))
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(n),
         {f"dim {d}": columns[:, j] for j, d in enumerate(dims)},
         title="Each dimension is a wave over positions",
@@ -99,7 +101,8 @@ data = pe[:, {list(dims)}]  # the dimensions plotted, one column per line
 
 elif view == "wavelengths":
     lam = posenc.wavelengths(d_model, base)
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(half),
         {"wavelength": lam},
         title="Wavelength of each sin/cos pair (log scale)",
@@ -111,8 +114,10 @@ elif view == "wavelengths":
         log_y=True,
         styles={"wavelength": {"mode": "lines+markers", "size": 5}},
         height=440,
+        after=[
+            ("add_hline", dict(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown"))
+        ],
     )
-    fig.add_hline(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown")
     code = f"""
 # wavelength 2 pi base**(2i/d) of each sin/cos pair i, in positions
 data = posenc.wavelengths({d_model}, base={base!r})  # (D/2,)
@@ -128,7 +133,8 @@ data = posenc.wavelengths({d_model}, base={base!r})  # (D/2,)
 
 elif view == "clock":
     positions, bits, signs, pairs = compute.sinusoid_binary_clock(n, d_model, base, pe_layout)
-    fig = figures.binary_clock(
+    fig = figcache.figure(
+        figures.binary_clock,
         positions,
         bits,
         signs,
@@ -161,7 +167,8 @@ elif view == "similarity":
     matrix, shown, curve, row_step = compute.sinusoid_similarity(n, d_model, base, pe_layout, metric, anchor)
     what = "PE[p] . PE[q]" if metric == "dot" else "cos(PE[p], PE[q])"
     left, right = st.columns([5, 6])
-    fig = figures.heatmap(
+    fig = figcache.figure(
+        figures.heatmap,
         matrix,
         x=shown,
         y=shown,
@@ -186,7 +193,8 @@ data = posenc.position_similarity(pe, metric={metric!r})  # (T, T)
         code += f"data = data[:, ::{col_step}]  # {figures.every_nth(col_step, 'column')}, as drawn\n"
     with left:
         layout.chart(fig, key="sin_similarity", filename="sinusoidal_similarity", code=code)
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(n),
         {f"similarity to position {anchor}": curve},
         title=f"Similarity of every position to position {anchor}",
@@ -224,7 +232,8 @@ else:  # shift
     )
     left, right = st.columns([2, 3])
     labels = [str(d) for d in shift["dims"]]
-    fig = figures.heatmap(
+    fig = figcache.figure(
+        figures.heatmap,
         shift["corner"],
         x=labels,
         y=labels,
@@ -245,7 +254,8 @@ data = m_k[np.ix_(dims, dims)]
 """
     with left:
         layout.chart(fig, key="sin_mk", filename="sinusoidal_rotation_matrix", code=code)
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(d_model),
         {f"PE[{p + k}]": shift["actual"], f"PE[{p}] @ M_k.T": shift["predicted"]},
         title=f"PE[{p}] rotated by M_k lands on PE[{p + k}]",

@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures
 import posenc
-from ui import compute, layout, state
+from ui import compute, figcache, layout, state
 
 DEFAULT_SENTENCE = "dog bites man"
 
@@ -65,7 +65,8 @@ if n == 1:
 left, right = st.columns(2)
 labels = [f"{i + 1}. {w}" for i, w in enumerate(words)]
 moved_labels = [f"{i + 1}. {w}" for i, w in enumerate(moved_words)]
-fig = figures.heatmap_panels(
+fig = figcache.figure(
+    figures.heatmap_panels,
     [result["weights"], result["weights_moved"]],
     [" ".join(words), " ".join(moved_words)],
     title="Attention weights: who looks at whom",
@@ -112,7 +113,8 @@ else:
         "sentence gets the same outputs, reordered: attention alone sees a *set* of words."
     )
 
-word_fig = figures.grouped_bars(
+word_fig = figcache.figure(
+    figures.grouped_bars,
     moved_labels,
     {"largest difference in the word's output": result["row_error"]},
     title="Does each word's output change when the words are reordered?",

@@ -2,9 +2,15 @@
 
 Every method scores the same seeded phrase (``posenc.compare_lessons.phrase``) with the
 options fixed here, so the heatmaps, the table and the bars describe one setting.
+
+Two levels of cache: per method (so moving H recomputes ALiBi alone) and per setting
+(so a setting already seen costs one lookup, not one per method: in a class, the
+lookups themselves were a tenth of this page's server time).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import streamlit as st
@@ -86,17 +92,23 @@ def catalog_entry(method: str) -> dict:
     return next(row for row in METHODS if row["Method"].startswith(_CATALOG[method]))
 
 
+@functools.lru_cache(maxsize=64)
+def _first_alibi_slope(n_heads: int) -> float:
+    return float(posenc.alibi_slopes(n_heads)[0])
+
+
 def options(method: str, train_len: int, n_heads: int, shaw_k: int) -> dict:
     """The options each method is scored with (head 1 where a method has per-head values)."""
     return {
         "learned": dict(max_len=train_len, std=LEARNED_STD, seed=SEED),
         "shaw": dict(max_distance=shaw_k, seed=SEED),
         "t5": dict(num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE, seed=SEED),
-        "alibi": dict(slope=float(posenc.alibi_slopes(n_heads)[0])),
+        "alibi": dict(slope=_first_alibi_slope(n_heads)),
         "kerple": dict(r1=KERPLE_R1, r2=KERPLE_R2, kind="log"),
     }.get(method, {})
 
 
+@functools.lru_cache(maxsize=1024)
 def settings(method: str, train_len: int, n_heads: int, shaw_k: int) -> tuple:
     """``options`` as a sorted tuple of pairs: a cache key that changes only when this
     method's own options do (moving H recomputes ALiBi alone)."""
@@ -128,6 +140,7 @@ def method_pattern(method: str, seq_len: int, head_dim: int, phrase_kind: str, m
     return part.astype(np.float32), None
 
 
+@st.cache_data(**CACHE)
 def score_patterns(seq_len: int, head_dim: int, n_heads: int, train_len: int, shaw_k: int, phrase_kind: str):
     """What position adds to each method's scores, at the positions a panel can show.
 
@@ -155,6 +168,7 @@ def method_translation(method: str, seq_len: int, head_dim: int, phrase_kind: st
         return float("nan"), _no_scores(exc, method_settings)
 
 
+@st.cache_data(**CACHE)
 def translation_errors(
     seq_len: int, head_dim: int, n_heads: int, train_len: int, shaw_k: int, phrase_kind: str, shift: int
 ):
@@ -264,6 +278,7 @@ def parameters(method: str, train_len: int, head_dim: int, n_heads: int, shaw_k:
     return formula.get(method, f"{count:,}")
 
 
+@st.cache_data(**CACHE)
 def method_table(head_dim: int, n_heads: int, train_len: int, shaw_k: int, phrase_kind: str) -> list[dict]:
     """One row per method: where position enters, what it does, its cost, the 2L check, who uses it."""
     runs = runs_at_twice(head_dim, n_heads, train_len, shaw_k, phrase_kind)

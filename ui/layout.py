@@ -3,6 +3,7 @@ presenter mode (larger type and figures, explanations folded into speaker notes)
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from figures import export
@@ -68,6 +69,8 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -
     comparison, for figures whose traces are not a plain table (animations, arrows).
     """
     if presenting():
+        # figures may be shared by every session (ui.figcache): resize a copy
+        fig = go.Figure(fig)
         fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_FONT + 6, hoverlabel_font_size=PRESENT_FONT)
         if fig.layout.height:
             fig.update_layout(height=int(fig.layout.height * PRESENT_HEIGHT))

@@ -1,0 +1,100 @@
+"""ui.figcache: a figure is reused only for exactly the same inputs, and sharing it
+between sessions changes nothing a student sees."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from app_helpers import VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
+
+from ui import figcache
+
+
+def _digest(*args, **kwargs):
+    return figcache.fingerprint(go.Figure, args, kwargs)
+
+
+def test_every_byte_of_a_large_array_counts():
+    # Streamlit's own hasher samples arrays of 500k elements or more: this one must not
+    a = np.zeros(1_000_000)
+    b = a.copy()
+    b[777_777] = 1e-300
+    assert _digest(a) != _digest(b)
+    assert _digest(a) == _digest(a.copy())
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (1, 1.0),
+        (1, True),
+        (0.1 + 0.2, 0.3),
+        ([1, 2], (1, 2)),
+        (np.arange(4), np.arange(4).astype(np.float64)),
+        (np.arange(6).reshape(2, 3), np.arange(6).reshape(3, 2)),
+        ("ab", ["a", "b"]),
+        (None, "None"),
+        (np.float32(1.5), 1.5),
+    ],
+)
+def test_values_that_print_alike_differ(one, other):
+    assert _digest(one) != _digest(other)
+
+
+def test_keyword_order_does_not_matter_but_names_do():
+    assert _digest(x=1, y=2) == _digest(y=2, x=1)
+    assert _digest(x=1, y=2) != _digest(x=2, y=1)
+    assert figcache.fingerprint(go.Figure, (), {}) != figcache.fingerprint(go.Scatter, (), {})
+
+
+def test_unreadable_arguments_are_refused():
+    with pytest.raises(TypeError):
+        _digest(object())
+    with pytest.raises(TypeError):
+        _digest(np.array([object()]))
+
+
+def _bars(values, *, title):
+    return go.Figure(go.Bar(y=values), layout_title_text=title)
+
+
+def test_the_same_inputs_share_one_figure_and_after_runs_once():
+    figcache._built.clear()
+    mark = [("add_hline", dict(y=1.5))]
+    first = figcache.figure(_bars, np.array([1.0, 2.0]), title="t", after=mark)
+    again = figcache.figure(_bars, np.array([1.0, 2.0]), title="t", after=mark)
+    assert again is first
+    assert len(first.layout.shapes) == 1
+    changed = figcache.figure(_bars, np.array([1.0, 2.5]), title="t", after=mark)
+    assert changed is not first
+    assert list(changed.data[0].y) == [1.0, 2.5]
+    assert figcache.figure(_bars, np.array([1.0, 2.0]), title="t") is not first
+
+
+def test_an_unreadable_argument_builds_without_the_cache():
+    figcache.UNCACHED.clear()
+    fig = figcache.figure(lambda values: go.Figure(go.Bar(y=list(values))), range(3))
+    assert list(fig.data[0].y) == [0, 1, 2]
+    assert figcache.UNCACHED == {f"{__name__}.test_an_unreadable_argument_builds_without_the_cache.<locals>.<lambda>"}
+    figcache.UNCACHED.clear()
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_view_caches_its_figures_and_reruns_draw_the_same(page, query):
+    figcache.UNCACHED.clear()
+    at = open_page(page, query)
+    assert_clean(at)
+    first = charts(at)
+    at.run()
+    # a figure changed in place after caching would grow (a second line, a bigger font)
+    assert charts(at) == first
+    assert not figcache.UNCACHED, "every builder call is keyed (ui.figcache.fingerprint reads its arguments)"
+
+
+def test_presenter_mode_resizes_a_copy_not_the_shared_figure():
+    plain = charts(open_page("lessons/alibi.py", {"view": "slopes"}))
+    presenting = charts(open_page("lessons/alibi.py", {"view": "slopes", "present": "1"}))
+    assert presenting[0]["layout"]["font"]["size"] == 20
+    assert presenting[0]["layout"]["height"] > plain[0]["layout"]["height"]
+    assert charts(open_page("lessons/alibi.py", {"view": "slopes"})) == plain

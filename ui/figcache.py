@@ -1,0 +1,94 @@
+"""Build each figure once per server for every distinct input, and share it.
+
+In a class, forty students ask for the same few settings; building a Plotly figure
+(validating every trace and axis) was half of a rerun's CPU. ``figure(builder, ...)``
+keys the figure on an exact fingerprint of the builder's arguments (every byte of
+every array, not a sample), so any change in the numbers builds a new figure, and a
+setting already seen reuses the one built for it, whichever student asked first.
+
+A cached figure is shared by every session: treat it as read-only. ``layout.chart``
+copies it before presenter mode resizes it; a page that adds a marker or a note to a
+figure names the calls in ``after=`` (part of the key), never on the returned figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+#: figures kept per server process; the largest is a few MB of Python objects
+MAX_FIGURES = 128
+
+
+def _feed(h, obj: Any) -> None:
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject:
+            raise TypeError("object arrays have no stable bytes")
+        h.update(b"A" + obj.dtype.str.encode() + repr(obj.shape).encode())
+        h.update(np.ascontiguousarray(obj).data)
+    elif isinstance(obj, np.generic):
+        h.update(b"N" + obj.dtype.str.encode() + obj.tobytes())
+    elif obj is None or isinstance(obj, (bool, int, float, str, bytes, complex)):
+        # repr is exact for floats (shortest round trip) and tells 1 from 1.0 from True
+        h.update(b"S" + type(obj).__name__.encode() + b":" + repr(obj).encode() + b";")
+    elif isinstance(obj, (list, tuple)):
+        h.update(b"L" if isinstance(obj, list) else b"T")
+        h.update(str(len(obj)).encode() + b"[")
+        for item in obj:
+            _feed(h, item)
+        h.update(b"]")
+    elif isinstance(obj, dict):
+        h.update(b"D" + str(len(obj)).encode() + b"{")
+        for key in sorted(obj, key=repr):
+            _feed(h, key)
+            _feed(h, obj[key])
+        h.update(b"}")
+    else:
+        raise TypeError(f"cannot fingerprint {type(obj).__name__}")
+
+
+def fingerprint(builder: Callable, args: tuple, kwargs: dict) -> str:
+    """Digest of the builder's name and every argument's exact value.
+
+    Raises TypeError for an argument it cannot read exactly (then the figure is not cached).
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"{builder.__module__}.{builder.__qualname__}".encode())
+    _feed(h, args)
+    _feed(h, kwargs)
+    return h.hexdigest()
+
+
+#: builders called with an argument fingerprint() cannot read (so built on every run);
+#: a test runs every view and expects none
+UNCACHED: set[str] = set()
+
+
+def _build(builder: Callable, args: tuple, kwargs: dict, after: Sequence[tuple[str, dict]]) -> go.Figure:
+    fig = builder(*args, **kwargs)
+    for method, options in after:
+        getattr(fig, method)(**options)
+    return fig
+
+
+@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+def _built(digest: str, _builder: Callable, _args: tuple, _kwargs: dict, _after) -> go.Figure:
+    return _build(_builder, _args, _kwargs, _after)
+
+
+def figure(
+    builder: Callable[..., go.Figure], *args: Any, after: Sequence[tuple[str, dict]] = (), **kwargs: Any
+) -> go.Figure:
+    """``builder(*args, **kwargs)``, then each ``fig.<method>(**options)`` of ``after``
+    (e.g. ``("add_hline", dict(y=10))``), built once per distinct values (read-only)."""
+    try:
+        digest = fingerprint(builder, args, {**kwargs, "(after)": after})
+    except TypeError:
+        UNCACHED.add(f"{builder.__module__}.{builder.__qualname__}")
+        return _build(builder, args, kwargs, after)
+    return _built(digest, builder, args, kwargs, after)
