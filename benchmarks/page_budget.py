@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from app_helpers import chart_bytes, open_page  # noqa: E402
-from streamlit import logger as streamlit_logger  # noqa: E402
 
 from ui.catalog import LESSONS  # noqa: E402
 
@@ -98,8 +97,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    # AppTest runs outside a server: Streamlit warns "missing ScriptRunContext" on every page
-    streamlit_logger.set_log_level(logging.ERROR)
+    # AppTest runs outside a server, and Streamlit warns "missing ScriptRunContext" on every
+    # page (its config resets the level of its loggers, so filter the message instead)
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: "missing ScriptRunContext" not in record.getMessage()
+    )
     print(
         f"{'page / view':<24} {'setting':<9} {'warm ms':>8} {'move ms':>8} {'slider':<9} {'largest fig kB':>14}  budget"
     )

@@ -5,7 +5,7 @@ import streamlit as st
 
 import figures
 from posenc import experiment as ex
-from ui import claims, layout, state
+from ui import claims, figcache, layout, state
 from ui import compute_experiment as compute
 from ui.catalog import lesson_by_path
 
@@ -66,7 +66,8 @@ if view == "extrapolation":
     series["chance"] = np.full(len(lengths), summary["chance"])
     styles = {name: {"mode": "lines+markers", "size": 9} for name in series}
     styles["chance"] = {"mode": "lines", "dash": "dot", "color": "#777"}
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.asarray(lengths),
         series,
         title=f"Accuracy when tested longer than trained (trained at {train_len} tokens)",
@@ -79,9 +80,8 @@ if view == "extrapolation":
         styles=styles,
         vlines={"training length": train_len},
         height=480,
+        after=[("update_xaxes", dict(tickvals=lengths)), ("update_yaxes", dict(range=[0, 1.05], tickformat=".0%"))],
     )
-    fig.update_xaxes(tickvals=lengths)
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     code = (
         run_code
         + """# accuracy per test length (rows) and method (columns); None (no embedding) -> nan
@@ -110,7 +110,8 @@ data = np.column_stack([accuracy, chance])  # over run["lengths"]
     ]
     st.table(table, hide_index=True)
     losses = summary["losses"]
-    fig = figures.line_chart(
+    fig = figcache.figure(
+        figures.line_chart,
         np.arange(1, steps + 1),
         {claims.NAMES[m]: losses[m] for m in methods},
         title="Training loss (cross-entropy per answer)",
@@ -131,7 +132,9 @@ elif view == "translation":
     errors, tokens, pairs = compute.translation(*settings, live, shift)
     floor = 1e-17
     values = [np.nan if errors[m] is None else max(errors[m], floor) for m in methods]
-    fig = figures.grouped_bars(
+    no_row = dict(y=0, yref="paper", text="no row past max_len", showarrow=False, yanchor="bottom")
+    fig = figcache.figure(
+        figures.grouped_bars,
         [claims.NAMES[m] for m in methods],
         {"max |scores(moved) - scores(at 0)|": values},
         title=f"How much the trained models' attention scores change when a phrase moves {shift} places",
@@ -139,10 +142,8 @@ elif view == "translation":
         y_title="max difference (log scale)",
         log_y=True,
         height=440,
+        after=[("add_annotation", dict(x=claims.NAMES[m], **no_row)) for m in methods if errors[m] is None],
     )
-    for name, m in zip(fig.data[0].x, methods, strict=True):
-        if errors[m] is None:
-            fig.add_annotation(x=name, y=0, yref="paper", text="no row past max_len", showarrow=False, yanchor="bottom")
     phrase_code = run_code + "tokens = np.random.default_rng(cfg.seed).integers(0, cfg.vocab, 12)  # the phrase\n"
     code = (
         phrase_code
@@ -175,7 +176,8 @@ data = np.array(errors)
     )
     at_start, moved = pairs[method]
     labels = [f"{i}:{t}" for i, t in enumerate(tokens)]
-    fig = figures.heatmap_panels(
+    fig = figcache.figure(
+        figures.heatmap_panels,
         [at_start, moved, moved - at_start],
         ["at positions 0..11", f"at positions {shift}..{shift + 11}", "difference"],
         title=f"{claims.NAMES[method]}: attention logits of head 1 for the same phrase",
@@ -202,7 +204,8 @@ else:  # claims
     errors, _, _ = compute.translation(*settings, live, shift)
     st.table(claims.claims_table(summary, errors, shift), hide_index=True)
     first, last = lengths[0], lengths[-1]
-    fig = figures.grouped_bars(
+    fig = figcache.figure(
+        figures.grouped_bars,
         [claims.NAMES[m] for m in methods],
         {
             f"at the training length ({first})": [
@@ -215,8 +218,8 @@ else:  # claims
         y_title="accuracy",
         value_format=".0%",
         height=380,
+        after=[("update_yaxes", dict(range=[0, 1.05], tickformat=".0%"))],
     )
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     code = (
         run_code
         + """# accuracy at the training length and at 8x, per method; None (no embedding) -> nan
