@@ -115,7 +115,21 @@ elif view == "wavelengths":
         styles={"wavelength": {"mode": "lines+markers", "size": 5}},
         height=440,
         after=[
-            ("add_hline", dict(y=n, line=dict(color="#D55E00", dash="dash"), annotation_text=f"{n} positions shown"))
+            ("add_hline", dict(y=n, line=dict(color="#D55E00", dash="dash"))),
+            # an annotation on a log axis is placed in log10 units (a shape in data units): with
+            # y=n the label sat at 10^n and stretched the axis to 10^264
+            (
+                "add_annotation",
+                dict(
+                    x=1,
+                    xref="x domain",
+                    xanchor="right",
+                    y=float(np.log10(n)),
+                    yanchor="bottom",
+                    text=f"{n} positions shown",
+                    showarrow=False,
+                ),
+            ),
         ],
     )
     code = f"""

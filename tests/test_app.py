@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
@@ -180,3 +181,33 @@ def test_largest_learned_table_keeps_every_figure_under_one_megabyte():
     at = open_page("lessons/learned.py", {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"})
     assert_clean(at)
     assert max(chart_bytes(at)) < MB
+
+
+def _log_axes_data(spec: dict) -> dict[str, list[float]]:
+    """axis reference ("x", "y2") -> the positive values the traces put on it, for log axes."""
+    from figures.export import _array
+
+    layout, found = spec["layout"], {}
+    for trace in spec["data"]:
+        for letter in ("x", "y"):
+            ref = trace.get(f"{letter}axis", letter)
+            axis = layout.get(f"{letter}axis{ref[1:]}", {})
+            if axis.get("type") != "log" or letter not in trace:
+                continue
+            values = _array(trace[letter]).astype(float).ravel()
+            found.setdefault(ref, []).extend(values[np.isfinite(values) & (values > 0)].tolist())
+    return found
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_labels_on_log_axes_sit_among_the_data(page, query):
+    # Plotly places an annotation on a log axis in log10 units (a shape in data units): a
+    # label given the data value y = 256 sat at 10^256 and stretched the axis to 10^264
+    for spec in charts(open_page(page, query)):
+        data = _log_axes_data(spec)
+        for note in spec["layout"].get("annotations", []):
+            for letter in ("x", "y"):
+                ref = note.get(f"{letter}ref", "")
+                if ref in data and data[ref]:
+                    low, high = np.log10(min(data[ref])), np.log10(max(data[ref]))
+                    assert low - 3 <= float(note[letter]) <= high + 3, (note.get("text"), note[letter], low, high)
