@@ -5,6 +5,8 @@
 - ``bucket_chart``: bucket against relative position as a step plot, coloured by
   region (exact, logarithmic, ...), with labelled boundary lines (T5, DeBERTa).
 - ``bucket_heatmap``: a (query, key) grid whose hover also names each cell's bucket.
+- ``score_terms``: the terms of a relative score (Shaw, Transformer-XL, DeBERTa) side by
+  side, queries down and keys across, on one colour scale.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .builders import heatmap_panels
 from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, base_layout, every_nth, thin
 
 #: a cell value is printed in the matrix up to this many rows (more would not be legible)
@@ -259,3 +262,19 @@ def bucket_heatmap(
     fig.update_xaxes(title_text=x_title, constrain="domain")
     fig.update_yaxes(title_text=y_title, autorange="reversed", scaleanchor="x", constrain="domain")
     return fig
+
+
+def score_terms(terms: Sequence[np.ndarray], names: Sequence[str], *, title: str, height: int = 430) -> go.Figure:
+    """The terms of an attention score, each a (T, T) grid of query i (rows) by key j."""
+    return heatmap_panels(
+        terms,
+        names,
+        title=title,
+        x_title="key position j",
+        y_title="query position i",
+        x_name="key j",
+        y_name="query i",
+        value_name="score",
+        value_format=".2f",
+        height=height,
+    )

@@ -102,17 +102,10 @@ data = np.hstack([raw, clipped])  # (T, 2T): the two panels side by side
 
     content, position, total = compute.shaw_split(length, d_head, clip, seed)
     fig = figcache.figure(
-        figures.heatmap_panels,
+        relfig.score_terms,
         [content, position, total],
         ["content: q_i . k_j", "position: q_i . a_ij", "sum (before / sqrt(d))"],
         title=f"Shaw et al.'s score, split (random q, k and a^K, d_head = {d_head}, seed {seed})",
-        x_title="key position j",
-        y_title="query position i",
-        x_name="key j",
-        y_name="query i",
-        value_name="score",
-        value_format=".2f",
-        height=430,
     )
     code = random_code(
         seed,
@@ -358,16 +351,10 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
     if causal:
         xl_code += f"future = posenc.relative_positions({length}) > 0  # keys after the query, masked\n"
     fig = figcache.figure(
-        figures.heatmap_panels,
+        relfig.score_terms,
         [terms["a"], terms["b"], terms["c"], terms["d"]],
         ["(a) content-content", "(b) content-position", "(c) content bias u", "(d) position bias v"],
         title=f"Transformer-XL's four terms (random q, k, u, v; d = {d}, seed {seed})",
-        x_title="key position j",
-        y_title="query position i",
-        x_name="key j",
-        y_name="query i",
-        value_name="score",
-        value_format=".2f",
         height=400,
     )
     code = xl_code + (
@@ -508,17 +495,10 @@ data = np.column_stack([rel, bucket, used])  # (offsets, 3)
 
     c2c, c2p, p2c = compute.deberta_terms(length, d, seed, bucket_size, max_position)
     fig = figcache.figure(
-        figures.heatmap_panels,
+        relfig.score_terms,
         [c2c, c2p, p2c],
         ["c2c: content to content", "c2p: content to position", "p2c: position to content"],
         title=f"DeBERTa's three terms (random inputs, d = {d}, seed {seed}), before / sqrt(3d)",
-        x_title="key position j",
-        y_title="query position i",
-        x_name="key j",
-        y_name="query i",
-        value_name="score",
-        value_format=".2f",
-        height=430,
     )
     code = random_code(
         seed,

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
+from figures.export import _array
 from ui.catalog import lesson_by_path
 
 MB = 1_000_000
@@ -185,8 +186,6 @@ def test_largest_learned_table_keeps_every_figure_under_one_megabyte():
 
 def _log_axes_data(spec: dict) -> dict[str, list[float]]:
     """axis reference ("x", "y2") -> the positive values the traces put on it, for log axes."""
-    from figures.export import _array
-
     layout, found = spec["layout"], {}
     for trace in spec["data"]:
         for letter in ("x", "y"):
