@@ -21,17 +21,20 @@ from ui.catalog import HOME, LESSONS, REFERENCE
 present_in_url = st.query_params.get("present") in ("1", "true")
 st.set_page_config(
     page_title="posenc-lab: how Transformers know word order",
-    page_icon="🧭",
+    # no page icon: a Material icon as favicon is fetched from Google's font host, and
+    # an emoji needs an emoji font; Streamlit's own favicon is served locally
     layout="wide",
     # a projected lesson starts with the figures, not the controls
     initial_sidebar_state="collapsed" if present_in_url else "auto",
 )
 
 pages = {
-    lesson.path: st.Page(lesson.path, title=lesson.title, icon=lesson.icon, url_path=lesson.url_path)
+    # no icons in the navigation: Streamlit makes the current page's icon the favicon, and a
+    # Material icon there is fetched from Google's font host (an emoji needs an emoji font)
+    lesson.path: st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path)
     for lesson in (*LESSONS, *REFERENCE)
 }
-home = st.Page(HOME.path, title=HOME.title, icon=HOME.icon, default=True)
+home = st.Page(HOME.path, title=HOME.title, default=True)
 page = st.navigation(
     {
         "posenc-lab": [home],
@@ -43,14 +46,20 @@ page = st.navigation(
 state.start_run(page.url_path)
 present = state.toggle(
     "present",
-    "🎥 Presenter mode",
+    "Presenter mode",
     False,
     help="Larger type and figures; explanations fold into speaker notes.",
     omit_default=True,
 )
 layout.start_page(present)
+# static CSS only (no user input): captions as dark as body text (Streamlit's grey is
+# below 4.5:1), and formulas that fit a phone's width instead of scrolling sideways
+st.html(
+    "<style>[data-testid='stCaptionContainer'], [data-testid='stCaptionContainer'] * { color: inherit; }"
+    "@media (max-width: 640px) { .katex-display { font-size: 0.78em; } }</style>"
+)
 if present:
-    # static CSS only (no user input): Streamlit sizes its text in rem, so the root size scales it all
+    # Streamlit sizes its text in rem, so the root size scales it all
     st.html("<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>")
 notice_area = st.container()
 page.run()
@@ -64,14 +73,14 @@ if current is not None:
     back, _, forward = st.columns([2, 3, 2])
     if index > 0:
         before = LESSONS[index - 1]
-        back.page_link(before.path, label=f"Previous: {before.title}", icon="⬅️")
+        back.page_link(before.path, label=f"Previous: {before.title}", icon=":material/arrow_back:")
     else:
-        back.page_link(HOME.path, label="Back to the start", icon="⬅️")
+        back.page_link(HOME.path, label="Back to the start", icon=":material/arrow_back:")
     if index + 1 < len(LESSONS):
         after = LESSONS[index + 1]
-        forward.page_link(after.path, label=f"Next: {after.title}", icon="➡️")
+        forward.page_link(after.path, label=f"Next: {after.title}", icon=":material/arrow_forward:")
 if layout.speaker_notes():
-    with st.expander("🗒️ Speaker notes", expanded=False):
+    with st.expander("Speaker notes", icon=":material/speaker_notes:", expanded=False):
         for note in layout.speaker_notes():
             st.markdown(note)
 state.finish_run(notice_area)

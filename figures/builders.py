@@ -210,23 +210,42 @@ def grouped_bars(
     y_title: str,
     value_format: str = ".3g",
     log_y: bool = False,
+    y_range: tuple[float, float] | None = None,
+    show_values: bool = False,
     height: int | None = None,
 ) -> go.Figure:
-    """Bars per category, one colour per series."""
+    """Bars per category, one colour per series.
+
+    ``y_range`` fixes the value axis (in data units, also on a log axis), so that a
+    figure does not rescale itself: 1e-16 then looks as small as it is next to 1.
+    ``show_values`` writes each bar's value on it; on a log axis a bar of 0 is drawn at
+    the bottom of the range and labelled 0.
+    """
     fig = go.Figure()
     for i, (name, values) in enumerate(series.items()):
+        values = np.asarray(values, dtype=np.float64)
+        drawn = values
+        if log_y and y_range is not None:
+            drawn = np.where(values > y_range[0], values, y_range[0])
         fig.add_trace(
             go.Bar(
                 x=list(categories),
-                y=np.asarray(values, dtype=np.float64),
+                y=drawn,
                 name=name,
                 marker_color=PALETTE[i % len(PALETTE)],
-                hovertemplate=f"{name}<br>%{{x}}<br>{y_title} %{{y:{value_format}}}<extra></extra>",
+                text=[f"{v:{value_format}}" if v != 0 else "0" for v in values] if show_values else None,
+                textposition="outside" if show_values else None,
+                cliponaxis=False,
+                customdata=values,
+                hovertemplate=f"{name}<br>%{{x}}<br>{y_title} %{{customdata:{value_format}}}<extra></extra>",
             )
         )
     base_layout(fig, title, height=height)
     fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title, type="log" if log_y else None)
+    axis_range = None
+    if y_range is not None:
+        axis_range = [np.log10(y_range[0]), np.log10(y_range[1])] if log_y else list(y_range)
+    fig.update_yaxes(title_text=y_title, type="log" if log_y else None, range=axis_range)
     return fig
 
 

@@ -48,13 +48,16 @@ def score_grid(
     position_step: int = 1,
     height: int | None = None,
     max_cells: int = PANEL_CELLS,
+    shared_scale: bool = False,
 ) -> go.Figure:
-    """One small (T, T) heatmap per method, each on its own colour scale centred at 0.
+    """One small (T, T) heatmap per method, centred at 0: on one shared colour scale
+    with a colour bar (``shared_scale``), or each on its own scale.
 
     Parameters
     ----------
     panels : sequence of (T, T) arrays, or None for a method that produced no scores
-    names : one title per panel; the builder appends the panel's colour range (+-max)
+    names : one title per panel; on separate scales the builder appends the panel's
+        colour range (+-max), on a shared scale its largest value
     positions : (T,) the positions of the rows and columns (shared by all panels)
     missing : for each None panel, the text written in its place
     position_step : stride of ``positions`` if they were already thinned upstream (the
@@ -73,6 +76,10 @@ def score_grid(
     lo, hi = (float(positions.min()) - 0.5, float(positions.max()) + 0.5) if positions.size else (0.0, 1.0)
     data, layout, notes, steps = [], {}, [], (1, 1)
     domains = list(_grid_domains(n_rows, n_cols, 0.06, 0.08))[:n]
+    thinned = [
+        None if p is None else thin(p, positions, positions, max_rows=max_cells, max_cols=max_cells) for p in panels
+    ]
+    common = max((_bound(t[0]) for t in thinned if t is not None), default=0.0) or 1.0
     for k, ((x_dom, y_dom), panel, name) in enumerate(zip(domains, panels, names, strict=True)):
         row, col = divmod(k, n_cols)
         suffix = "" if k == 0 else str(k + 1)
@@ -97,11 +104,14 @@ def score_grid(
                 )
             )
             continue
-        z, xs, ys, steps = thin(panel, positions, positions, max_rows=max_cells, max_cols=max_cells)
+        z, xs, ys, steps = thinned[k]
         bound = _bound(z)
-        label = f"{name}: 0 everywhere" if bound == 0 else f"{name} (colour range ±{bound:.3g})"
+        if bound == 0:
+            label = f"{name}: 0 everywhere"
+        else:
+            label = f"{name} (largest |value| {bound:.3g})" if shared_scale else f"{name} (colour range ±{bound:.3g})"
         notes.append(dict(centre, y=y_dom[1], yref="paper", yanchor="bottom", text=label))
-        bound = bound if bound > 0 else 1.0
+        bound = common if shared_scale else (bound if bound > 0 else 1.0)
         data.append(
             go.Heatmap(
                 z=z,
@@ -113,7 +123,9 @@ def score_grid(
                 zmin=-bound,
                 zmax=bound,
                 zmid=0.0,
-                showscale=False,
+                # one colour bar where the scale is shared; separate scales have none
+                showscale=shared_scale and k == 0,
+                colorbar=dict(title=dict(text=value_name, side="right")),
                 name=name,
                 hovertemplate=(
                     f"{name}<br>query position i %{{y}}<br>key position j %{{x}}"

@@ -27,8 +27,19 @@ def _f32(a) -> np.ndarray:
     return np.asarray(a, dtype=np.float32)
 
 
-#: Centre-to-centre distance of the planes, in units of a plane's radius.
+#: Centre-to-centre distance of the planes, in units of a plane's radius: across, and
+#: down (room for a plane's title above it and its numbers under it).
 SPACING = 3.0
+ROW_SPACING = 4.6
+#: planes side by side before a new row starts (two: four planes still fit a phone;
+#: a projector, which is wide, takes four in a row)
+PLANES_PER_ROW = 2
+
+
+def plane_centres(n_pairs: int, per_row: int = PLANES_PER_ROW) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) centres of the planes, row by row from the top: (P,), (P,)."""
+    index = np.arange(n_pairs)
+    return SPACING * (index % per_row), -ROW_SPACING * (index // per_row)
 
 
 def _short(v) -> float:
@@ -39,15 +50,15 @@ def _short(v) -> float:
 def _arrows(tips, centres) -> tuple[list, list]:
     """x and y of one arrow per plane, from each centre to centre + tip, split by None."""
     xs, ys = [], []
-    for (dx, dy), cx in zip(tips, centres, strict=True):
+    for (dx, dy), cx, cy in zip(tips, *centres, strict=True):
         xs += [_short(cx), _short(cx + dx), None]
-        ys += [0.0, _short(dy), None]
+        ys += [_short(cy), _short(cy + dy), None]
     return xs, ys
 
 
 def _arrow_trace(tips, centres, colour: str, name: str, dash: str | None = None) -> go.Scatter:
     xs, ys = _arrows(tips, centres)
-    n = len(centres)
+    n = len(centres[0])
     return go.Scatter(
         x=xs,
         y=ys,
@@ -65,7 +76,7 @@ def _angle_text(angle: float, share: float) -> str:
     degrees = float(np.degrees(angle)) % 360.0
     rad = f"{angle:,.3f}" if angle >= 1 or angle == 0 else f"{angle:.3g}"
     deg = f"{degrees:.1f}" if degrees >= 1 or degrees == 0 else f"{degrees:.3g}"
-    return f"mθ = {rad} rad ≡ {deg}°<br>this pair's q·k = {share:+.3f}"
+    return f"mθ = {rad} rad<br>≡ {deg}°<br>q·k = {share:+.3f}"
 
 
 def rotation_animation(
@@ -80,7 +91,8 @@ def rotation_animation(
     *,
     title: str,
     frame_ms: int = 120,
-    height: int = 560,
+    height: int | None = None,
+    per_row: int = PLANES_PER_ROW,
 ) -> go.Figure:
     """Chosen pairs of a query and a key turning as the position advances, one plane per pair.
 
@@ -97,11 +109,14 @@ def rotation_animation(
     pairs : the P pair indices
     theta : (P,) array, radians per position of each pair
     frame_ms : duration of a frame when playing
+    height : px; by default 560 for one row of planes, 800 for two
+    per_row : planes side by side
 
-    The planes sit side by side on one pair of square axes, each drawn at its own scale
-    (radius 1 = the longer of the pair's q and k). Frames replace only three traces
-    (q's arrows, k's arrows, the angle texts), with ``redraw`` off and no transition, so
-    playback stays smooth and the JSON small.
+    The planes sit two to a row (``plane_centres``) on one pair of square axes, each drawn
+    at its own scale (radius 1 = the longer of the pair's q and k). Frames replace only
+    three traces (q's arrows, k's arrows, the angle texts); the page plays them with
+    ``redraw`` off and no transition (``layout.meta.frame_ms`` per frame), so playback
+    stays smooth and the JSON small.
     """
     q_xy, k_xy = np.asarray(q_xy, dtype=float), np.asarray(k_xy, dtype=float)
     angles, shares = np.asarray(angles, dtype=float), np.asarray(shares, dtype=float)
@@ -117,14 +132,15 @@ def rotation_animation(
     radius = np.maximum(np.hypot(q_xy[0, :, 0], q_xy[0, :, 1]), np.hypot(k_xy[0, :, 0], k_xy[0, :, 1]))
     radius = np.where(radius > 0, radius, 1.0)  # (P,)
     q_unit, k_unit = q_xy / radius[None, :, None], k_xy / radius[None, :, None]  # (F, P, 2)
-    centres = SPACING * np.arange(n_pairs)  # (P,)
-    text_y = -1.45
+    cx, cy = centres = plane_centres(n_pairs, per_row)  # (P,), (P,)
+    height = height or (560 if n_pairs <= per_row else 800)
+    text_y = -1.3
 
     circle = np.linspace(0, 2 * np.pi, 73)
-    ring_x = np.concatenate([np.append(c + np.cos(circle), np.nan) for c in centres])
-    ring_y = np.concatenate([np.append(np.sin(circle), np.nan) for _ in centres])
-    path_x = (centres[None, :] + q_unit[:, :, 0]).T.reshape(-1)  # plane by plane
-    path_y = q_unit[:, :, 1].T.reshape(-1)
+    ring_x = np.concatenate([np.append(c + np.cos(circle), np.nan) for c in cx])
+    ring_y = np.concatenate([np.append(c + np.sin(circle), np.nan) for c in cy])
+    path_x = (cx[None, :] + q_unit[:, :, 0]).T.reshape(-1)  # plane by plane
+    path_y = (cy[None, :] + q_unit[:, :, 1]).T.reshape(-1)
     path_m = np.tile(np.asarray(positions_q), n_pairs)
     fig = go.Figure(
         [
@@ -148,9 +164,10 @@ def rotation_animation(
             _arrow_trace(k_unit[0], centres, K_COLOUR, "k at position n", dash="dash"),
             _arrow_trace(q_unit[0], centres, Q_COLOUR, "q at position m"),
             go.Scatter(
-                x=_f32(centres),
-                y=_f32(np.full(n_pairs, text_y)),
+                x=_f32(cx),
+                y=_f32(cy + text_y),
                 mode="text",
+                textposition="bottom center",
                 text=[_angle_text(a, s) for a, s in zip(angles[0], shares[0], strict=True)],
                 textfont=dict(size=13),
                 hoverinfo="skip",
@@ -158,11 +175,11 @@ def rotation_animation(
             ),
         ]
     )
-    for i, t, c in zip(pairs, theta, centres, strict=True):
+    for i, t, x, y in zip(pairs, theta, cx, cy, strict=True):
         fig.add_annotation(
-            x=c,
-            y=1.12,
-            text=f"<b>pair {i}</b> (dims {2 * i}, {2 * i + 1})<br>θ = {t:.3g} rad/position, λ = {2 * np.pi / t:,.1f}",
+            x=x,
+            y=y + 1.12,
+            text=f"<b>pair {i}</b> (dims {2 * i}, {2 * i + 1})<br>θ = {t:.3g} rad/pos<br>λ = {2 * np.pi / t:,.1f}",
             showarrow=False,
             yanchor="bottom",
             font=dict(size=13),
@@ -179,46 +196,18 @@ def rotation_animation(
         data = [dict(type="scatter", x=kx, y=ky), dict(type="scatter", x=qx, y=qy), dict(type="scatter", text=texts)]
         frames.append(go.Frame(data=data, traces=[2, 3, 4], name=names[f], _validate=False))
     fig.frames = frames
-    play = dict(frame=dict(duration=frame_ms, redraw=False), fromcurrent=True, transition=dict(duration=0))
-    jump = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    fig.update_layout(
-        updatemenus=[
-            dict(
-                type="buttons",
-                direction="left",
-                showactive=False,
-                x=0.0,
-                xanchor="left",
-                y=0.0,
-                yanchor="top",
-                pad=dict(t=40, r=10),
-                buttons=[
-                    dict(label="▶ Play", method="animate", args=[None, play]),
-                    dict(label="⏸ Pause", method="animate", args=[[None], jump]),
-                ],
-            )
-        ],
-        sliders=[
-            dict(
-                active=0,
-                x=0.2,
-                len=0.8,
-                y=0.0,
-                yanchor="top",
-                pad=dict(t=30),
-                currentvalue=dict(prefix="query at m, key at n: ", xanchor="left", font=dict(size=14)),
-                steps=[
-                    dict(method="animate", label=f"{int(m)}, {int(n)}", args=[[name], jump])
-                    for name, m, n in zip(names, positions_q, positions_k, strict=True)
-                ],
-            )
-        ],
-    )
     base_layout(fig, title, height=height)
     reach = 1.35
-    fig.update_xaxes(range=[-reach, centres[-1] + reach], visible=False, fixedrange=True)
-    fig.update_yaxes(range=[-1.8, 1.55], visible=False, fixedrange=True, scaleanchor="x", scaleratio=1)
-    fig.update_layout(margin=dict(l=20, r=20, t=90, b=120))
+    fig.update_xaxes(range=[-reach, cx.max() + reach], visible=False, fixedrange=True)
+    # room for each plane's three-line title above it and its three lines of numbers under it
+    fig.update_yaxes(
+        range=[cy.min() - 2.6, cy.max() + 2.3], visible=False, fixedrange=True, scaleanchor="x", scaleratio=1
+    )
+    fig.update_layout(margin=dict(l=10, r=10, t=60, b=10), legend=dict(x=0, xanchor="left"))
+    # played, paused and stepped by the page's keyboard buttons (ui.chart_tools), which
+    # call plotly.js's animate with these frame names; Plotly's own buttons and slider
+    # are SVG (no keyboard) and its slider labels every frame, unreadable on a phone
+    fig.update_layout(meta=dict(frame_ms=frame_ms))
     return fig
 
 

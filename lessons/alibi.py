@@ -39,7 +39,13 @@ n_heads, custom_head, custom_slope, shown = 8, 0, 0.0, [1]
 if view in ("slopes", "attention"):
     st.sidebar.header("Heads")
     n_heads = state.int_slider(
-        "heads", "Number of heads H", 1, 64, 8, help="Any count: Press et al.'s rule also covers non-powers of two."
+        "heads",
+        "Number of heads H",
+        1,
+        64,
+        8,
+        help="Any count: Press et al.'s rule also covers non-powers of two.",
+        container=layout.key_control(),
     )
     schedule = state.choice(
         "slopes",
@@ -167,8 +173,19 @@ grids = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], position
 
 elif view == "attention":
     st.sidebar.header("Attention")
-    row = state.int_slider("row", "Query position i", 0, n - 1, n - 1, help="The word doing the looking.")
-    mass = float(state.choice("mass", "Share of the attention", list(compute.MASSES), "0.9", labels=compute.MASSES))
+    row = state.int_slider(
+        "row", "Query position i", 0, n - 1, n - 1, help="The word doing the looking.", container=layout.key_control()
+    )
+    mass = float(
+        state.choice(
+            "mass",
+            "Share of the attention",
+            list(compute.MASSES),
+            "0.9",
+            labels=compute.MASSES,
+            container=layout.key_control(),
+        )
+    )
     log_y = state.toggle("logy", "Log scale for the weights", True)
 
     st.markdown(
@@ -258,16 +275,26 @@ data = posenc.alibi_span(slopes, context={n}, mass={mass!r})  # (H,): one bar pe
         "These reaches hold for equal content scores only. In a trained model q · k varies from key "
         "to key and shifts them: a strongly matching word far away can still win the attention of a "
         "steep head, and a gentle head may still look mostly nearby.",
-        icon="🔎",
+        icon=":material/search:",
     )
 
 else:  # kerple
     st.sidebar.header("ALiBi")
     slope = float(
-        state.choice_slider("m", "Slope m", compute.SLOPE_OPTIONS, 2.0**-3, fmt=slope_label, help="Half powers of 2.")
+        state.choice_slider(
+            "m",
+            "Slope m",
+            compute.SLOPE_OPTIONS,
+            2.0**-3,
+            fmt=slope_label,
+            help="Half powers of 2.",
+            container=layout.key_control(),
+        )
     )
     st.sidebar.header("KERPLE-log")
-    log_r1 = state.float_slider("lr1", "r1 (log)", 0.1, 4.0, 1.0, step=0.1, fmt="%.1f", help="r1 > 0.")
+    log_r1 = state.float_slider(
+        "lr1", "r1 (log)", 0.1, 4.0, 1.0, step=0.1, fmt="%.1f", help="r1 > 0.", container=layout.key_control()
+    )
     log_r2 = float(
         state.choice_slider(
             "lr2", "r2 (log)", compute.LOG_R2_OPTIONS, 1.0, help="r2 > 0: the scale of distance inside the log."
@@ -279,7 +306,16 @@ else:  # kerple
         "pr2", "r2 (power)", 0.05, 2.0, 0.5, step=0.05, help="0 < r2 ≤ 2 (above 2 the kernel is no longer CPD)."
     )
     st.sidebar.header("Reach")
-    mass = float(state.choice("mass", "Share of the attention", list(compute.MASSES), "0.9", labels=compute.MASSES))
+    mass = float(
+        state.choice(
+            "mass",
+            "Share of the attention",
+            list(compute.MASSES),
+            "0.9",
+            labels=compute.MASSES,
+            container=layout.key_control(),
+        )
+    )
     log_y = state.toggle("logy", "Log scale for the weights", True)
 
     st.latex(

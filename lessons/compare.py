@@ -20,7 +20,15 @@ layout.lesson(
 )
 
 st.sidebar.header("Sequence")
-seq_len = state.int_slider("seq_len", "Sequence length T", 2, 512, 64, help="The phrase sits at positions 0 to T - 1.")
+seq_len = state.int_slider(
+    "seq_len",
+    "Sequence length T",
+    2,
+    512,
+    64,
+    help="The phrase sits at positions 0 to T - 1.",
+    container=layout.key_control(),
+)
 head_dim = state.int_slider("head_dim", "Head size Dh", 2, 256, 64, step=2, help="Even: RoPE turns pairs.")
 n_heads = state.int_slider("heads", "Heads H", 1, 64, 8, help="d_model = H x Dh. Sets ALiBi's slopes and the counts.")
 phrase_kind = state.choice(
@@ -43,7 +51,15 @@ train_len = state.int_slider(
 )
 shaw_k = state.int_slider("shaw_k", "Shaw's clipping distance K", 1, 64, 16, help="Offsets beyond ±K share a vector.")
 st.sidebar.header("Translation")
-shift = state.int_slider("shift", "Shift the phrase by", 1, 1024, 16, help="Positions to move the whole phrase right.")
+shift = state.int_slider(
+    "shift",
+    "Shift the phrase by",
+    1,
+    1024,
+    16,
+    help="Positions to move the whole phrase right.",
+    container=layout.key_control(),
+)
 
 st.latex(
     r"e_{ij} = \frac{\big(\underbrace{R_{p_i}}_{\text{rotate}} W_q(x_i + \underbrace{PE_{p_i}}_{\text{add}})\big)"
@@ -72,6 +88,14 @@ def options_code() -> str:
 # the score patterns
 
 st.subheader("What position adds to the scores")
+shared_scale = state.toggle(
+    "shared",
+    "One colour scale for every method",
+    True,
+    help="The same colour means the same score change in every panel; switch off to give each panel "
+    "its own range (then compare patterns, not sizes).",
+    container=st,
+)
 patterns = compute.score_patterns(seq_len, head_dim, n_heads, train_len, shaw_k, phrase_kind)
 slope = compute.options("alibi", train_len, n_heads, shaw_k)["slope"]
 names = {**compute.SHORT, "alibi": f"ALiBi, m = {slope:.4g}", "shaw": f"Shaw, K = {shaw_k}"}
@@ -85,7 +109,13 @@ fig = figcache.figure(
     title=f"Scores with positions minus scores without, T = {seq_len}, Dh = {head_dim}",
     value_name="score change",
     height=1020,
+    shared_scale=shared_scale,
 )
+if not shared_scale:
+    st.caption(
+        "Each panel has its own colour range (written in its title): equal colours in two panels do not "
+        "mean equal score changes."
+    )
 shown = patterns["positions"]
 code = (
     f"positions = np.arange(0, {seq_len}, {patterns['step']})  # the positions drawn\n"

@@ -27,6 +27,7 @@ task = state.choice(
     labels={"copy": "copy k back", "marker": "latest marker"},
     help="copy: repeat the token k places back (an exact offset). "
     "marker: name the most recent of a few marker tokens (content plus recency).",
+    container=layout.key_control(),
 )
 offset = state.int_slider("k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
 st.sidebar.header("Training")
@@ -128,7 +129,7 @@ data = np.column_stack([accuracy, chance])  # over run["lengths"]
 
 elif view == "translation":
     st.sidebar.header("Translation")
-    shift = state.int_slider("shift", "Move the phrase by", 1, 200, 10)
+    shift = state.int_slider("shift", "Move the phrase by", 1, 200, 10, container=layout.key_control())
     errors, tokens, pairs = compute.translation(*settings, live, shift)
     floor = 1e-17
     values = [np.nan if errors[m] is None else max(errors[m], floor) for m in methods]

@@ -15,13 +15,19 @@ layout.lesson(
 )
 
 st.sidebar.header("Table")
-max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16)
+max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16, container=layout.key_control())
 d_model = controls.d_model()
 std = float(state.choice_slider("std", "Initial std", controls.STDS, 0.02, help="GPT-2 and BERT start at 0.02."))
 seed = state.int_slider("seed", "Seed", 0, 99, 0)
 st.sidebar.header("Sequence")
 seq_len = state.int_slider(
-    "seq_len", "Sequence length", 1, 4096, 768, help="Ask for more positions than the table has."
+    "seq_len",
+    "Sequence length",
+    1,
+    4096,
+    768,
+    help="Ask for more positions than the table has.",
+    container=layout.key_control(),
 )
 dim = state.int_slider("dim", "Dimension to follow", 0, d_model - 1, 0)
 
@@ -36,15 +42,19 @@ table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
 try:
     posenc.lookup_learned(table, seq_len)
 except posenc.PositionOutOfRange as exc:
-    st.error(f"**posenc.lookup_learned raised PositionOutOfRange:** {exc}", icon="⛔")
-    st.markdown(
-        f"A formula can be evaluated anywhere; a table cannot. Rows {max_len} to "
-        f"{seq_len - 1} were never created, so nothing was ever learned for them. Real models "
-        "either refuse the input, cut it to max_len, or fail silently if an index wraps around "
-        "(NumPy's `table[-1]` is the *last* row, a classic bug posenc refuses to make)."
-    )
+    # the point of the lesson, not a crash: a panel of the lesson, not an error box
+    with st.container(border=True, key="table_ends"):
+        st.markdown(f"#### :material/table_rows: The table ends at row {max_len - 1}")
+        st.markdown(
+            f"You asked for {seq_len:,} positions; the table has {max_len:,} rows. A formula can be "
+            f"evaluated anywhere; a table cannot. Rows {max_len:,} to {seq_len - 1:,} were never "
+            "created, so nothing was ever learned for them. Real models either refuse the input, "
+            "cut it to max_len, or fail silently if an index wraps around (NumPy's `table[-1]` is "
+            "the *last* row, a classic bug posenc refuses to make)."
+        )
+        st.markdown(f"What `posenc.lookup_learned` says when asked (`PositionOutOfRange`): *{exc}*")
 else:
-    st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon="✅")
+    st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon=":material/check_circle:")
 
 grid, shown_pos, shown_dims, steps = compute.learned_grid(max_len, d_model, std, seed, seq_len)
 # past the table's end: a line and a note on the figure

@@ -40,9 +40,23 @@ def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
 
 if view == "matrix":
     st.sidebar.header("Offsets")
-    length = state.int_slider("len", "Sequence length T", 2, 64, 12, help="Queries and keys are positions 0..T-1.")
+    length = state.int_slider(
+        "len",
+        "Sequence length T",
+        2,
+        64,
+        12,
+        help="Queries and keys are positions 0..T-1.",
+        container=layout.key_control(),
+    )
     clip = state.int_slider(
-        "clip", "Clipping distance K", 0, 32, 3, help="Shaw et al.: offsets beyond +-K share the edge vector."
+        "clip",
+        "Clipping distance K",
+        0,
+        32,
+        3,
+        help="Shaw et al.: offsets beyond +-K share the edge vector.",
+        container=layout.key_control(),
     )
     st.sidebar.header("Shaw scores")
     d_head = int(state.choice_slider("dh", "Head width d_head", HEAD_WIDTHS, 64))
@@ -141,8 +155,12 @@ data = np.hstack([terms.content, terms.position, terms.content + terms.position]
 
 elif view == "t5":
     st.sidebar.header("Buckets")
-    num_buckets = state.int_slider("nb", "num_buckets", 4, 128, 32, step=2, help="T5 uses 32.")
-    max_distance = state.int_slider("maxd", "max_distance", 1, 512, 128, help="T5 uses 128.")
+    num_buckets = state.int_slider(
+        "nb", "num_buckets", 4, 128, 32, step=2, help="T5 uses 32.", container=layout.key_control()
+    )
+    max_distance = state.int_slider(
+        "maxd", "max_distance", 1, 512, 128, help="T5 uses 128.", container=layout.key_control()
+    )
     bidirectional = state.toggle(
         "bidir", "Bidirectional (encoder)", True, help="Off: the decoder's version, which only looks back."
     )
@@ -320,7 +338,15 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
 
 elif view == "xl":
     st.sidebar.header("Scores")
-    length = state.int_slider("len", "Sequence length T", 2, 64, 12, help="Queries and keys are positions 0..T-1.")
+    length = state.int_slider(
+        "len",
+        "Sequence length T",
+        2,
+        64,
+        12,
+        help="Queries and keys are positions 0..T-1.",
+        container=layout.key_control(),
+    )
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random q, k, u and v.")
     uv_scale = state.float_slider(
@@ -427,10 +453,24 @@ else:  # deberta
         "bsize", "bucket_size k", 4, 512, 8, step=2, help="DeBERTa-v3 uses 256 (position_buckets)."
     )
     max_position = state.int_slider(
-        "maxpos", "max_position", 4, 1024, 32, help="DeBERTa-v3 uses 512 (max_relative_positions)."
+        "maxpos",
+        "max_position",
+        4,
+        1024,
+        32,
+        help="DeBERTa-v3 uses 512 (max_relative_positions).",
+        container=layout.key_control(),
     )
     st.sidebar.header("Scores")
-    length = state.int_slider("len", "Sequence length T", 2, 64, 12, help="Queries and keys are positions 0..T-1.")
+    length = state.int_slider(
+        "len",
+        "Sequence length T",
+        2,
+        64,
+        12,
+        help="Queries and keys are positions 0..T-1.",
+        container=layout.key_control(),
+    )
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random content and position vectors.")
 

@@ -63,9 +63,10 @@ if view == "rotation":
             1,
             fmt=lambda v: f"{v:,.0f}",
             help="Larger steps make the slow pairs move, and the fast ones jump.",
+            container=layout.key_control(),
         )
     )
-    gap = state.int_slider("gap", "Key sits r positions before the query", 0, 64, 2)
+    gap = state.int_slider("gap", "Key sits r positions before the query", 0, 64, 2, container=layout.key_control())
     frames = compute_rope.rotation_frames(head_dim, base, tuple(pairs), n_frames, step, gap, 0)
     fig = figcache.figure(
         rope_figures.rotation_animation,
@@ -78,6 +79,8 @@ if view == "rotation":
         pairs,
         frames["theta"],
         title=f"Pairs of q (solid) and k (dashed) as the position advances (head_dim {head_dim}, r = {gap})",
+        # a projector is wide: one row of planes; a phone fits two a row
+        per_row=4 if layout.presenting() else 2,
     )
     code = f"""
 q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed=0)  # the word; the key holds the same content
@@ -90,7 +93,8 @@ data = angles  # (frames x pairs) angle m * theta_i of q, in radians
 """
     layout.chart(fig, key="rope_rotation", filename="rope_rotation", code=code, data=frames["angles"])
     st.caption(
-        "Press ▶ Play or drag the slider. The key holds the same content as the query (the same word, "
+        "Press Play, or step frame by frame with the buttons (Tab reaches them; the arrow keys step). "
+        "The key holds the same content as the query (the same word, "
         f"r = {gap} positions earlier); the dots mark where q's tip is in every frame."
     )
     fast, slow = pairs[0], pairs[-1]
@@ -112,9 +116,9 @@ data = angles  # (frames x pairs) angle m * theta_i of q, in radians
 
 elif view == "relative":
     st.sidebar.header("Scores")
-    n = controls.n_positions(default=128)
+    n = controls.n_positions(default=128, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
-    shift = state.int_slider("s", "Shift both positions by s", 0, 2048, 10)
+    shift = state.int_slider("s", "Shift both positions by s", 0, 2048, 10, container=layout.key_control())
     contrast = state.toggle("added", "Beside it: the sinusoid added instead", True)
     rope_grid, added_grid, shown, stride = compute_rope.relative_grids(head_dim, base, n, seed, contrast)
     rope_err, added_err, window = compute_rope.shift_errors(head_dim, base, n, shift, seed)
@@ -186,7 +190,14 @@ data = posenc.rope_scores(q, k, positions, positions, base={base!r})  # (m, n) R
 elif view == "decay":
     st.sidebar.header("Random q and k")
     rho = state.float_slider(
-        "rho", "Correlation of k with q (rho)", 0.0, 1.0, 0.0, step=0.05, help="0: independent; 1: k = q."
+        "rho",
+        "Correlation of k with q (rho)",
+        0.0,
+        1.0,
+        0.0,
+        step=0.05,
+        help="0: independent; 1: k = q.",
+        container=layout.key_control(),
     )
     n_samples = int(
         state.choice_slider(
@@ -195,7 +206,14 @@ elif view == "decay":
     )
     seed = state.int_slider("seed", "Seed", 0, 99, 0)
     max_distance = int(
-        state.choice_slider("reach", "Largest distance", (256, 1024, 4096, 16384, 65536), 4096, fmt=lambda v: f"{v:,}")
+        state.choice_slider(
+            "reach",
+            "Largest distance",
+            (256, 1024, 4096, 16384, 65536),
+            4096,
+            fmt=lambda v: f"{v:,}",
+            container=layout.key_control(),
+        )
     )
     st.latex(
         r"|q'_m\cdot k'_n| \le \Big(\max_i |h_{i+1}-h_i|\Big) \sum_{j=1}^{d_h/2} |S_j|,\quad "
@@ -268,7 +286,7 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
 
 elif view == "layouts":
     st.sidebar.header("Scores")
-    n = controls.n_positions(default=256)
+    n = controls.n_positions(default=256, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
     out = compute_rope.layouts(head_dim, base, n, seed)
     fig = figcache.figure(
@@ -348,8 +366,12 @@ elif view == "scaling":
         "yarn": "YaRN",
         "llama3": "Llama 3",
     }
-    method = state.choice("method", "Method", list(methods), "yarn", labels=methods, horizontal=False)
-    factor = state.float_slider("factor", "Factor s", 1.0, 32.0, 4.0, step=0.5, fmt="%.1f")
+    method = state.choice(
+        "method", "Method", list(methods), "yarn", labels=methods, horizontal=False, container=layout.key_control()
+    )
+    factor = state.float_slider(
+        "factor", "Factor s", 1.0, 32.0, 4.0, step=0.5, fmt="%.1f", container=layout.key_control()
+    )
     original = int(
         state.choice_slider(
             "orig",
@@ -462,7 +484,9 @@ data = np.column_stack([2 * np.pi / inv_freq, 2 * np.pi / scaled, ratio, region]
 
 else:  # xpos
     st.sidebar.header("xPos")
-    gamma = state.float_slider("gamma", "gamma", 0.05, 1.0, 0.4, step=0.05, help="torchscale uses 0.4.")
+    gamma = state.float_slider(
+        "gamma", "gamma", 0.05, 1.0, 0.4, step=0.05, help="torchscale uses 0.4.", container=layout.key_control()
+    )
     scale_base = float(
         state.choice_slider(
             "scale_base", "scale_base", (64, 128, 256, 512, 1024, 2048, 4096), 512, fmt=lambda v: f"{v:,.0f}"
@@ -470,7 +494,12 @@ else:  # xpos
     )
     max_distance = int(
         state.choice_slider(
-            "reach", "Largest distance", (256, 512, 1024, 2048, 4096, 8192), 2048, fmt=lambda v: f"{v:,.0f}"
+            "reach",
+            "Largest distance",
+            (256, 512, 1024, 2048, 4096, 8192),
+            2048,
+            fmt=lambda v: f"{v:,.0f}",
+            container=layout.key_control(),
         )
     )
     seed = state.int_slider("seed", "Seed of q", 0, 99, 0)

@@ -17,7 +17,7 @@ layout.lesson(
 )
 
 st.sidebar.header("Encoding")
-d_model = controls.d_model()
+d_model = controls.d_model(container=layout.key_control())
 n = controls.n_positions()
 base = controls.base()
 pe_layout = state.choice(
@@ -177,7 +177,9 @@ data = np.hstack([bits, signs])  # both panels side by side
 elif view == "similarity":
     st.sidebar.header("Similarity")
     metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot")
-    anchor = state.int_slider("anchor", "Compare with position", 0, n - 1, min(32, n - 1))
+    anchor = state.int_slider(
+        "anchor", "Compare with position", 0, n - 1, min(32, n - 1), container=layout.key_control()
+    )
     matrix, shown, curve, row_step = compute.sinusoid_similarity(n, d_model, base, pe_layout, metric, anchor)
     what = "PE[p] . PE[q]" if metric == "dot" else "cos(PE[p], PE[q])"
     left, right = st.columns([5, 6])
@@ -235,7 +237,7 @@ data = posenc.similarity_to_position(pe, {anchor}, metric={metric!r})  # (T,)
 
 else:  # shift
     st.sidebar.header("Shift")
-    k = state.int_slider("k", "Offset k", 0, 512, 5)
+    k = state.int_slider("k", "Offset k", 0, 512, 5, container=layout.key_control())
     p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
     shift = compute.sinusoid_shift(n, d_model, base, pe_layout, k, p)
     st.latex(

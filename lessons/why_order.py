@@ -24,9 +24,10 @@ order = state.choice(
     ["reverse", "shuffle", "rotate"],
     "reverse",
     labels={"reverse": "reversed", "shuffle": "shuffled", "rotate": "first word last"},
+    container=layout.key_control(),
 )
 shuffle_seed = state.int_slider("shuffle_seed", "Shuffle seed", 0, 99, 0) if order == "shuffle" else 0
-with_positions = state.toggle("positions", "Add sinusoidal positions", False)
+with_positions = state.toggle("positions", "Add sinusoidal positions", False, container=layout.key_control())
 d_model = state.int_slider("width", "Embedding width", 4, 64, 16, step=2)
 
 try:
@@ -119,7 +120,13 @@ word_fig = figcache.figure(
     {"largest difference in the word's output": result["row_error"]},
     title="Does each word's output change when the words are reordered?",
     x_title="word (in the new order)",
-    y_title="max |difference|",
+    y_title="max |difference| (log scale)",
+    # one fixed log axis for both settings: rounding (1e-16) stays at the bottom and a
+    # real difference (about 1) near the top, instead of each filling the plot in turn
+    log_y=True,
+    y_range=(1e-17, 10.0),
+    show_values=True,
+    value_format=".1e",
 )
 code = attention_code + "data = np.abs(out_moved - out[perm]).max(axis=1)  # (T,): largest change per word\n"
 layout.chart(word_fig, key="why_rows", filename="output_difference", code=code)

@@ -51,9 +51,38 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None) -> A
     return at
 
 
+def panel_specs(at: AppTest) -> dict[str, list[dict]]:
+    """Chart key -> the Plotly specs of its panels, in page order (one for most charts;
+    ``layout.chart`` draws a multi-panel figure as one chart per panel, keyed ``key__n``)."""
+    out: dict[str, list[dict]] = {}
+    for el in at.get("plotly_chart"):
+        out.setdefault(str(el.key).split("__")[0], []).append(json.loads(el.proto.spec))
+    return out
+
+
 def charts(at: AppTest) -> list[dict]:
-    """The Plotly specs the page sent, parsed."""
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    """One spec per chart the page drew, read as the page shows it: its title (printed
+    above the chart, kept in ``layout.meta``) back in ``layout.title``, and a chart drawn
+    as several panels joined into one spec (their traces in order, each panel's title
+    as an annotation)."""
+    joined = []
+    for panels in panel_specs(at).values():
+        spec = panels[0]
+        meta = spec["layout"].get("meta") or {}
+        if len(panels) > 1:
+            notes = []
+            for panel in panels:
+                notes += panel["layout"].get("annotations", [])
+                notes.append({"text": (panel["layout"].get("meta") or {}).get("title", "")})
+            for panel in panels[1:]:
+                spec["data"] += panel["data"]
+            spec["layout"]["annotations"] = notes
+            title = meta.get("chart_title", "")
+        else:
+            title = meta.get("title", "")
+        spec["layout"]["title"] = {"text": title}
+        joined.append(spec)
+    return joined
 
 
 def chart_bytes(at: AppTest) -> list[int]:

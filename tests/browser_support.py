@@ -1,25 +1,33 @@
 """Support for the browser tests: a streamlit server on loopback and Debian's chromium.
 
 The fixtures ``server`` (base URL) and ``browser`` live in conftest.py and are shared by
-every browser test of the session.
+every browser test of the session; ``serve()`` and ``chromium()`` are the same as plain
+context managers (tools/measure_views.py).
+
+The second half measures classroom-grade figures in the page (chart text size, contrast,
+overlaps, overflow, sideways scrolling, axe-core), returning plain data:
+tests/test_browser_classroom.py and tools/measure_views.py use it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from app_helpers import ROOT
 
-from ui.catalog import LESSONS
+from ui.catalog import LESSONS, REFERENCE
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -57,7 +65,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server():
+class ServerStartError(RuntimeError):
+    """``streamlit run app.py`` did not answer its health check in time."""
+
+
+@contextlib.contextmanager
+def serve(timeout: float = 60.0) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port: yields its base URL, stops it on exit.
+
+    A plain context manager, usable outside pytest (``tools/measure_views.py``). The server's
+    log goes to a temporary file (a pipe nobody reads would block the server once full) and
+    is shown if it does not start.
+    """
     port = _free_port()
     cmd = [
         sys.executable,
@@ -74,36 +93,64 @@ def start_server():
         "--browser.gatherUsageStats",
         "false",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 60 s:\n" + proc.stdout.read().decode(errors="replace"))
-    yield url
-    proc.terminate()
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        log.seek(0)
+                        raise ServerStartError(
+                            f"streamlit did not start within {timeout:.0f} s:\n" + log.read().decode(errors="replace")
+                        ) from None
+                    time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def start_server():
+    """The pytest fixture's body (conftest.py): ``serve()``, failing the test if it does not start."""
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        with serve() as url:
+            yield url
+    except ServerStartError as exc:
+        pytest.fail(str(exc))
 
 
-def launch_browser():
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    """Debian's chromium under Playwright (``FLAGS``), as a plain context manager."""
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        pytest.fail(f"Debian's chromium is needed at {CHROMIUM}: apt-get install chromium (scripts/test.sh does)")
+        raise RuntimeError(
+            f"Debian's chromium is needed at {CHROMIUM}: apt-get install chromium (scripts/test.sh does)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def launch_browser():
+    """The pytest fixture's body (conftest.py): ``chromium()``, failing the test if it is missing."""
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.fail(f"Debian's chromium is needed at {CHROMIUM}: apt-get install chromium (scripts/test.sh does)")
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def open_in_browser(browser, url: str, *, width: int = 1440, height: int = 1000):
@@ -130,3 +177,653 @@ def wait_idle(page) -> None:
         timeout=30_000,
     )
     page.wait_for_timeout(300)
+
+
+# ------------------------------------------------------------------ classroom-grade measurements
+#
+# Everything below measures the real page and returns plain data (dicts, lists, numbers), so
+# the tests (tests/test_browser_classroom.py) and the iteration script (tools/measure_views.py)
+# share it. Rects are {x, y, w, h, r, b} in CSS px of the viewport (r = x + w, b = y + h).
+
+#: every page the classroom checks visit: PAGES plus the reference pages (glossary, references)
+CLASSROOM_PAGES = PAGES + [(ref.url_path, ref.url_path) for ref in REFERENCE if ref.url_path not in dict(PAGES)]
+#: pages that draw no chart (every other page must draw at least one visible chart)
+CHARTLESS = frozenset({"home"} | {ref.url_path for ref in REFERENCE})
+
+#: measurement viewports: (width, height). Streamlit scrolls inside its own container, so the
+#: height is tall to lay the whole lesson out at once; screenshots clip the top to ``shot``.
+MODES = {
+    "present": {"width": 1920, "height": 2600, "shot": (1920, 1080), "present": True},
+    "phone": {"width": 390, "height": 2400, "shot": (390, 844), "present": False},
+    "desktop": {"width": 1440, "height": 2600, "shot": None, "present": False},
+}
+
+
+def with_query(path: str, **params: str) -> str:
+    """``path`` with ``params`` added to its query string (``?`` or ``&`` as needed)."""
+    extra = "&".join(f"{k}={v}" for k, v in params.items())
+    if not extra:
+        return path
+    return f"{path}{'&' if '?' in path else '?'}{extra}"
+
+
+CHARTS_READY_JS = """() => {
+  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    .filter(c => c.checkVisibility({visibilityProperty: true, opacityProperty: false}));
+  if (document.fonts.status !== 'loaded') return false;
+  return charts.every(c => {
+    const gd = c.querySelector('.js-plotly-plot');
+    return gd && gd._fullLayout && gd.querySelector('.main-svg') && !gd._transitioning;
+  });
+}"""
+
+# rects of every visible chart text: two equal samples in a row mean Plotly has finished
+# (Streamlit draws a chart, then redraws it at the width of its column)
+_LAYOUT_SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+  const r = gd.getBoundingClientRect();
+  let s = r.width * 7 + r.height * 13, n = 0;
+  for (const t of gd.querySelectorAll('text')) {
+    const q = t.getBoundingClientRect();
+    s += q.x * 3 + q.y * 5 + q.width;
+    n++;
+  }
+  return n + ':' + s.toFixed(1);
+}).join('|') + '#' + document.querySelectorAll('[data-testid="stPlotlyChart"]').length"""
+
+
+def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
+    """Wait until the Streamlit run is over and, with ``charts``, every visible chart is drawn
+    and its text has stopped moving (samples 120 ms apart agree)."""
+    wait_idle(page)
+    if not charts:
+        return
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=timeout_ms)
+    page.wait_for_function(CHARTS_READY_JS, timeout=timeout_ms)
+    deadline = time.monotonic() + timeout_ms / 1000
+    before = page.evaluate(_LAYOUT_SIGNATURE_JS)
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(120)
+        now = page.evaluate(_LAYOUT_SIGNATURE_JS)
+        if now == before:
+            return
+        before = now
+
+
+CHART_TEXT_JS = r"""async () => {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  // any CSS colour -> [r, g, b, a] (0-255, alpha 0-1), via the canvas's own parser
+  const rgba = c => {
+    if (!c || c === 'none' || c === 'transparent') return [0, 0, 0, 0];
+    ctx.fillStyle = '#00000000';
+    ctx.fillStyle = c;
+    const v = ctx.fillStyle;
+    if (v[0] === '#') return [parseInt(v.slice(1, 3), 16), parseInt(v.slice(3, 5), 16), parseInt(v.slice(5, 7), 16), 1];
+    const m = v.match(/[\d.]+/g).map(Number);
+    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1];
+  };
+  const over = (top, under) => {  // top composited over an opaque colour
+    const a = top[3];
+    return [0, 1, 2].map(i => Math.round(top[i] * a + under[i] * (1 - a))).concat([1]);
+  };
+  const rect = r => ({x: +r.x.toFixed(1), y: +r.y.toFixed(1), w: +r.width.toFixed(1), h: +r.height.toFixed(1),
+                      r: +(r.x + r.width).toFixed(1), b: +(r.y + r.height).toFixed(1)});
+  const opacityChain = el => {
+    let o = 1;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity);
+    return o;
+  };
+  // the opaque colour behind an element: the nearest backgrounds upward, composited
+  const backdrop = el => {
+    const layers = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let base = [255, 255, 255, 1];  // the canvas under everything
+    for (const c of layers.reverse()) base = over(c, base);
+    return base;
+  };
+  const LAYERS = [  // [class test, layer], by priority: the first that any ancestor (or the text) matches
+    [c => c === 'slider-container' || c === 'slider-group', 'slider'],
+    [c => c === 'updatemenu-container' || c === 'updatemenu-button', 'updatemenu'],
+    [c => c === 'colorbar' || c === 'cbtitle', 'colorbar'],
+    [c => c === 'legendtitletext', 'legendtitle'],
+    [c => c === 'legendtext', 'legendtext'],
+    [c => c === 'infolayer legend' || c === 'legend', 'legend'],
+    [c => c === 'annotation', 'annotation'],
+    [c => c === 'g-gtitle' || c === 'gtitle', 'gtitle'],
+    [c => /^(g-)?[xy]\d*title$/.test(c), null],  // xtitle / ytitle (of any axis)
+    [c => c === 'heatmaplayer' || c === 'hm' || /heatmap/.test(c), 'heatmap-text'],
+    [c => c === 'textpoint', 'textpoint'],
+    [c => c === 'bartext' || c.startsWith('bartext'), 'bartext'],
+    [c => /^[xy]\d*tick$/.test(c), null],  // xtick / ytick
+  ];
+  const layerOf = (t, gd) => {
+    const chain = [];
+    for (let e = t; e && e !== gd; e = e.parentElement) {
+      const cls = e.getAttribute && e.getAttribute('class');
+      if (cls) chain.push(cls);
+    }
+    const tokens = chain.map(c => [c, ...c.split(/\s+/)]);
+    for (const [test, name] of LAYERS) {
+      for (const toks of tokens) {
+        const hit = toks.find(test);
+        if (hit) return name || hit.replace(/^g-/, '').replace(/\d+/, '');
+      }
+    }
+    return chain.length ? chain[0] : '';
+  };
+  // heatmap images, decoded once, for sampling the cell colour under a text
+  const images = [];
+  for (const im of document.querySelectorAll('.js-plotly-plot g.hm image, .js-plotly-plot .heatmaplayer image')) {
+    const href = im.getAttribute('href') || im.getAttribute('xlink:href');
+    if (!href) continue;
+    try {
+      const img = new Image();
+      img.src = href;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.naturalWidth; c.height = img.naturalHeight;
+      const cx = c.getContext('2d', {willReadFrequently: true});
+      cx.drawImage(img, 0, 0);
+      images.push({el: im, rect: im.getBoundingClientRect(), ctx: cx, w: c.width, h: c.height});
+    } catch (e) { /* not decodable: texts over it keep the plot background */ }
+  }
+  const inside = (r, x, y) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+  const vw = document.documentElement.clientWidth;
+  const charts = [];
+  const gds = Array.from(document.querySelectorAll('.js-plotly-plot'));
+  gds.forEach((gd, index) => {
+    const box = gd.getBoundingClientRect();
+    if (!gd.checkVisibility({visibilityProperty: true}) || box.width <= 0 || box.height <= 0) return;
+    const full = gd._fullLayout || {};
+    const paperRaw = full.paper_bgcolor || '';
+    const paperC = rgba(paperRaw);
+    const under = backdrop(gd.parentElement);
+    const paper = paperC[3] >= 1 ? paperC : over(paperC, under);
+    // plot areas (one rect.bg per subplot), composited over the paper
+    const plots = Array.from(gd.querySelectorAll('.bglayer rect.bg')).map(r => {
+      const c = rgba(getComputedStyle(r).fill);
+      c[3] *= parseFloat(getComputedStyle(r).fillOpacity);
+      return {rect: r.getBoundingClientRect(), color: c[3] > 0 ? over(c, paper) : paper};
+    });
+    const mbEl = gd.querySelector('.modebar') || gd.querySelector('.modebar-container');
+    const mbRect = mbEl && mbEl.getBoundingClientRect();
+    const chart = {
+      index, title: ((gd.layout && gd.layout.title && gd.layout.title.text) || '').replace(/<[^>]+>/g, '').slice(0, 60),
+      rect: rect(box), paper_bgcolor: paperRaw, paper_bg: paper,
+      modebar: mbRect && mbRect.width > 0 && mbRect.height > 0 ? rect(mbRect) : null,
+      modebar_opacity: mbEl ? opacityChain(mbEl) : null, texts: [],
+    };
+    for (const t of gd.querySelectorAll('text')) {
+      const lines = t.querySelectorAll('tspan.line');
+      const label = (lines.length ? Array.from(lines, l => l.textContent).join(' / ') : t.textContent || '')
+        .replace(/\s+/g, ' ').trim();
+      if (!label) continue;
+      const cs = getComputedStyle(t);
+      if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+      if (!t.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+      const opacity = opacityChain(t);
+      if (!(opacity > 0)) continue;
+      const r = t.getBoundingClientRect();
+      if (!(r.width > 0)) continue;
+      const m = t.getScreenCTM();
+      const scale = m ? Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) : 1;
+      // the text's own box turned as drawn (rotated tick labels): four corners in the viewport
+      const angle = m ? Math.atan2(m.b, m.a) * 180 / Math.PI : 0;
+      let quad = null;
+      if (m && Math.abs(angle) > 0.5) {
+        const bb = t.getBBox();
+        quad = [[bb.x, bb.y], [bb.x + bb.width, bb.y], [bb.x + bb.width, bb.y + bb.height], [bb.x, bb.y + bb.height]]
+          .map(([x, y]) => [+(m.a * x + m.c * y + m.e).toFixed(1), +(m.b * x + m.d * y + m.f).toFixed(1)]);
+      }
+      // glyph runs: the text itself and every tspan that holds characters (sub/superscripts,
+      // coloured spans); the smallest and every distinct colour count
+      const runs = [];
+      for (const e of [t, ...t.querySelectorAll('tspan')]) {
+        const own = Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+        if (!own) continue;
+        const es = getComputedStyle(e);
+        const fill = rgba(es.fill);
+        fill[3] *= parseFloat(es.fillOpacity) * opacity;
+        runs.push({px: +(parseFloat(es.fontSize) * scale).toFixed(2), fill});
+      }
+      if (!runs.length || runs.every(u => !(u.fill[3] > 0))) continue;
+      const layer = layerOf(t, gd);
+      // what lies behind the text, at 3 x 3 points over its box: the paper, or a plot area,
+      // then heatmap cells, then a box of its own (annotation bgcolor, legend, menu button)
+      let own = null;
+      for (let e = t.parentElement; e && e !== gd; e = e.parentElement) {
+        const boxEl = Array.from(e.children).find(k => k.tagName === 'rect' &&
+          /(^|\s)(bg|cbbg|updatemenu-item-rect)(\s|$)/.test(k.getAttribute('class') || ''));
+        if (!boxEl) continue;
+        const ks = getComputedStyle(boxEl);
+        const c = rgba(ks.fill);
+        c[3] *= parseFloat(ks.fillOpacity) * opacityChain(boxEl);
+        if (c[3] > 0) own = {rect: boxEl.getBoundingClientRect(), color: c};
+        break;
+      }
+      const seen = new Map(), sources = new Set();
+      for (const fx of [1 / 6, 1 / 2, 5 / 6]) for (const fy of [1 / 6, 1 / 2, 5 / 6]) {
+        const px = r.x + r.width * fx, py = r.y + r.height * fy;
+        let bg = paper, src = 'paper';
+        const plot = plots.find(q => inside(q.rect, px, py));
+        if (plot) { bg = plot.color; src = 'plot'; }
+        for (const im of images) {
+          if (!gd.contains(im.el) || !inside(im.rect, px, py)) continue;
+          const ix = Math.min(im.w - 1, Math.max(0, Math.floor((px - im.rect.left) / im.rect.width * im.w)));
+          const iy = Math.min(im.h - 1, Math.max(0, Math.floor((py - im.rect.top) / im.rect.height * im.h)));
+          const d = im.ctx.getImageData(ix, iy, 1, 1).data;
+          bg = over([d[0], d[1], d[2], d[3] / 255], bg); src = 'heatmap';
+        }
+        if (own && inside(own.rect, px, py)) { bg = over(own.color, bg); src = 'box'; }
+        seen.set(bg.join(','), bg);
+        sources.add(src);
+      }
+      const bgs = Array.from(seen.values()), bgSource = Array.from(sources).join('+');
+      const fontPx = Math.min(...runs.map(u => u.px));
+      chart.texts.push({
+        chart: index, text: label.slice(0, 80), layer,
+        font_px: fontPx, font_px_css: +parseFloat(cs.fontSize).toFixed(2), bbox_h: +r.height.toFixed(1),
+        fill: runs[0].fill, fills: Array.from(new Map(runs.map(u => [u.fill.join(','), u.fill])).values()),
+        rect: rect(r), angle: +angle.toFixed(1), quad, bgs, bg_source: bgSource,
+      });
+    }
+    charts.push(chart);
+  });
+  return {url: location.href, viewport: {w: vw, h: document.documentElement.clientHeight}, charts,
+          chart_elements: document.querySelectorAll('[data-testid="stPlotlyChart"]').length};
+}"""
+
+
+def chart_text_report(page) -> dict:
+    """Every visible text of every visible Plotly chart on ``page``, as plain data.
+
+    Returns ``{"url", "viewport": {"w", "h"}, "chart_elements": n, "charts": [chart, ...]}``;
+    a chart (only visible ones: a chart in a collapsed expander is left out) is
+    ``{"index", "title", "rect", "paper_bgcolor" (as the layout says), "paper_bg" (resolved
+    opaque [r, g, b, 1]: a transparent paper is composited over the nearest backgrounds of
+    its ancestors), "modebar" (rect of ``.modebar``, even while hidden at opacity 0; None if
+    there is none), "modebar_opacity", "texts": [text, ...]}``.
+
+    A text is an SVG ``text`` with non-empty content, not display:none, not
+    visibility:hidden, opacity > 0 counting its ancestors, and a box wider than 0:
+    ``{"chart", "text", "layer", "font_px", "font_px_css", "bbox_h", "fill", "fills", "rect",
+    "angle", "quad", "bgs", "bg_source"}``. ``rect`` is its bounding client rect; a rotated
+    text (``angle`` in degrees, e.g. slanted tick labels) also has ``quad``, the four
+    corners of its own box as drawn (None when not rotated). ``font_px`` is the smallest
+    rendered size of its glyph runs (the ``text`` and every ``tspan`` holding characters,
+    e.g. a superscript): computed font size times the SVG's screen scale; ``font_px_css``
+    the ``text`` element's computed size; ``bbox_h`` its rendered box height. ``fill`` /
+    ``fills`` (every distinct run colour) are [r, g, b, a], a including fill-opacity and
+    every ancestor's opacity. ``layer`` is one of 'xtick',
+    'ytick', 'xtitle', 'ytitle', 'gtitle', 'annotation', 'legendtext', 'legendtitle',
+    'legend', 'colorbar', 'textpoint', 'bartext', 'heatmap-text', 'slider', 'updatemenu',
+    else the class of its nearest classed ancestor. ``bgs`` are the distinct opaque colours
+    behind it at 3 x 3 points over its box: at each point the paper, or a plot area's colour
+    if the point lies in one, then the heatmap cell there (read from the heatmap's image),
+    then a box of its own (annotation bgcolor, legend, colorbar, menu button), each
+    composited over the one before. ``bg_source`` names what was found, joined by '+'
+    ('paper', 'plot', 'heatmap', 'box'), e.g. 'paper+plot' for a title straddling the
+    edge of a plot area.
+    """
+    return page.evaluate(CHART_TEXT_JS)
+
+
+def _texts(report: dict):
+    for chart in report["charts"]:
+        yield from chart["texts"]
+
+
+def min_font_violations(report: dict, floor_px: float) -> list[dict]:
+    """Texts whose smallest glyph run renders below ``floor_px`` CSS px (``font_px``)."""
+    return [t for t in _texts(report) if t["font_px"] < floor_px - 1e-6]
+
+
+def _luminance(rgb) -> float:
+    def lin(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(fg, bg) -> float:
+    """WCAG 2 contrast of ``fg`` [r, g, b, a] drawn over the opaque ``bg`` [r, g, b, ...]."""
+    a = fg[3] if len(fg) > 3 else 1.0
+    mixed = [fg[i] * a + bg[i] * (1 - a) for i in range(3)]
+    hi, lo = sorted((_luminance(mixed), _luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def contrast_violations(report: dict, ratio: float = 4.5) -> list[dict]:
+    """Texts whose worst contrast, over every colour of the text (``fills``) against every
+    colour behind it (``bgs``), is below ``ratio``. Each is the text's dict plus
+    ``"contrast"`` (the worst ratio, rounded to 2 places) and ``"against"`` (that background).
+
+    Backgrounds, as ``chart_text_report`` finds them at 3 x 3 points over the text's box:
+    the chart's paper (a transparent paper resolves to the page behind it), a plot area's
+    colour where a point lies in one, a box of its own (annotation bgcolor, legend,
+    colorbar, menu button). Text inside heatmap cells (texttemplate text, or any text drawn
+    over a heatmap) is checked against the colour of the cells under it, read from the
+    heatmap's image; the worst point counts. Lines, bars and markers under a text are not
+    taken into account (only heatmaps are).
+    """
+    out = []
+    for t in _texts(report):
+        worst, against = min(((contrast_ratio(f, b), b) for f in t["fills"] for b in t["bgs"]), key=lambda p: p[0])
+        if worst < ratio - 1e-9:
+            out.append({**t, "contrast": round(worst, 2), "against": against})
+    return out
+
+
+def _intersection(a: dict, b: dict) -> tuple[float, float]:
+    return min(a["r"], b["r"]) - max(a["x"], b["x"]), min(a["b"], b["b"]) - max(a["y"], b["y"])
+
+
+def _corners(box: dict) -> list[tuple[float, float]]:
+    if box.get("quad"):
+        return [tuple(c) for c in box["quad"]]
+    r = box["rect"]
+    return [(r["x"], r["y"]), (r["r"], r["y"]), (r["r"], r["b"]), (r["x"], r["b"])]
+
+
+def _depth(a: dict, b: dict) -> float:
+    """How far two boxes interpenetrate: the smallest overlap of their projections on the
+    edge normals of both (separating axes); for two upright rects, min(dx, dy)."""
+    pa, pb = _corners(a), _corners(b)
+    depth = float("inf")
+    for poly in (pa, pb):
+        for i in range(len(poly)):
+            (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % len(poly)]
+            nx, ny = y0 - y1, x1 - x0
+            norm = (nx * nx + ny * ny) ** 0.5
+            if norm == 0:
+                continue
+            nx, ny = nx / norm, ny / norm
+            ka = [x * nx + y * ny for x, y in pa]
+            kb = [x * nx + y * ny for x, y in pb]
+            depth = min(depth, min(max(ka), max(kb)) - max(min(ka), min(kb)))
+    return depth
+
+
+def overlap_violations(report: dict, tol_px: float = 1) -> list[dict]:
+    """Pairs of texts of one chart whose boxes intersect by more than ``tol_px`` in both
+    directions (a multi-line text is one box: Plotly puts its lines in ``tspan``s of one
+    ``text``), plus texts that intersect the chart's modebar (even while it is hidden:
+    it shows on hover and on touch). Upright texts compare their rects; a rotated text
+    (slanted tick labels) its own turned box (``quad``), so that parallel slanted labels,
+    whose upright bounding rects always overlap, count only if the text itself does.
+
+    Each is ``{"chart", "kind": "texts" | "modebar", "a": text, "b": text (or
+    ``{"text": "modebar", "layer": "modebar", "rect"}``), "dx", "dy" (overlap of the
+    bounding rects), "depth" (how far the boxes interpenetrate, > tol_px)}``.
+    """
+    out = []
+    for chart in report["charts"]:
+        texts = chart["texts"]
+        mb = {"text": "modebar", "layer": "modebar", "rect": chart["modebar"]} if chart["modebar"] else None
+        for i, a in enumerate(texts):
+            for b in texts[i + 1 :] + ([mb] if mb else []):
+                dx, dy = _intersection(a["rect"], b["rect"])
+                if dx <= tol_px or dy <= tol_px:
+                    continue
+                depth = _depth(a, b)
+                if depth > tol_px:
+                    kind = "modebar" if b is mb else "texts"
+                    out.append(
+                        {"chart": chart["index"], "kind": kind, "a": a, "b": b, "dx": dx, "dy": dy, "depth": depth}
+                    )
+    return out
+
+
+def overflow_violations(report: dict, viewport_width: float | None = None, tol_px: float = 1) -> list[dict]:
+    """Texts whose box reaches past their chart's box (any side) or past the viewport's
+    left or right edge, by more than ``tol_px``. ``viewport_width`` defaults to the
+    report's own. Each is the text's dict plus ``"past"``: the edges it crosses, with the
+    amount, e.g. ``{"chart-right": 12.5, "viewport-right": 3.0}``."""
+    width = report["viewport"]["w"] if viewport_width is None else viewport_width
+    out = []
+    for chart in report["charts"]:
+        c = chart["rect"]
+        for t in chart["texts"]:
+            r = t["rect"]
+            past = {
+                "chart-left": c["x"] - r["x"],
+                "chart-right": r["r"] - c["r"],
+                "chart-top": c["y"] - r["y"],
+                "chart-bottom": r["b"] - c["b"],
+                "viewport-left": -r["x"],
+                "viewport-right": r["r"] - width,
+            }
+            past = {k: round(v, 1) for k, v in past.items() if v > tol_px}
+            if past:
+                out.append({**t, "past": past})
+    return out
+
+
+HSCROLL_JS = r"""() => {
+  const describe = el => {
+    const part = e => {
+      let s = e.tagName.toLowerCase();
+      if (e.id) s += '#' + e.id;
+      const tid = e.getAttribute('data-testid');
+      if (tid) s += `[data-testid="${tid}"]`;
+      const cls = (e.getAttribute('class') || '').split(/\s+/).filter(Boolean)[0];
+      if (cls && !tid) s += '.' + cls;
+      return s;
+    };
+    const parts = [part(el)];
+    for (let e = el.parentElement; e && parts.length < 4; e = e.parentElement) {
+      if (e.getAttribute('data-testid')) { parts.unshift(part(e)); break; }
+    }
+    return parts.join(' ');
+  };
+  const se = document.scrollingElement;
+  const elements = [];
+  for (const el of document.querySelectorAll('*')) {
+    if (el.scrollWidth <= el.clientWidth + 1) continue;
+    const ox = getComputedStyle(el).overflowX;
+    if (ox !== 'auto' && ox !== 'scroll') continue;
+    const r = el.getBoundingClientRect();
+    // not on screen: nothing to scroll (a collapsed sidebar sits at x < 0)
+    if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.left >= innerWidth) continue;
+    if (!el.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    elements.push({selector: describe(el), testid: el.getAttribute('data-testid'),
+                   scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, overflowX: ox,
+                   text: (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 40)});
+  }
+  return {document: {scrollWidth: se.scrollWidth, clientWidth: se.clientWidth,
+                     scrolls: se.scrollWidth > se.clientWidth + 1},
+          elements, any: se.scrollWidth > se.clientWidth + 1 || elements.length > 0};
+}"""
+
+
+def horizontal_scroll(page) -> dict:
+    """Whether anything scrolls sideways: ``{"any": bool, "document": {"scrollWidth",
+    "clientWidth", "scrolls"}, "elements": [{"selector", "testid", "scrollWidth",
+    "clientWidth", "overflowX", "text"}, ...]}`` where elements are those (Streamlit's own
+    scroll containers included) with ``scrollWidth > clientWidth + 1`` and overflow-x auto
+    or scroll, that are visible and at least partly inside the viewport horizontally (a
+    collapsed sidebar, parked at x < 0, cannot be scrolled by anyone)."""
+    return page.evaluate(HSCROLL_JS)
+
+
+def axe_serious(page, *, max_nodes: int = 3) -> list[dict]:
+    """axe-core (bundled by axe-playwright-python) on the whole page: its violations of
+    impact serious or critical, each ``{"id", "impact", "help", "nodes": count,
+    "targets": [first selectors], "summaries": [first failure summaries]}``."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page).response
+    out = []
+    for v in results["violations"]:
+        if v.get("impact") not in ("serious", "critical"):
+            continue
+        nodes = v["nodes"]
+        out.append(
+            {
+                "id": v["id"],
+                "impact": v["impact"],
+                "help": v.get("help", ""),
+                "nodes": len(nodes),
+                "targets": [" ".join(map(str, n["target"])) for n in nodes[:max_nodes]],
+                "summaries": [" ".join((n.get("failureSummary") or "").split())[:200] for n in nodes[:max_nodes]],
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------ one view, measured
+
+
+def view_url(base_url: str, path: str, mode: str) -> str:
+    """The view's address in ``mode`` (presenter mode adds ``present=1`` to its query)."""
+    return f"{base_url}/{with_query(path, present='1') if MODES[mode]['present'] else path}"
+
+
+class ViewTab:
+    """One browser tab in one colour scheme, reused for view after view.
+
+    Every ``open`` is a full page load, so a fresh Streamlit session, exactly as a link
+    opened in that tab; the tab keeps Streamlit's and Plotly's compiled JavaScript, which
+    makes a load about 40 % faster than a new tab. ``target`` is a Browser (the tab gets a
+    context of its own) or a BrowserContext. ``outside`` lists the requests of the current
+    load that left localhost.
+    """
+
+    def __init__(self, target, scheme: str = "light"):
+        self.scheme = scheme
+        self._own = None
+        if hasattr(target, "new_context"):
+            self._own = target = target.new_context(color_scheme=scheme)
+        self.page = target.new_page()
+        self.page.emulate_media(color_scheme=scheme)
+        self.outside: list[str] = []
+        self.page.on("request", self._request)
+
+    def _request(self, r) -> None:
+        if urlparse(r.url).hostname not in ("127.0.0.1", "localhost") and not r.url.startswith(("data:", "blob:")):
+            self.outside.append(r.url)
+
+    def open(self, base_url: str, path: str, mode: str) -> None:
+        """Start loading the view in ``mode`` (viewport of ``MODES``); returns once the
+        document has loaded, while the app is still drawing (``measure`` waits for it)."""
+        m = MODES[mode]
+        if self.page.viewport_size != {"width": m["width"], "height": m["height"]}:
+            self.page.set_viewport_size({"width": m["width"], "height": m["height"]})
+        self.outside.clear()
+        self.page.goto(view_url(base_url, path, mode), wait_until="domcontentloaded")
+
+    def measure(self, name: str, mode: str, **options) -> dict:
+        """``measure_view`` on the view ``open`` loaded."""
+        return measure_view(self.page, name, mode, self.scheme, outside=self.outside, **options)
+
+    def close(self) -> None:
+        (self._own or self.page).close()
+
+
+def measure_view(
+    page,
+    name: str,
+    mode: str,
+    scheme: str = "light",
+    *,
+    outside: list[str] | None = None,
+    axe: bool = False,
+    shots: bool = False,
+) -> dict:
+    """Wait until the view (loading in ``page``, e.g. by ``ViewTab.open``) is drawn, then measure it.
+
+    Returns ``{"name", "mode", "scheme", "url", "seconds" (load to measured), "exceptions"
+    (count of Streamlit exception boxes), "outside" (requests that left localhost),
+    "report" (``chart_text_report``), "hscroll" (``horizontal_scroll``), "axe"
+    (``axe_serious``, or None unless ``axe``), "shots" (paths written)}``. With ``shots``,
+    writes the screenshots the classroom tests keep: presenter mode
+    ``present_{scheme}_{name}.png`` (1920 x 1080), phone ``phone_{name}.png`` (390 x 844)
+    and ``phone_tall_{name}.png`` (the whole tall viewport). Raises if a chart page draws no
+    chart.
+    """
+    t0 = time.monotonic()
+    page.wait_for_selector('[data-testid="stApp"]', timeout=30_000)
+    wait_ready(page, charts=name not in CHARTLESS)
+    result = {
+        "name": name,
+        "mode": mode,
+        "scheme": scheme,
+        "url": page.url,
+        "exceptions": page.locator('[data-testid="stException"]').count(),
+        "outside": list(outside or []),
+        "report": chart_text_report(page),
+        "hscroll": horizontal_scroll(page),
+        "axe": None,
+        "shots": [],
+    }
+    if name not in CHARTLESS and not result["report"]["charts"]:
+        raise AssertionError(f"{name} ({mode}): no visible chart was drawn")
+    if axe:
+        result["axe"] = axe_serious(page)
+    if shots:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        m = MODES[mode]
+        files = []
+        if mode == "present":
+            files.append((SHOTS / f"present_{scheme}_{name}.png", m["shot"]))
+        elif mode == "phone":
+            files += [(SHOTS / f"phone_{name}.png", m["shot"]), (SHOTS / f"phone_tall_{name}.png", None)]
+        for path, size in files:
+            clip = {"x": 0, "y": 0, "width": size[0], "height": size[1]} if size else None
+            page.screenshot(path=str(path), clip=clip)
+            result["shots"].append(str(path))
+    result["seconds"] = round(time.monotonic() - t0, 2)
+    return result
+
+
+def _box(t: dict) -> str:
+    r = t["rect"]
+    return f"@{r['x']:.0f},{r['y']:.0f} {r['w']:.0f}x{r['h']:.0f}"
+
+
+def _label(t: dict, width: int = 28) -> str:
+    text = t["text"] if len(t["text"]) <= width else t["text"][: width - 1] + "…"
+    return repr(text)
+
+
+def describe_text(t: dict) -> str:
+    """One offending text, compactly: text, size, layer, chart and box."""
+    return f"{_label(t)} {t['font_px']:g}px {t['layer']} c{t['chart']} {_box(t)}"
+
+
+def describe_contrast(v: dict) -> str:
+    bg = "#{:02x}{:02x}{:02x}".format(*v["against"][:3])
+    fg = "#{:02x}{:02x}{:02x}".format(*(round(c) for c in v["fills"][0][:3]))
+    return f"{_label(v)} {v['contrast']}:1 {fg} on {bg} ({v['bg_source']}) {v['layer']} c{v['chart']} {_box(v)}"
+
+
+def describe_overlap(o: dict) -> str:
+    a, b = o["a"], o["b"]
+    return (
+        f"c{o['chart']} {_label(a, 20)} {a['layer']} {_box(a)} x {_label(b, 20)} {b['layer']} {_box(b)}"
+        f" by {o['dx']:.0f}x{o['dy']:.0f}" + (f" (depth {o['depth']:.0f})" if a.get("quad") or b.get("quad") else "")
+    )
+
+
+def describe_overflow(v: dict) -> str:
+    past = ", ".join(f"{k}+{d:g}" for k, d in v["past"].items())
+    return f"{_label(v)} {v['layer']} c{v['chart']} {_box(v)} past {past}"
+
+
+def describe_scroll(h: dict) -> list[str]:
+    out = []
+    d = h["document"]
+    if d["scrolls"]:
+        out.append(f"document {d['scrollWidth']}>{d['clientWidth']}")
+    out += [f"{e['selector']} {e['scrollWidth']}>{e['clientWidth']} ({e['text']!r})" for e in h["elements"]]
+    return out
+
+
+def describe_axe(v: dict) -> str:
+    return f"{v['id']} ({v['impact']}, {v['nodes']} nodes) e.g. {v['targets'][:2]}"

@@ -62,24 +62,23 @@ def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, browser, pa
 FRAME_STATE_JS = """() => {
   const gd = document.querySelector('.js-plotly-plot');
   const full = gd && gd._fullLayout;
-  const slider = full && full.sliders && full.sliders[0];
   const texts = Array.from(gd.querySelectorAll('.textpoint text')).map(t => t.textContent).join('|');
-  return {frame: (full && full._currentFrame) || null, active: slider ? slider.active : null, texts: texts,
+  return {frame: (full && full._currentFrame) || null, texts: texts,
           frames: (gd._transitionData && gd._transitionData._frames || []).length};
 }"""
 
 
-def test_rope_rotation_play_button_advances_the_frames_smoothly(server, browser):
+def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser):
     page, outside = open_in_browser(browser, f"{server}/rope?view=rotation&frames=64&step=1")
     try:
         wait_idle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         start = page.evaluate(FRAME_STATE_JS)
         assert start["frames"] == 64, start
-        play = page.locator(".js-plotly-plot .updatemenu-button").first
-        assert "Play" in play.text_content()
-        play.click()
-        # the first frame shown after the click, then two seconds of playback
+        # real buttons: focus Play and press Enter, as a keyboard user would
+        play = page.get_by_role("button", name="Play the animation")
+        play.focus()
+        page.keyboard.press("Enter")
         page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== null", timeout=5_000)
         first = page.evaluate(FRAME_STATE_JS)
         t0 = page.evaluate("() => performance.now()")
@@ -91,8 +90,20 @@ def test_rope_rotation_play_button_advances_the_frames_smoothly(server, browser)
         expected = elapsed * 1000 / 120  # frame duration 120 ms
         print(f"rope rotation: {advanced} frames in {elapsed:.2f} s, expected about {expected:.1f}")
         assert later["texts"] != start["texts"], "the angle written under each plane changes"
-        assert later["active"] == index[later["frame"]], "the slider follows the animation"
         assert advanced >= 0.4 * expected, f"{advanced} frames in {elapsed:.2f} s: playback is not smooth"
+        # Pause, then step forward and back with the arrow keys
+        page.get_by_role("button", name="Pause the animation").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(300)
+        paused = page.evaluate(FRAME_STATE_JS)["frame"]
+        page.wait_for_timeout(400)
+        assert page.evaluate(FRAME_STATE_JS)["frame"] == paused, "paused"
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== {paused!r}", timeout=5_000)
+        assert index[page.evaluate(FRAME_STATE_JS)["frame"]] == (index[paused] + 1) % 64
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame === {paused!r}", timeout=5_000)
+        assert page.get_by_role("status").first.text_content().startswith("frame ")
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside
     finally:
@@ -109,7 +120,7 @@ def test_phone_width_screenshot(server, browser, name, path):
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         assert page.locator('[data-testid="stException"]').count() == 0
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"phone_{name}.png"))
+        page.screenshot(path=str(SHOTS / f"phone_tall_{name}.png"))
         assert not outside
     finally:
         page.close()

@@ -49,7 +49,7 @@ def _open(path: str):
 
 
 def _panel(at):
-    return next(e for e in at.expander if e.label.startswith("✏️ Exercises"))
+    return next(e for e in at.expander if e.label.startswith("Exercises"))
 
 
 def _texts(elements) -> list[str]:
@@ -157,7 +157,7 @@ def test_each_lesson_ends_with_a_collapsed_exercise_expander(lesson):
     at = _open(lesson.path)
     assert_clean(at)
     panel = _panel(at)
-    assert panel.label == f"✏️ Exercises (0 of {len(BANK[lesson.path])} solved)"
+    assert panel.label == f"Exercises (0 of {len(BANK[lesson.path])} solved)"
     assert not panel.proto.expanded
     # a hint switch for each open exercise; no answer is offered before a wrong attempt
     keys = _toggle_keys(at)
@@ -199,7 +199,7 @@ def test_hint_then_wrong_then_right_on_every_exercise(path):
         assert _rights(at) == done + 1, ex.key
         if isinstance(ex, MultipleChoice):
             assert ex.choices[ex.answer_index].why in successes
-        assert _panel(at).label == f"✏️ Exercises ({done + 1} of {len(BANK[path])} solved)"
+        assert _panel(at).label == f"Exercises ({done + 1} of {len(BANK[path])} solved)"
         assert not any(name.startswith("ex_") for name in at.query_params)
     assert _home_progress(at) == f"Exercises solved in this session: {len(flat)} of {TOTAL}"
 
@@ -211,7 +211,7 @@ def test_checking_without_an_answer_asks_for_one():
     assert "Type a number first." in _texts(at.warning)
     at.button(key="ex_learned_past_max_len_check").click().run()
     assert "Pick an answer first." in _texts(at.warning)
-    assert _panel(at).label.startswith("✏️ Exercises (0 of")
+    assert _panel(at).label.startswith("Exercises (0 of")
 
 
 def test_the_rope_proof_unlocks_step_by_step():
@@ -247,10 +247,10 @@ def test_the_rope_proof_unlocks_step_by_step():
     grid = posenc.rope_scores(q, k, [m, m + s], [n, n + s])
     assert grid[1, 1] == pytest.approx(grid[0, 0], abs=1e-9) == pytest.approx(score, abs=1e-4)
 
-    assert _panel(at).label.startswith("✏️ Exercises (0 of")
+    assert _panel(at).label.startswith("Exercises (0 of")
     _answer(at, s4, s4.answer_index)
     assert any("Proved" in text for text in _texts(at.success))
-    assert _panel(at).label == f"✏️ Exercises (1 of {len(BANK['lessons/rope.py'])} solved)"
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/rope.py'])} solved)"
     assert _home_progress(at) == f"Exercises solved in this session: 1 of {TOTAL}"
 
 
@@ -264,8 +264,8 @@ def test_progress_survives_page_switches():
     assert _home_progress(at) == f"Exercises solved in this session: 2 of {TOTAL}"
     at.switch_page("lessons/sinusoidal.py").run()
     assert_clean(at)
-    assert _panel(at).label == f"✏️ Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
-    assert any(t.startswith(f"**1. {sin.title}** ✅") for t in _texts(at.markdown))
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
+    assert any(t.startswith(f"**1. {sin.title}** :material/check_circle: (solved)") for t in _texts(at.markdown))
 
 
 def test_home_page_invites_before_anything_is_solved():

@@ -55,26 +55,21 @@ def _tips(trace_x, trace_y):
 # rotation_animation
 
 
-def test_animation_has_one_frame_per_position_and_a_slider_step_each():
+def test_animation_has_one_frame_per_position_named_for_the_page_buttons():
     fig, d = _animation(n_frames=12)
     assert len(fig.frames) == 12
     assert [f.name for f in fig.frames] == [f"m={m}" for m in d["m"]]
-    steps = fig.layout.sliders[0].steps
-    assert len(steps) == 12
-    assert [list(s.args[0]) for s in steps] == [[f"m={m}"] for m in d["m"]]
-    assert steps[3].label == f"{d['m'][3]}, {d['n'][3]}"
+    # played by the page's keyboard buttons (ui.chart_tools): no SVG buttons or slider
+    assert not fig.layout.updatemenus and not fig.layout.sliders
+    assert 80 <= fig.layout.meta["frame_ms"] <= 150
 
 
-def test_play_button_animates_without_redraw_and_pause_stops():
-    fig, _ = _animation()
-    play, pause = fig.layout.updatemenus[0].buttons
-    assert play.method == "animate" and play.args[0] is None
-    opts = play.args[1]
-    assert 80 <= opts["frame"]["duration"] <= 150
-    assert opts["frame"]["redraw"] is False
-    assert opts["transition"]["duration"] == 0
-    assert opts["fromcurrent"] is True
-    assert list(pause.args[0]) == [None] and pause.args[1]["mode"] == "immediate"
+def test_planes_stand_two_to_a_row_and_four_on_a_projector():
+    x, y = rf.plane_centres(4)
+    assert list(x) == [0.0, rf.SPACING, 0.0, rf.SPACING]
+    assert list(y) == [0.0, 0.0, -rf.ROW_SPACING, -rf.ROW_SPACING]
+    x, y = rf.plane_centres(4, per_row=4)
+    assert list(x) == [rf.SPACING * j for j in range(4)] and not y.any()
 
 
 def test_frames_replace_only_the_arrows_and_the_texts():
@@ -88,21 +83,22 @@ def test_frames_replace_only_the_arrows_and_the_texts():
 
 
 def test_arrows_turn_by_the_position_angle_and_keep_the_gap_angle():
-    fig, d = _animation(n_frames=9, pairs=(0, 2), gap=3)
-    centres = [rf.SPACING * j for j in range(2)]
+    fig, d = _animation(n_frames=9, pairs=(0, 2, 3), gap=3)
+    cx, cy = rf.plane_centres(3)
     for frame in fig.frames:
         k_tips = _tips(frame.data[0].x, frame.data[0].y)
         q_tips = _tips(frame.data[1].x, frame.data[1].y)
-        for j in range(2):
+        for j in range(3):
             kx0, ky0, kx, ky = k_tips[j]
             qx0, qy0, qx, qy = q_tips[j]
-            assert (kx0, ky0) == (qx0, qy0) == (pytest.approx(centres[j]), 0.0)
+            assert (kx0, ky0) == (qx0, qy0) == (pytest.approx(cx[j]), pytest.approx(cy[j]))
+            kx, ky, qx, qy = kx - cx[j], ky - cy[j], qx - cx[j], qy - cy[j]
             # the key trails the query by gap * theta_i
-            turn = math.atan2(qy, qx - centres[j]) - math.atan2(ky, kx - centres[j])
+            turn = math.atan2(qy, qx) - math.atan2(ky, kx)
             expected = 3 * d["theta"][j]
             assert math.remainder(turn - expected, 2 * math.pi) == pytest.approx(0.0, abs=1e-4)
             # same content: both tips on the unit circle
-            assert math.hypot(qx - centres[j], qy) == pytest.approx(1.0, abs=1e-5)
+            assert math.hypot(qx, qy) == pytest.approx(1.0, abs=1e-5)
 
 
 def test_frame_text_gives_the_angle_in_radians_and_degrees_mod_360():
@@ -125,7 +121,9 @@ def test_axes_are_fixed_and_square():
     assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
     assert fig.layout.xaxis.fixedrange and fig.layout.yaxis.fixedrange
     lo, hi = fig.layout.xaxis.range
-    assert lo < -1 and hi > 3 * rf.SPACING + 1
+    assert lo < -1 and hi > rf.SPACING + 1
+    low, high = fig.layout.yaxis.range
+    assert low < -rf.ROW_SPACING - 1 and high > 1
 
 
 def test_each_plane_is_titled_with_its_pair_and_frequency():

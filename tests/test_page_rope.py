@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
+from figures.rope import plane_centres
+
 PAGE = "lessons/rope.py"
 MB = 1_000_000
 
@@ -82,15 +84,15 @@ def test_rotation_frames_turn_each_pair_by_m_theta():
     frames = spec["frames"]
     ms = [4 + 5 * f for f in range(20)]
     assert [f["name"] for f in frames] == [f"m={m}" for m in ms]
-    assert len(spec["layout"]["sliders"][0]["steps"]) == 20
+    assert spec["layout"]["meta"]["frame_ms"] == 120
     q, _ = seeded_qk(16, 0)
     t = theta(16, 100.0)
     for f, frame in enumerate(frames):
         k_arrows, q_arrows, texts = frame["data"]
+        cx, cy = plane_centres(3)
         for j, i in enumerate((0, 3, 7)):
-            centre = 3.0 * j
-            qx, qy = q_arrows["x"][3 * j + 1] - centre, q_arrows["y"][3 * j + 1]
-            kx, ky = k_arrows["x"][3 * j + 1] - centre, k_arrows["y"][3 * j + 1]
+            qx, qy = q_arrows["x"][3 * j + 1] - cx[j], q_arrows["y"][3 * j + 1] - cy[j]
+            kx, ky = k_arrows["x"][3 * j + 1] - cx[j], k_arrows["y"][3 * j + 1] - cy[j]
             # q's pair starts at angle atan2(q_{2i+1}, q_{2i}) and has turned by m theta_i
             expected = math.atan2(q[2 * i + 1], q[2 * i]) + ms[f] * t[i]
             assert math.remainder(math.atan2(qy, qx) - expected, 2 * math.pi) == pytest.approx(0, abs=1e-4)
@@ -100,21 +102,20 @@ def test_rotation_frames_turn_each_pair_by_m_theta():
             )
             # angle written in degrees modulo 360, and the pair's share |q_i|^2 cos(4 theta_i)
             text = texts["text"][j]
-            rad, deg = re.search(r"mθ = ([0-9.,e+-]+) rad ≡ ([0-9.e+-]+)°", text).groups()
+            rad, deg = re.search(r"mθ = ([0-9.,e+-]+) rad<br>≡ ([0-9.e+-]+)°", text).groups()
             assert float(rad.replace(",", "")) == pytest.approx(ms[f] * t[i], rel=2e-3)
             assert float(deg) == pytest.approx(math.degrees(ms[f] * t[i]) % 360, rel=2e-3, abs=0.05)
             share = (q[2 * i] ** 2 + q[2 * i + 1] ** 2) * math.cos(4 * t[i])
             assert f"q·k = {share:+.3f}" in text
 
 
-def test_rotation_play_button_and_slider_are_set_for_smooth_playback():
-    spec = charts(open_page(PAGE, {"view": "rotation"}))[0]
-    play = spec["layout"]["updatemenus"][0]["buttons"][0]
-    assert play["method"] == "animate"
-    assert play["args"][1]["frame"] == {"duration": 120, "redraw": False}
-    assert play["args"][1]["transition"]["duration"] == 0
-    step = spec["layout"]["sliders"][0]["steps"][0]
-    assert step["method"] == "animate" and step["args"][1]["frame"]["redraw"] is False
+def test_rotation_is_played_by_keyboard_buttons_without_redraw():
+    at = open_page(PAGE, {"view": "rotation"})
+    spec = charts(at)[0]
+    # Plotly's SVG buttons and slider cannot be reached by keyboard: the page's are used
+    assert "updatemenus" not in spec["layout"] and "sliders" not in spec["layout"]
+    assert spec["layout"]["meta"]["frame_ms"] == 120
+    assert [f["name"] for f in spec["frames"]][:2] == ["m=2", "m=3"]
 
 
 def test_rotation_defaults_show_fastest_middle_and_slowest_pairs():

@@ -62,11 +62,12 @@ def test_presenter_mode_can_be_switched_off_again():
 
 
 @pytest.mark.parametrize("page", LESSON_PAGES[:3])
-def test_every_chart_has_csv_and_npy_downloads(page):
+def test_every_chart_has_csv_npy_and_html_downloads(page):
     at = open_page(page)
-    keys = [el.proto.id for el in at.get("download_button")]
+    labels = [el.proto.label for el in at.get("download_button")]
     n_charts = len(charts(at))
-    assert len(keys) == 2 * n_charts
+    assert len(labels) == 3 * n_charts
+    assert labels == ["CSV", ".npy", "HTML"] * n_charts
 
 
 @pytest.mark.parametrize("ref", REFERENCE, ids=[r.url_path for r in REFERENCE])

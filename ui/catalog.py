@@ -12,7 +12,7 @@ from typing import NamedTuple
 class Lesson(NamedTuple):
     path: str  # file under lessons/
     title: str
-    icon: str  # an emoji: material icons would make the browser fetch a web font
+    icon: str  # a Material icon: Streamlit serves its font itself (emoji need an emoji font)
     url_path: str
     question: str  # what the lesson answers
     #: URL value -> label of each view, for lessons that show one figure set at a time
@@ -20,20 +20,20 @@ class Lesson(NamedTuple):
     views: dict[str, str] = {}
 
 
-HOME = Lesson("lessons/home.py", "Start here", "🧭", "", "What does this app teach, and in what order?")
+HOME = Lesson("lessons/home.py", "Start here", ":material/explore:", "", "What does this app teach, and in what order?")
 
 LESSONS = (
     Lesson(
         "lessons/why_order.py",
         "Why order matters",
-        "🔀",
+        ":material/shuffle:",
         "why-order",
         "Why can't attention tell 'dog bites man' from 'man bites dog' on its own?",
     ),
     Lesson(
         "lessons/sinusoidal.py",
         "Sinusoidal encoding",
-        "〰️",
+        ":material/waves:",
         "sinusoidal",
         "How do sines and cosines of many wavelengths give every position a unique, shiftable code?",
         {
@@ -48,14 +48,14 @@ LESSONS = (
     Lesson(
         "lessons/learned.py",
         "Learned positions",
-        "📋",
+        ":material/table_rows:",
         "learned",
         "What does a learned table buy, what does it cost, and why does it stop at max_len?",
     ),
     Lesson(
         "lessons/relative.py",
         "Relative positions",
-        "↔️",
+        ":material/swap_horiz:",
         "relative",
         "How do Shaw, T5, Transformer-XL and DeBERTa put the distance between two words into attention?",
         {
@@ -68,7 +68,7 @@ LESSONS = (
     Lesson(
         "lessons/rope.py",
         "RoPE",
-        "🔄",
+        ":material/rotate_right:",
         "rope",
         "How does rotating queries and keys make attention depend on distance only, "
         "and how do NTK and YaRN stretch it?",
@@ -84,7 +84,7 @@ LESSONS = (
     Lesson(
         "lessons/alibi.py",
         "ALiBi and KERPLE",
-        "📐",
+        ":material/straighten:",
         "alibi",
         "How far does each head look when attention simply pays a price per step of distance?",
         {
@@ -96,14 +96,14 @@ LESSONS = (
     Lesson(
         "lessons/compare.py",
         "Compare them all",
-        "⚖️",
+        ":material/balance:",
         "compare",
         "Side by side: what each method adds, what it costs, and whether it runs at twice the training length.",
     ),
     Lesson(
         "lessons/experiments.py",
         "Experiments",
-        "🧪",
+        ":material/science:",
         "experiments",
         "Train short, test long: which claims about extrapolation survive a measurement?",
         {
@@ -223,6 +223,12 @@ METHODS = (
 
 #: Pages to look things up in, outside the lesson path
 REFERENCE = (
-    Lesson("lessons/glossary.py", "Glossary", "📖", "glossary", "What does each symbol mean?"),
-    Lesson("lessons/references.py", "References", "📚", "references", "Where do these methods come from?"),
+    Lesson("lessons/glossary.py", "Glossary", ":material/menu_book:", "glossary", "What does each symbol mean?"),
+    Lesson(
+        "lessons/references.py",
+        "References",
+        ":material/library_books:",
+        "references",
+        "Where do these methods come from?",
+    ),
 )

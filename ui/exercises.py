@@ -103,11 +103,13 @@ def render(lesson_path: str) -> None:
         return
     done = sum(is_solved(ex) for ex in exercises)
     # the key fixes the expander's identity, so it stays open while its label counts up
-    with st.expander(f"✏️ Exercises ({done} of {len(exercises)} solved)", expanded=False, key="ex_panel"):
+    with st.expander(
+        f"Exercises ({done} of {len(exercises)} solved)", icon=":material/edit:", expanded=False, key="ex_panel"
+    ):
         for number, ex in enumerate(exercises, start=1):
             if number > 1:
                 st.divider()
-            st.markdown(f"**{number}. {ex.title}**" + (" ✅" if is_solved(ex) else ""))
+            st.markdown(f"**{number}. {ex.title}**" + (" :material/check_circle: (solved)" if is_solved(ex) else ""))
             if isinstance(ex, Guided):
                 _guided(ex)
             elif isinstance(ex, MultipleChoice):
@@ -132,7 +134,7 @@ def _multiple_choice(ex: MultipleChoice) -> None:
     _feedback(ex, given, {})
     if _offer_answer(ex):
         right = ex.choices[ex.answer_index]
-        st.info(f"**Answer:** {right.text} {right.why}", icon="🔑")
+        st.info(f"**Answer:** {right.text} {right.why}", icon=":material/key:")
 
 
 def _numeric(ex: Numeric) -> None:
@@ -168,7 +170,7 @@ def _numeric(ex: Numeric) -> None:
     _feedback(ex, given, picks)
     if _offer_answer(ex):
         answer = float(ex.answer(**picks))
-        st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon="🔑")
+        st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon=":material/key:")
 
 
 def _guided(ex: Guided) -> None:
@@ -178,16 +180,16 @@ def _guided(ex: Guided) -> None:
     total = len(ex.steps)
     for index, step in enumerate(ex.steps):
         if index > 0 and step.key not in _solved_keys() and ex.steps[index - 1].key not in _solved_keys():
-            st.caption(f"🔒 Step {index + 1} of {total} opens when step {index} is right.")
+            st.caption(f":material/lock: Step {index + 1} of {total} opens when step {index} is right.")
             return
-        mark = " ✅" if step.key in _solved_keys() else ""
+        mark = " :material/check_circle: (solved)" if step.key in _solved_keys() else ""
         st.markdown(f"**Step {index + 1} of {total}:** {step.title}{mark}")
         if isinstance(step, MultipleChoice):
             _multiple_choice(step)
         else:
             _numeric(step)
     if is_solved(ex):
-        st.success(ex.conclusion, icon="🎓")
+        st.success(ex.conclusion, icon=":material/school:")
 
 
 def _check_and_hint(ex: MultipleChoice | Numeric, check) -> None:
@@ -195,7 +197,7 @@ def _check_and_hint(ex: MultipleChoice | Numeric, check) -> None:
     row = st.container(horizontal=True, vertical_alignment="center", gap="large")
     row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex,), type="primary")
     if row.toggle("Show a hint", key=_widget(ex.key, "hint")):
-        st.info(ex.hint, icon="💡")
+        st.info(ex.hint, icon=":material/lightbulb:")
 
 
 def _feedback(ex: MultipleChoice | Numeric, given, picks: dict[str, int]) -> None:
@@ -204,9 +206,9 @@ def _feedback(ex: MultipleChoice | Numeric, given, picks: dict[str, int]) -> Non
     if attempt is None or attempt["given"] != given or attempt["picks"] != picks:
         return
     if attempt["ok"]:
-        st.success(f"**Right.** {attempt['text']}", icon="✅")
+        st.success(f"**Right.** {attempt['text']}", icon=":material/check_circle:")
     elif attempt["ok"] is False:
-        st.error(f"**Not quite.** {attempt['text']}", icon="❌")
+        st.error(f"**Not quite.** {attempt['text']}", icon=":material/cancel:")
     else:
         st.warning(attempt["text"])
 

@@ -6,8 +6,9 @@ keys the figure on an exact fingerprint of the builder's arguments (every byte o
 every array, not a sample), so any change in the numbers builds a new figure, and a
 setting already seen reuses the one built for it, whichever student asked first.
 
-A cached figure is shared by every session: treat it as read-only. ``layout.chart``
-copies it before presenter mode resizes it; a page that adds a marker or a note to a
+A cached figure is shared by every session: treat it as read-only. What a page draws
+of it (``figures.display.prepare``: title out, one chart per panel, text sized for the
+desktop or the projector) is cached beside it, per mode; a page that adds a marker or a note to a
 figure names the calls in ``after=`` (part of the key), never on the returned figure.
 """
 
@@ -20,6 +21,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+
+from figures import display
 
 #: figures kept per server process; the largest is a few MB of Python objects
 MAX_FIGURES = 128
@@ -78,7 +81,28 @@ def _build(builder: Callable, args: tuple, kwargs: dict, after: Sequence[tuple[s
 
 @st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
 def _built(digest: str, _builder: Callable, _args: tuple, _kwargs: dict, _after) -> go.Figure:
-    return _build(_builder, _args, _kwargs, _after)
+    fig = _build(_builder, _args, _kwargs, _after)
+    # lets layout.chart cache what it draws of this figure under the same key
+    fig._posenc_key = digest
+    return fig
+
+
+def key_of(fig: go.Figure) -> str | None:
+    """The fingerprint a cached figure was built under (None for one built on every run)."""
+    return getattr(fig, "_posenc_key", None)
+
+
+@st.cache_resource(max_entries=2 * MAX_FIGURES, show_spinner=False)
+def _prepared(digest: str, present: bool, _fig: go.Figure):
+    return display.prepare(_fig, present=present)
+
+
+def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[go.Figure]]]:
+    """``figures.display.prepare(fig)``, once per figure and mode for a cached figure."""
+    digest = key_of(fig)
+    if digest is None:
+        return display.prepare(fig, present=present)
+    return _prepared(digest, present, fig)
 
 
 def figure(

@@ -3,19 +3,17 @@ presenter mode (larger type and figures, explanations folded into speaker notes)
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
+import re
+
 import streamlit as st
 
-from figures import export
-from ui import state
+from figures import display, export
+from ui import chart_tools, figcache, state
 
 PRESENTING = "_presenting"
 NOTES = "_speaker_notes"
 #: chart key -> code snippet shown on this run (read by tests)
 CODES = "_chart_code"
-#: presenter mode: how much larger fonts and figures get
-PRESENT_FONT = 20
-PRESENT_HEIGHT = 1.3
 
 
 def presenting() -> bool:
@@ -25,8 +23,35 @@ def presenting() -> bool:
 def start_page(present: bool) -> None:
     """Called by app.py before a page runs."""
     st.session_state[PRESENTING] = present
+    st.session_state[_STAGE] = []
     st.session_state[NOTES] = []
     st.session_state[CODES] = {}
+
+
+#: presenter mode: the main-area slots for a view's key controls on this run
+_STAGE = "_stage"
+#: key controls a view may put above its figure
+KEY_CONTROLS = 2
+
+
+def key_control():
+    """Where a view's key control goes: above the figure in presenter mode, where the
+    audience sees it move (the sidebar is collapsed there), else in the sidebar.
+
+    A view marks its one or two most telling controls with ``container=key_control()``;
+    a third asks for a slot there is not and goes to the sidebar.
+    """
+    if not presenting():
+        return st.sidebar
+    slots = st.session_state.setdefault(_STAGE, [])
+    if not slots:
+        slots.extend(st.columns(KEY_CONTROLS, gap="large"))
+        slots.append(0)  # slots taken
+    taken = slots[-1]
+    if taken >= KEY_CONTROLS:
+        return st.sidebar
+    slots[-1] = taken + 1
+    return slots[taken]
 
 
 def speaker_notes() -> list[str]:
@@ -56,9 +81,32 @@ def notice(text: str) -> None:
 CODE_PRELUDE = "import numpy as np\nimport posenc\n\n"
 
 
+def _plain(text: str) -> str:
+    """A Plotly title as Markdown text: tags dropped, Markdown's active characters escaped."""
+    text = re.sub(r"<br\s*/?>", " ", text or "")
+    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"([\\`*_\[\]$#|<>])", r"\\\1", text).strip()
+
+
+def _draw(fig, key: str, alt: str) -> None:
+    st.plotly_chart(
+        fig,
+        key=key,
+        width="stretch",
+        # saving is done by the buttons under the chart; Plotly's toolbar covered the top
+        # of a chart on a phone and cannot be reached from the keyboard
+        config={"displaylogo": False, "displayModeBar": False},
+        alt=alt,
+    )
+
+
 def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -> None:
-    """A Plotly figure, full width, with PNG export (toolbar), the data as CSV and .npy,
-    and, when ``code`` is given, the posenc call that made its data.
+    """A Plotly figure, full width, its title as text above it, with SVG and PNG saving,
+    the data as CSV and .npy, a standalone HTML file, and, when ``code`` is given, the
+    posenc call that made its data.
+
+    A figure of several panels is drawn as one chart per panel, side by side in columns
+    (which Streamlit stacks on a phone); the panel charts are keyed ``<key>__<n>``.
 
     ``code`` is runnable as it is in a notebook (after ``CODE_PRELUDE``) and leaves the
     plotted numbers in a variable ``data``: a 2-D array for a heatmap (rows x columns as
@@ -67,56 +115,66 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -
 
     ``data`` (an array) replaces the figure's own table in the downloads and in that
     comparison, for figures whose traces are not a plain table (animations, arrows).
+    A figure with frames gets buttons that play, pause and step it (also by keyboard).
     """
-    if presenting():
-        # figures may be shared by every session (ui.figcache): resize a copy
-        fig = go.Figure(fig)
-        fig.update_layout(font_size=PRESENT_FONT, title_font_size=PRESENT_FONT + 6, hoverlabel_font_size=PRESENT_FONT)
-        if fig.layout.height:
-            fig.update_layout(height=int(fig.layout.height * PRESENT_HEIGHT))
-    st.plotly_chart(
-        fig,
-        key=key,
-        width="stretch",
-        config={
-            "displaylogo": False,
-            "toImageButtonOptions": {
-                "format": "png",
-                "filename": f"posenc-lab_{filename}",
-                # 1.5x the on-screen pixels: sharp on a slide without a huge file
-                "scale": 3 if presenting() else 2,
-            },
-        },
-    )
+    title, rows = figcache.prepared(fig, presenting())
+    if title:
+        st.markdown(f"**{_plain(title)}**")
+    keys = []
+    for row in rows:
+        columns = st.columns(len(row)) if len(row) > 1 else [st.container()]
+        for panel, column in zip(row, columns, strict=True):
+            panel_key = key if not keys else f"{key}__{len(keys)}"
+            keys.append(panel_key)
+            panel_title = display.title_of(panel) if len(rows) * len(row) > 1 else ""
+            with column:
+                if panel_title:
+                    st.markdown(_plain(panel_title))
+                _draw(panel, panel_key, display.describe(panel, title, panel_title))
+    first = rows[0][0]
+    frame_ms = (first.layout.meta or {}).get("frame_ms", 120) if isinstance(first.layout.meta, dict) else 120
+    chart_tools.tools(key, keys, filename, animated=bool(first.frames), frame_ms=frame_ms)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
-        with st.expander("🐍 Show the code", expanded=False):
+        with st.expander("Show the code", icon=":material/code:", expanded=False):
             st.code(CODE_PRELUDE + code.strip() + "\n", language="python", wrap_lines=True)
     row = st.container(horizontal=True, gap="small")
     # generated only when clicked: no per-rerun cost, nothing kept per session
     row.download_button(
-        "⬇ CSV",
+        "CSV",
         data=lambda: export.to_csv(fig) if data is None else export.array_to_csv(data),
         file_name=f"posenc-lab_{filename}.csv",
         mime="text/csv",
         key=f"csv_{key}",
         on_click="ignore",
+        icon=":material/download:",
         help="The numbers this figure draws.",
     )
     row.download_button(
-        "⬇ .npy",
+        ".npy",
         data=lambda: export.to_npy(fig) if data is None else export.array_to_npy(data),
         file_name=f"posenc-lab_{filename}.npy",
         mime="application/octet-stream",
         key=f"npy_{key}",
         on_click="ignore",
+        icon=":material/download:",
         help="The same numbers for numpy.load.",
+    )
+    row.download_button(
+        "HTML",
+        data=lambda: export.to_html(fig),
+        file_name=f"posenc-lab_{filename}.html",
+        mime="text/html",
+        key=f"html_{key}",
+        on_click="ignore",
+        icon=":material/download:",
+        help="The interactive chart as one file that opens offline in any browser.",
     )
 
 
 def core_error(exc: ValueError) -> None:
     """Show the core's message as it is: posenc writes its errors for people."""
-    st.error(str(exc), icon="⚠️")
+    st.error(str(exc), icon=":material/warning:")
 
 
 def view_picker(lesson) -> str:

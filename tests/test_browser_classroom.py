@@ -1,0 +1,198 @@
+"""Classroom-grade figures, measured in the real app in headless Chromium.
+
+Every page and every view (``CLASSROOM_PAGES``: the lessons' views, home, glossary and
+references), served by ``streamlit run app.py``:
+
+- presenter mode (``present=1``) at 1920 px wide, in the light and the dark scheme: every
+  visible chart text renders at 18 px or more, with a contrast of 4.5:1 or more against
+  what is behind it (paper, plot area, heatmap cell or its own box);
+- a phone, 390 px wide: no two chart texts overlap, no text overlaps the modebar, none
+  reaches past its chart or the screen, and nothing scrolls sideways;
+- axe-core: no serious or critical violation at 1440 px, in presenter mode and on the phone.
+
+Each view is loaded once per (mode, scheme) and measured once (``_measured``); the tests
+then read the numbers. Screenshots: ``artifacts/screenshots/present_{scheme}_{name}.png``
+(1920 x 1080), ``phone_{name}.png`` (390 x 844) and ``phone_tall_{name}.png`` (390 x 2400).
+``tools/measure_views.py`` prints the same measurements for every view in one go.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from browser_support import (
+    CHARTLESS,
+    CLASSROOM_PAGES,
+    ViewTab,
+    contrast_violations,
+    describe_axe,
+    describe_contrast,
+    describe_overflow,
+    describe_overlap,
+    describe_scroll,
+    describe_text,
+    min_font_violations,
+    overflow_violations,
+    overlap_violations,
+)
+
+# the measurements of issue 15 (classroom-grade figures), still failing on some views:
+# run them with `pytest -m classroom`; the default run leaves them out (pyproject.toml)
+pytestmark = [pytest.mark.browser, pytest.mark.classroom]
+
+#: presenter mode: the smallest chart text a class can read from the back of the room
+PRESENT_FLOOR_PX = 18
+#: WCAG 2 AA for normal text
+MIN_CONTRAST = 4.5
+#: the most offending items a failure message lists
+SHOWN = 25
+
+IDS = [name for name, _ in CLASSROOM_PAGES]
+SCHEMES = ["light", "dark"]
+
+# (mode, scheme, name) -> the measurement, or the message of the error that prevented it
+_MEASURED: dict[tuple[str, str, str], dict | str] = {}
+
+
+class _Tabs:
+    """One reused tab per colour scheme (every view is still a fresh page load)."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.open: dict[str, ViewTab] = {}
+
+    def __call__(self, scheme: str) -> ViewTab:
+        if scheme not in self.open:
+            self.open[scheme] = ViewTab(self.browser, scheme)
+        return self.open[scheme]
+
+    def drop(self, scheme: str) -> None:
+        """Forget a tab that failed (it may have crashed); the next view gets a new one."""
+        tab = self.open.pop(scheme, None)
+        if tab is not None:
+            try:
+                tab.close()
+            except Exception:  # already gone
+                pass
+
+
+@pytest.fixture(scope="module")
+def tabs(browser):
+    t = _Tabs(browser)
+    yield t
+    for scheme in list(t.open):
+        t.drop(scheme)
+
+
+def _measured(server, tabs, name: str, path: str, mode: str, scheme: str = "light") -> dict:
+    """The view measured in ``mode`` and ``scheme``, loaded once for every test that asks.
+
+    axe runs in the light scheme (desktop, presenter mode, phone); the screenshots are
+    taken on the same load."""
+    key = (mode, scheme, name)
+    if key not in _MEASURED:
+        try:
+            tab = tabs(scheme)
+            tab.open(server, path, mode)
+            _MEASURED[key] = tab.measure(name, mode, axe=scheme == "light", shots=mode != "desktop")
+        except Exception as exc:  # reported by every test of this view
+            _MEASURED[key] = f"{type(exc).__name__}: {exc}"
+            tabs.drop(scheme)
+    result = _MEASURED[key]
+    if isinstance(result, str):
+        pytest.fail(f"{name} ({mode}, {scheme}) could not be measured: {result}")
+    assert result["exceptions"] == 0, f"{name} ({mode}, {scheme}) shows {result['exceptions']} exception(s)"
+    if name not in CHARTLESS:
+        assert result["report"]["charts"], f"{name} ({mode}, {scheme}): no visible chart"
+    return result
+
+
+def _listing(title: str, items: list, describe) -> str:
+    lines = [describe(item) for item in items[:SHOWN]]
+    if len(items) > SHOWN:
+        lines.append(f"... and {len(items) - SHOWN} more")
+    return f"{len(items)} {title}:\n  " + "\n  ".join(lines)
+
+
+def _by_layer(items: list[dict]) -> str:
+    counts = Counter(t["layer"] for t in items)
+    smallest = {}
+    for t in items:
+        smallest[t["layer"]] = min(smallest.get(t["layer"], 1e9), t["font_px"])
+    return ", ".join(f"{layer} x{n} (min {smallest[layer]:g}px)" for layer, n in counts.most_common())
+
+
+# ------------------------------------------------------------------ presenter mode, 1920 wide
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_presenter_mode_chart_text_is_at_least_18px(server, tabs, name, path, scheme):
+    result = _measured(server, tabs, name, path, "present", scheme)
+    small = min_font_violations(result["report"], PRESENT_FLOOR_PX)
+    if small:
+        pytest.fail(
+            f"{name}, presenter mode ({scheme}): chart text under {PRESENT_FLOOR_PX}px [{_by_layer(small)}]\n"
+            + _listing("texts", small, describe_text)
+        )
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_presenter_mode_chart_text_contrast(server, tabs, name, path, scheme):
+    result = _measured(server, tabs, name, path, "present", scheme)
+    low = contrast_violations(result["report"], MIN_CONTRAST)
+    if low:
+        pytest.fail(
+            f"{name}, presenter mode ({scheme}): contrast under {MIN_CONTRAST}:1\n"
+            + _listing("texts", low, describe_contrast)
+        )
+
+
+# ------------------------------------------------------------------ a phone, 390 wide
+
+
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_phone_chart_texts_do_not_overlap(server, tabs, name, path):
+    result = _measured(server, tabs, name, path, "phone")
+    overlaps = overlap_violations(result["report"], tol_px=1)
+    if overlaps:
+        pytest.fail(
+            f"{name}, phone: chart texts overlap (each other or the modebar)\n"
+            + _listing("overlaps", overlaps, describe_overlap)
+        )
+
+
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_phone_chart_texts_stay_inside_chart_and_screen(server, tabs, name, path):
+    result = _measured(server, tabs, name, path, "phone")
+    report = result["report"]
+    outside = overflow_violations(report, report["viewport"]["w"])
+    if outside:
+        pytest.fail(
+            f"{name}, phone: chart text past its chart or the screen\n" + _listing("texts", outside, describe_overflow)
+        )
+
+
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_phone_nothing_scrolls_sideways(server, tabs, name, path):
+    result = _measured(server, tabs, name, path, "phone")
+    scroll = result["hscroll"]
+    if scroll["any"]:
+        pytest.fail(f"{name}, phone: horizontal scrolling\n" + _listing("scrolling", describe_scroll(scroll), str))
+
+
+# ------------------------------------------------------------------ axe-core
+
+
+@pytest.mark.parametrize("mode", ["desktop", "present", "phone"])
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_axe_finds_no_serious_or_critical_violation(server, tabs, name, path, mode):
+    result = _measured(server, tabs, name, path, mode)
+    serious = result["axe"]
+    if serious:
+        pytest.fail(
+            f"{name} ({mode}): axe-core, serious or critical\n"
+            + "\n".join(f"  {describe_axe(v)}\n    {v['summaries'][0] if v['summaries'] else ''}" for v in serious)
+        )
