@@ -54,7 +54,9 @@ SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     if (a.length !== undefined) { for (const e of a) walk(e); return; }
   };
   walk(t.z !== undefined ? t.z : t.y);
-  const title = (gd.layout && gd.layout.title && gd.layout.title.text) || '';
+  // the page prints the title above the chart and keeps it in layout.meta
+  const meta = (gd.layout && gd.layout.meta) || {};
+  const title = meta.title || meta.chart_title || '';
   return title + ':' + s.toFixed(8);
 }).join('|')"""
 

@@ -19,9 +19,19 @@ def test_the_stored_default_results_are_what_a_fresh_run_gives(task):
     stored = ce.load(ce.precomputed_path(task), cfg)
     assert stored is not None, "tools/precompute_experiment.py has been run for the current defaults"
     fresh = ce.run_now(cfg)
-    assert stored["accuracy"] == fresh["accuracy"]
+    # OpenBLAS picks its kernels by CPU (AVX2 or AVX-512 sum in another order): the
+    # losses then drift apart by up to ~3e-6 late in training, and one test sequence in
+    # thousands may flip.
+    # Anything past that rounding means the stored file is stale.
+    assert stored["accuracy"].keys() == fresh["accuracy"].keys()
+    for method, accuracy in fresh["accuracy"].items():
+        kept = stored["accuracy"][method]
+        # None: no accuracy at that length (a learned table has no rows there)
+        assert [a is None for a in kept] == [a is None for a in accuracy], method
+        both = [(k, a) for k, a in zip(kept, accuracy, strict=True) if a is not None]
+        np.testing.assert_allclose(*zip(*both, strict=True), atol=2e-3, err_msg=method)
     for method in fresh["losses"]:
-        np.testing.assert_allclose(stored["losses"][method], fresh["losses"][method], rtol=1e-9)
+        np.testing.assert_allclose(stored["losses"][method], fresh["losses"][method], rtol=1e-6, atol=1e-4)
 
 
 def test_stored_results_are_refused_for_other_settings():
