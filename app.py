@@ -35,13 +35,10 @@ pages = {
     for lesson in (*LESSONS, *REFERENCE)
 }
 home = st.Page(HOME.path, title=HOME.title, default=True)
-page = st.navigation(
-    {
-        "posenc-lab": [home],
-        "Lessons": [pages[lesson.path] for lesson in LESSONS],
-        "Reference": [pages[ref.path] for ref in REFERENCE],
-    }
-)
+# Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
+# cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
+page = st.navigation([home, *pages.values()], position="hidden")
+layout.navigation_links(HOME, LESSONS, REFERENCE)
 
 state.start_run(page.url_path)
 present = state.toggle(
@@ -55,8 +52,26 @@ layout.start_page(present)
 # static CSS only (no user input): captions as dark as body text (Streamlit's grey is
 # below 4.5:1), and formulas that fit a phone's width instead of scrolling sideways
 st.html(
-    "<style>[data-testid='stCaptionContainer'], [data-testid='stCaptionContainer'] * { color: inherit; }"
-    "@media (max-width: 640px) { .katex-display { font-size: 0.78em; } }</style>"
+    "<style>[data-testid='stCaptionContainer'] { opacity: 1; }"
+    "[data-testid='stCaptionContainer'], [data-testid='stCaptionContainer'] * { color: inherit; }"
+    # KaTeX splits a formula into unbreakable runs at relations and operators: on a
+    # phone the lines may wrap between them rather than run off the screen
+    # a formula box must not become a scroll region (keyboard users could not scroll it)
+    ".katex-display { overflow: visible !important; }"
+    # the text on a selected chip is white: on the dark theme's light blue, dark instead
+    "@media (prefers-color-scheme: dark) {"
+    " [data-testid='stMultiSelect'] span:has(> span[title]),"
+    " [data-testid='stMultiSelect'] span:has(> span[title]) * { color: #0e1117 !important; } }"
+    "@media (max-width: 640px) {"
+    " .katex-display { font-size: 0.8em; overflow-x: clip !important; overflow-y: visible !important; }"
+    " .katex-display > .katex { white-space: normal; }"
+    " .katex-display > .katex > .katex-html { display: flex; flex-wrap: wrap; justify-content: center;"
+    " row-gap: 0.4em; }"
+    " [data-testid='stTable'] table { table-layout: fixed; width: 100% !important; min-width: 0 !important; }"
+    " [data-testid='stTable'] th, [data-testid='stTable'] td, [data-testid='stTable'] td * {"
+    " overflow-wrap: anywhere !important; word-break: break-word !important; padding-left: 0.2rem !important;"
+    " padding-right: 0.2rem !important; }"
+    "}</style>"
 )
 if present:
     # Streamlit sizes its text in rem, so the root size scales it all

@@ -192,11 +192,26 @@ def line_chart(
     base_layout(fig, title + (f" (showing {note})" if note else ""), height=height)
     fig.update_xaxes(title_text=x_title, type="log" if log_x else None)
     fig.update_yaxes(title_text=y_title, type="log" if log_y else None)
+    finite = x[np.isfinite(x)] if x.dtype.kind == "f" else x
+    middle = (float(np.min(finite)) + float(np.max(finite))) / 2 if finite.size else 0.0
+    if log_x and finite.size:
+        middle = float(np.sqrt(np.min(finite[finite > 0]) * np.max(finite)))
     for label, at in (vlines or {}).items():
+        # the label reads away from the nearer edge: it never runs past the plot
+        right = at > middle
         fig.add_vline(x=at, line=dict(color="#555", dash="dot"))
         # annotations on a log axis are placed in log10 units
+        # inside the top of the plot: above it the legend sits, and a phone has no room
         fig.add_annotation(
-            x=np.log10(at) if log_x else at, y=1, yref="paper", text=label, showarrow=False, yanchor="bottom"
+            x=np.log10(at) if log_x else at,
+            y=1,
+            yref="paper",
+            text=label,
+            showarrow=False,
+            yanchor="top",
+            xanchor="right" if right else "left",
+            xshift=-3 if right else 3,
+            bgcolor="rgba(255, 255, 255, 0.8)",
         )
     return fig
 

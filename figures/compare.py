@@ -33,7 +33,8 @@ def _grid_domains(n_rows: int, n_cols: int, h_gap: float, v_gap: float):
     for k in range(n_rows * n_cols):
         row, col = divmod(k, n_cols)
         x0, y1 = col * (width + h_gap), 1 - row * (height + v_gap)
-        yield [x0, x0 + width], [y1 - height, y1]
+        # rounding may put the last edge a hair outside [0, 1], which Plotly refuses
+        yield [max(0.0, x0), min(1.0, x0 + width)], [max(0.0, y1 - height), min(1.0, y1)]
 
 
 def score_grid(
@@ -80,6 +81,8 @@ def score_grid(
         None if p is None else thin(p, positions, positions, max_rows=max_cells, max_cols=max_cells) for p in panels
     ]
     common = max((_bound(t[0]) for t in thinned if t is not None), default=0.0) or 1.0
+    # the colour bar goes with the last panel drawn (beside or, on a phone, under it)
+    last_drawn = max((k for k, t in enumerate(thinned) if t is not None), default=-1)
     for k, ((x_dom, y_dom), panel, name) in enumerate(zip(domains, panels, names, strict=True)):
         row, col = divmod(k, n_cols)
         suffix = "" if k == 0 else str(k + 1)
@@ -124,7 +127,7 @@ def score_grid(
                 zmax=bound,
                 zmid=0.0,
                 # one colour bar where the scale is shared; separate scales have none
-                showscale=shared_scale and k == 0,
+                showscale=shared_scale and k == last_drawn,
                 colorbar=dict(title=dict(text=value_name, side="right")),
                 name=name,
                 hovertemplate=(

@@ -27,6 +27,7 @@ import math
 import re
 
 import numpy as np
+import plotly.colors as pcolors
 import plotly.graph_objects as go
 
 from .export import _array
@@ -51,6 +52,12 @@ PHONE_WIDTH = 340
 PROJECTOR_WIDTH = 1800
 #: a heatmap prints its values when it has at most this many rows and columns
 MAX_LABELLED_CELLS = 16
+#: Plotly draws <sup> text (10^-16 on a log axis) at this share of the font size
+SUPERSCRIPT = 0.7
+#: values printed in heatmap cells are black on a scale blended this far towards white:
+#: Plotly's automatic black-or-white text falls to about 3:1 on mid-tone cells
+CELL_TEXT = "#000000"
+PASTEL = 0.5
 #: width of a digit, as a share of the font size (sans-serif)
 DIGIT_WIDTH = 0.62
 
@@ -105,32 +112,77 @@ def _decade_ticks(fig: go.Figure, axis_name: str) -> None:
         all_values = np.concatenate(values)
         low, high = float(all_values.min()), float(all_values.max())
     decades = max(high - low, 1.0)
-    # about five labels fit a phone's axis; a wider span labels every k-th decade
-    step = max(1, math.ceil(decades / 5))
+    # about five labels fit a phone's x axis; a y axis has room for one per 2.5 lines of text
+    room = 5
+    if letter == "y":
+        height = (fig.layout.height or 450) * (axis.domain[1] - axis.domain[0] if axis.domain else 1.0)
+        room = max(2, int((height - 100) / (2.5 * (axis.tickfont.size or TEXT[0]))))
+    step = max(1, math.ceil(decades / room))
     fig.layout[axis_name].update(dtick=step, minor=dict(showgrid=False), tickangle=0)
 
 
-def _cell_text(trace, present: bool, columns: int) -> None:
-    """Print a small heatmap's values in its cells, when they fit the cell."""
-    if trace.texttemplate is not None or trace.z is None:
+def _pastel(scale) -> list:
+    """A Plotly colour scale blended PASTEL of the way towards white."""
+    out = []
+    for position, colour in pcolors.get_colorscale(scale) if isinstance(scale, str) else scale:
+        rgb = pcolors.hex_to_rgb(colour) if str(colour).startswith("#") else pcolors.unlabel_rgb(colour)
+        mixed = tuple(round(c + (255 - c) * PASTEL) for c in rgb[:3])
+        out.append([position, pcolors.label_rgb(mixed)])
+    return out
+
+
+def _readable_cells(fig: go.Figure, trace) -> None:
+    """Black values on a lightened scale: at least 6:1 in every cell, in either theme."""
+    trace.update(textfont=dict(color=CELL_TEXT))
+    if trace.coloraxis:
+        axis = fig.layout[trace.coloraxis.replace("coloraxis", "coloraxis", 1)]
+        if axis.colorscale is not None:
+            axis.update(colorscale=_pastel(axis.colorscale))
+    elif trace.colorscale is not None:
+        trace.update(colorscale=_pastel(trace.colorscale))
+
+
+def _title_on_top(bar) -> None:
+    # a title turned along a vertical bar ran past the right edge of a phone's chart
+    if bar.orientation != "h":
+        bar.update(title=dict(side="top"))
+
+
+def _has_colour_bar(fig: go.Figure, trace) -> bool:
+    """True when a colour bar stands beside the plot (not under it)."""
+    axis = fig.layout[trace.coloraxis] if trace.coloraxis else trace
+    return axis.showscale is not False and axis.colorbar.orientation != "h"
+
+
+def _cell_text(fig: go.Figure, trace, present: bool, columns: int) -> None:
+    """Print a small heatmap's values in its cells when they fit the cell (also for a
+    builder's own ``texttemplate``, which is dropped when it would smear on a phone)."""
+    if trace.z is None:
         return
     z = np.asarray(_array(trace.z), dtype=float)
-    if z.ndim != 2 or z.shape[0] > MAX_LABELLED_CELLS or z.shape[1] > MAX_LABELLED_CELLS:
-        return
     finite = z[np.isfinite(z)]
-    if finite.size == 0:
+    given = re.fullmatch(r"%\{z:([^}]*)\}", trace.texttemplate or "")
+    if trace.texttemplate is not None and given is None:
+        return  # a template that is not a plain value: the builder knows best
+    if given is None and (z.ndim != 2 or max(z.shape) > MAX_LABELLED_CELLS):
         return
-    if np.allclose(finite, np.round(finite)):
+    if finite.size == 0 or z.ndim != 2:
+        return
+    if given is not None:
+        fmt = given.group(1)
+    elif np.allclose(finite, np.round(finite)):
         fmt = ".0f"
     else:
         biggest = float(np.max(np.abs(finite)))
         fmt = ".2f" if biggest < 10 else ".1f" if biggest < 100 else ".0f"
     chars = max(len(f"{v:{fmt}}") for v in finite)
-    # the plot area of one panel: its share of the width, less ticks and a colour bar
-    width = (PROJECTOR_WIDTH if present else PHONE_WIDTH) / max(columns, 1) - 130
-    cell = width / z.shape[1]
-    size = math.floor(min(cell / (DIGIT_WIDTH * chars + 0.5), TEXT[1] + 4 if present else TEXT[0]))
+    # the plot area of one panel: its share of the width, less the y ticks and a colour bar
+    width = (PROJECTOR_WIDTH if present else PHONE_WIDTH) / max(columns, 1) - 60
+    width -= 80 if _has_colour_bar(fig, trace) else 0
+    cell = min(width / z.shape[1], (fig.layout.height or 450) * 0.8 / z.shape[0])
+    size = math.floor(min(cell / (DIGIT_WIDTH * chars + 0.5), cell / 1.5, TEXT[1] + 4 if present else TEXT[0]))
     if size < (PRESENT_MIN if present else 9):
+        trace.update(texttemplate=None)
         return
     trace.update(texttemplate=f"%{{z:{fmt}}}", textfont=dict(size=size))
 
@@ -167,9 +219,16 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
                 automargin=True,
             )
             _decade_ticks(fig, name)
+            axis = fig.layout[name]
+            superscripts = axis.type == "log" or axis.exponentformat == "power"
+            superscripts = superscripts or any("<sup>" in str(t) for t in (axis.ticktext or ()))
+            if present and superscripts:
+                # Plotly sets exponents at 70% of the tick size: they must reach the minimum too
+                axis.update(tickfont=dict(size=max(axis.tickfont.size, math.ceil(PRESENT_MIN / SUPERSCRIPT))))
     for name in [k for k in fig.layout.to_plotly_json() if k.startswith("coloraxis")]:
         bar = fig.layout[name].colorbar
         bar.update(tickfont=_font(bar.tickfont, mode, present), title=dict(font=_font(bar.title.font, mode, present)))
+        _title_on_top(bar)
     for note in fig.layout.annotations:
         is_panel_title = note.yref == "paper" and note.y is not None and note.y >= 1 and note.yanchor == "bottom"
         note.update(font=_font(note.font, mode, present, PANEL_TITLE if is_panel_title else TEXT))
@@ -188,12 +247,11 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
             bar.update(
                 tickfont=_font(bar.tickfont, mode, present), title=dict(font=_font(bar.title.font, mode, present))
             )
+            _title_on_top(bar)
         if trace.type == "heatmap":
+            _cell_text(fig, trace, present, columns if present else 1)
             if trace.texttemplate is not None:
-                # Plotly picks black or white per cell for contrast; only the size is ours
-                trace.update(textfont=dict(size=_size(trace.textfont.size, mode, present)))
-            else:
-                _cell_text(trace, present, columns if present else 1)
+                _readable_cells(fig, trace)
         elif hasattr(trace, "textfont") and (trace.text is not None or getattr(trace, "texttemplate", None)):
             trace.update(textfont=_font(trace.textfont, mode, present))
     return fig
@@ -224,6 +282,25 @@ def is_multi_panel(fig: go.Figure) -> bool:
 
 def _inside(value, domain, slack: float = 0.0) -> bool:
     return value is not None and domain[0] - slack <= float(value) <= domain[1] + slack
+
+
+def _bar_below(bar: dict | None) -> dict:
+    """A colour bar laid flat along the bottom of its chart."""
+    bar = dict(bar or {})
+    title = dict(bar.get("title") or {})
+    title["side"] = "top"
+    bar.update(
+        orientation="h",
+        yref="container",
+        y=0.0,
+        yanchor="bottom",
+        x=0.5,
+        xanchor="center",
+        len=0.9,
+        thickness=14,
+        title=title,
+    )
+    return bar
 
 
 def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
@@ -262,7 +339,6 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
         for k, v in layout.items()
         if not k.startswith(("xaxis", "yaxis")) and k not in ("annotations", "shapes", "title", "meta")
     }
-    n_rows = len(row_tops)
     height = layout.get("height")
     rows: list[list[go.Figure]] = [[] for _ in row_tops]
     last = {}
@@ -321,7 +397,8 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
         # the panel's title is printed above it by the page
         panel_layout["margin"] = dict(shared.get("margin", {}), t=20)
         if height:
-            panel_layout["height"] = max(260, int(height / n_rows))
+            # a panel keeps its share of the height (the scaling chart's rows are 64 : 36)
+            panel_layout["height"] = max(260, int(height * (yd[1] - yd[0])) + 80)
         if last[row] is not panel:
             for key in [k for k in panel_layout if k.startswith("coloraxis")]:
                 panel_layout[key] = dict(panel_layout[key], showscale=False)
@@ -329,9 +406,18 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
                 t["showscale"] = False if "colorbar" in t or t.get("type") == "heatmap" else t.get("showscale")
                 if t["showscale"] is None:
                     t.pop("showscale")
+        else:
+            # under the panel, not beside it: the cells keep the full width of a phone
+            for key in [k for k in panel_layout if k.startswith("coloraxis")]:
+                panel_layout[key] = dict(panel_layout[key], colorbar=_bar_below(panel_layout[key].get("colorbar")))
+            for t in traces:
+                if t.get("type") == "heatmap" and not t.get("coloraxis") and t.get("showscale") is not False:
+                    t["colorbar"] = _bar_below(t.get("colorbar"))
+            panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
         if len(rows[row]) and "showlegend" not in shared:
             panel_layout["showlegend"] = False
-        rows[row].append(go.Figure(dict(data=traces, layout=panel_layout)))
+        # parts of a figure Plotly has validated already
+        rows[row].append(go.Figure(dict(data=traces, layout=panel_layout), _validate=False))
     return rows
 
 
@@ -341,7 +427,7 @@ def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]
     ``fig`` is not changed (it may be shared by every session).
     """
     title = fig.layout.title.text or ""
-    rows = split_panels(go.Figure(fig))
+    rows = split_panels(go.Figure(fig.to_plotly_json(), _validate=False))
     for row in rows:
         for panel in row:
             finish(panel, present=present, columns=len(row))

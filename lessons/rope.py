@@ -292,8 +292,9 @@ elif view == "layouts":
     fig = figcache.figure(
         rope_figures.pairing_map,
         {
-            "interleaved (RoFormer, GPT-J, Meta's LLaMA code)": out["pairs"]["interleaved"],
-            "half (GPT-NeoX; LLaMA in transformers)": out["pairs"]["half"],
+            # short labels, two lines: a phone has no room for more beside the cells
+            "interleaved<br>(RoFormer, GPT-J)": out["pairs"]["interleaved"],
+            "half<br>(GPT-NeoX, LLaMA)": out["pairs"]["half"],
         },
         title=f"Which dimensions turn together (same colour = same pair), head_dim {head_dim}",
         height=260,

@@ -21,7 +21,7 @@ def test_home_page_shows_the_path_and_the_method_table():
     at = open_page()
     assert_clean(at)
     assert at.title[0].value.startswith("How do Transformers know word order")
-    links = [el.proto.label for el in at.get("page_link")]
+    links = [el.proto.label for el in at.main.get("page_link")]
     assert len(links) == len(LESSON_PAGES)
     assert links[0].startswith("1. Why order matters")
     table = at.table[0].value
@@ -213,3 +213,23 @@ def test_labels_on_log_axes_sit_among_the_data(page, query):
                 if ref in data and data[ref]:
                     low, high = np.log10(min(data[ref])), np.log10(max(data[ref]))
                     assert low - 3 <= float(note[letter]) <= high + 3, (note.get("text"), note[letter], low, high)
+
+
+def test_why_order_bars_stay_on_one_fixed_log_axis_with_their_values_written():
+    """Rounding (1e-16) must look small next to a real difference (about 1), in both settings."""
+    ranges = []
+    for positions in ("0", "1"):
+        at = open_page("lessons/why_order.py", {"positions": positions})
+        assert_clean(at)
+        bars = charts(at)[-1]
+        axis = bars["layout"]["yaxis"]
+        assert axis["type"] == "log"
+        ranges.append(tuple(axis["range"]))
+        (trace,) = bars["data"]
+        values = _array(trace["customdata"]).reshape(-1)
+        assert trace["text"] == [f"{v:.1e}" if v != 0 else "0" for v in values]
+        if positions == "0":
+            assert values.max() < 1e-12
+        else:
+            assert values.max() > 1e-3
+    assert ranges[0] == ranges[1] == (-17.0, 1.0)

@@ -76,7 +76,7 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         start = page.evaluate(FRAME_STATE_JS)
         assert start["frames"] == 64, start
         # real buttons: focus Play and press Enter, as a keyboard user would
-        play = page.get_by_role("button", name="Play the animation")
+        play = page.get_by_role("button", name="Play", exact=True)
         play.focus()
         page.keyboard.press("Enter")
         page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== null", timeout=5_000)
@@ -92,7 +92,7 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         assert later["texts"] != start["texts"], "the angle written under each plane changes"
         assert advanced >= 0.4 * expected, f"{advanced} frames in {elapsed:.2f} s: playback is not smooth"
         # Pause, then step forward and back with the arrow keys
-        page.get_by_role("button", name="Pause the animation").focus()
+        page.get_by_role("button", name="Pause", exact=True).focus()
         page.keyboard.press("Enter")
         page.wait_for_timeout(300)
         paused = page.evaluate(FRAME_STATE_JS)["frame"]
@@ -161,3 +161,22 @@ def test_both_themes_render(server, browser, scheme):
         page.screenshot(path=str(SHOTS / f"theme_{scheme}.png"))
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("button", "suffix", "start"), [("Save SVG", ".svg", b"<svg"), ("Save PNG", ".png", b"\x89PNG")]
+)
+def test_a_chart_saves_as_svg_and_png_named_for_its_lesson(server, browser, button, suffix, start):
+    page, outside = open_in_browser(browser, f"{server}/sinusoidal?view=wavelengths")
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        with page.expect_download(timeout=30_000) as info:
+            page.get_by_role("button", name=button, exact=True).first.click()
+        download = info.value
+        assert download.suggested_filename == f"posenc-lab_sinusoidal_wavelengths{suffix}"
+        with open(download.path(), "rb") as f:
+            assert f.read(len(start)) == start
+        assert not outside
+    finally:
+        page.close()

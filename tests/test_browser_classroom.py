@@ -37,8 +37,7 @@ from browser_support import (
     overlap_violations,
 )
 
-# the measurements of issue 15 (classroom-grade figures), still failing on some views:
-# run them with `pytest -m classroom`; the default run leaves them out (pyproject.toml)
+# `pytest -m classroom` runs these alone
 pytestmark = [pytest.mark.browser, pytest.mark.classroom]
 
 #: presenter mode: the smallest chart text a class can read from the back of the room

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page
+from app_helpers import assert_clean, chart_bytes, charts, open_page, panel_specs
 
 import posenc
 from posenc import compare_lessons
@@ -222,3 +222,18 @@ def test_largest_settings_stay_clean_and_small():
     assert_clean(at)
     assert not at.warning
     assert max(chart_bytes(at)) < 1_000_000
+
+
+def test_score_patterns_share_one_colour_scale_with_a_colour_bar_by_default():
+    at = open_page(PAGE)
+    assert_clean(at)
+    heatmaps = [t for spec in panel_specs(at)["compare_grid"] for t in spec["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) >= 6
+    assert len({(t["zmin"], t["zmax"]) for t in heatmaps}) == 1, "one scale"
+    assert sum(t.get("showscale") is True for t in heatmaps) == 1, "one colour bar"
+    assert not any("own colour range" in c.value for c in at.caption)
+    at.toggle(key="w:shared").set_value(False).run()
+    heatmaps = [t for spec in panel_specs(at)["compare_grid"] for t in spec["data"] if t["type"] == "heatmap"]
+    assert len({t["zmax"] for t in heatmaps}) > 1, "each panel on its own range"
+    assert not any(t.get("showscale") for t in heatmaps)
+    assert any("own colour range" in c.value for c in at.caption), "the page says the scales differ"

@@ -7,11 +7,12 @@ import io
 
 import numpy as np
 import pytest
-from app_helpers import LESSON_PAGES, assert_clean, charts, open_page
+from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
 
 import figures
 import posenc
 from figures import export
+from ui import layout
 from ui.catalog import LESSONS, REFERENCE
 
 
@@ -99,3 +100,19 @@ def test_line_export_has_one_column_per_series_and_blank_cells_for_gaps():
     assert lines[3] == "2,,0"
     values = np.load(io.BytesIO(export.to_npy(fig)))
     assert values.shape == (4, 2) and np.isnan(values[2, 0])
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_presenter_mode_puts_each_views_key_controls_above_the_figure(page, query):
+    """The sidebar is collapsed when presenting: the audience must see the key control move."""
+    at = open_page(page, {**query, "present": "1"})
+    assert_clean(at)
+    kinds = ("slider", "select_slider", "radio", "toggle", "multiselect", "selectbox", "text_input")
+    shell = {"w:view", "w:present", "w:shared"}
+    main = [el.key for kind in kinds for el in at.main.get(kind) if str(el.key).startswith("w:")]
+    keys = [k for k in main if k not in shell]
+    assert 1 <= len(keys) <= layout.KEY_CONTROLS, keys
+    # and the same controls stay in the sidebar when not presenting
+    normal = open_page(page, query)
+    side = {el.key for kind in kinds for el in normal.sidebar.get(kind)}
+    assert set(keys) <= side

@@ -35,8 +35,8 @@ export default function ({ parentElement, data }) {
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = label;
+    // the visible label is the accessible name (WCAG 2.5.3); the title explains it
     b.title = title;
-    b.setAttribute('aria-label', title);
     b.addEventListener('click', act);
     box.appendChild(b);
     return b;

@@ -54,6 +54,20 @@ def key_control():
     return slots[taken]
 
 
+def navigation_links(home, lessons, reference) -> None:
+    """The app's menu at the top of the sidebar: the start page, the numbered lessons,
+    the reference pages (Streamlit marks the current page's link)."""
+    with st.sidebar.container(key="site_nav"):
+        st.page_link(home.path, label=home.title, icon=home.icon)
+        st.markdown("**Lessons**")
+        for number, lesson in enumerate(lessons, start=1):
+            st.page_link(lesson.path, label=f"{number}. {lesson.title}", icon=lesson.icon)
+        st.markdown("**Reference**")
+        for ref in reference:
+            st.page_link(ref.path, label=ref.title, icon=ref.icon)
+        st.divider()
+
+
 def speaker_notes() -> list[str]:
     return list(st.session_state.get(NOTES, []))
 

@@ -1,0 +1,155 @@
+"""figures.display: a built figure fitted to a desktop, a phone or a projector, and the
+HTML export. Pure Plotly, no Streamlit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import figures
+from figures import display, export
+from figures.compare import score_grid
+from figures.relative import offset_panels
+
+RNG = np.random.default_rng(0)
+
+
+def _sizes(fig: go.Figure) -> list[tuple[str, float]]:
+    """Every explicit text size of a finished figure, with where it sits."""
+    out = []
+    layout = fig.layout
+    for name in [k for k in layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+        axis = layout[name]
+        out += [(f"{name}.tickfont", axis.tickfont.size), (f"{name}.title", axis.title.font.size)]
+    out += [(f"annotation {a.text!r}", a.font.size) for a in layout.annotations]
+    out.append(("legend", layout.legend.font.size))
+    for i, trace in enumerate(fig.data):
+        if getattr(trace, "texttemplate", None) or getattr(trace, "text", None) is not None:
+            out.append((f"trace {i} text", trace.textfont.size))
+    return out
+
+
+def _every_kind_of_figure():
+    z = RNG.standard_normal((8, 8))
+    yield figures.heatmap(z, title="one heatmap", x_title="key", y_title="query")
+    yield figures.line_chart(
+        np.arange(1, 1000),
+        {"a": np.arange(1, 1000) ** 0.5, "b": np.log(np.arange(1, 1000))},
+        title="lines",
+        x_title="p",
+        y_title="v",
+        log_x=True,
+        vlines={"L": 100},
+    )
+    yield figures.grouped_bars(["x", "y"], {"s": [1e-16, 1.0]}, title="bars", x_title="w", y_title="d", log_y=True)
+    yield figures.heatmap_panels([z, -z], ["left", "right"], title="two", x_title="key", y_title="query")
+
+
+@pytest.mark.parametrize("fig", list(_every_kind_of_figure()), ids=["heatmap", "lines", "bars", "panels"])
+def test_presenter_mode_sets_every_text_to_at_least_18_px_in_the_ink_colour(fig):
+    _, rows = display.prepare(fig, present=True)
+    for row in rows:
+        for panel in row:
+            sizes = _sizes(panel)
+            assert sizes and all(size is not None and size >= display.PRESENT_MIN for _, size in sizes), sizes
+            assert panel.layout.font.color == display.INK
+            for name in [k for k in panel.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+                assert panel.layout[name].tickfont.color == display.INK
+                if panel.layout[name].type == "log":
+                    # exponents are drawn at 70%: they reach the minimum too
+                    assert panel.layout[name].tickfont.size * display.SUPERSCRIPT >= display.PRESENT_MIN
+
+
+def test_a_desktop_figure_keeps_the_builders_sizes_and_loses_only_its_title():
+    fig = figures.heatmap(RNG.standard_normal((30, 30)), title="the title", x_title="key", y_title="query")
+    title, rows = display.prepare(fig, present=False)
+    (panel,) = rows[0]
+    assert title == "the title" == display.title_of(panel)
+    assert not panel.layout.title.text
+    assert panel.layout.xaxis.tickfont.size == display.TEXT[0]
+    assert fig.layout.title.text == "the title", "the shared figure is not changed"
+
+
+def test_panels_become_one_figure_each_with_their_titles_axes_and_one_colour_bar():
+    z = RNG.standard_normal((6, 6))
+    fig = figures.heatmap_panels([z, 2 * z, -z], ["a", "b", "c"], title="three", x_title="key", y_title="query")
+    title, rows = display.prepare(fig, present=False)
+    assert title == "three" and len(rows) == 1 and len(rows[0]) == 3
+    assert [display.title_of(p) for p in rows[0]] == ["a", "b", "c"]
+    for panel, source in zip(rows[0], (z, 2 * z, -z), strict=True):
+        assert len(panel.data) == 1
+        np.testing.assert_allclose(export.figure_table(panel)[1], source.astype(np.float32))
+        # each panel names its axes: on a phone it stands alone
+        assert panel.layout.xaxis.title.text == "key" and panel.layout.yaxis.title.text == "query"
+    shown = [p.layout.coloraxis.showscale is not False for p in rows[0]]
+    assert shown == [False, False, True]
+    assert rows[0][-1].layout.coloraxis.colorbar.orientation == "h", "under the last panel, not beside it"
+
+
+def test_a_grid_of_panels_splits_into_rows_and_keeps_each_note_with_its_panel():
+    panels = [RNG.standard_normal((5, 5)) for _ in range(5)] + [None]
+    names = [f"m{i}" for i in range(6)]
+    fig = score_grid(panels, names, positions=np.arange(5), title="grid", missing=[""] * 5 + ["nothing here"])
+    _, rows = display.prepare(fig, present=False)
+    assert [len(r) for r in rows] == [3, 3]
+    titles = [display.title_of(p) for r in rows for p in r]
+    assert [t.split(" ")[0] for t in titles] == ["m0", "m1", "m2", "m3", "m4", "m5:"]
+    assert [a.text for a in rows[1][2].layout.annotations] == ["nothing here"]
+
+
+def test_small_heatmaps_print_their_values_when_they_fit_and_black_on_a_lightened_scale():
+    fig = figures.heatmap(np.arange(9.0).reshape(3, 3) - 4, title="3x3", x_title="k", y_title="q")
+    for present in (False, True):
+        ((panel,),) = display.prepare(fig, present=present)[1]
+        trace = panel.data[0]
+        assert trace.texttemplate == "%{z:.0f}"
+        assert trace.textfont.color == display.CELL_TEXT
+        assert trace.textfont.size >= (display.PRESENT_MIN if present else 9)
+        # the darkest colour of the scale is light enough for black text (>= 4.5:1)
+        darkest = min(_luminance(c) for _, c in trace.colorscale)
+        assert (darkest + 0.05) / 0.05 >= 4.5
+    big = figures.heatmap(RNG.standard_normal((17, 17)), title="17x17", x_title="k", y_title="q")
+    ((panel,),) = display.prepare(big, present=False)[1]
+    assert panel.data[0].texttemplate is None
+
+
+def test_cell_values_that_would_smear_on_a_phone_are_dropped():
+    raw = np.subtract.outer(np.arange(40), np.arange(40))
+    fig = offset_panels(raw, np.clip(raw, -3, 3), max_distance=3, annotate=True)
+    _, rows = display.prepare(fig, present=False)
+    assert all(p.data[0].texttemplate is None for p in rows[0])
+
+
+def _luminance(colour: str) -> float:
+    r, g, b = (int(v) / 255 for v in colour[colour.index("(") + 1 : -1].split(","))
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_log_axes_label_whole_decades_only():
+    fig = figures.line_chart(
+        np.logspace(0, 12, 50), {"y": np.arange(50.0)}, title="t", x_title="x", y_title="y", log_x=True
+    )
+    ((panel,),) = display.prepare(fig, present=False)[1]
+    step = panel.layout.xaxis.dtick
+    assert step == math.ceil(12 / 5)
+
+
+def test_every_chart_gets_a_sentence_for_screen_readers():
+    fig = figures.heatmap(RNG.standard_normal((4, 4)), title="Scores <b>now</b>", x_title="key j", y_title="query i")
+    _, rows = display.prepare(fig, present=False)
+    text = display.describe(rows[0][0], "Scores <b>now</b>")
+    assert text.startswith("Heatmap: Scores now with key j across and query i down")
+    assert "CSV" in text
+
+
+def test_html_export_is_standalone_and_titled():
+    fig = figures.heatmap(RNG.standard_normal((4, 4)), title="A heatmap", x_title="k", y_title="q")
+    page = export.to_html(fig).decode()
+    assert "A heatmap" in page
+    assert "<script src=" not in page.lower(), "plotly.js is inlined: the file works offline"
+    assert len(page) > 1_000_000
+    assert fig.layout.title.text == "A heatmap"
