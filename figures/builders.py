@@ -260,7 +260,13 @@ def grouped_bars(
     axis_range = None
     if y_range is not None:
         axis_range = [np.log10(y_range[0]), np.log10(y_range[1])] if log_y else list(y_range)
-    fig.update_yaxes(title_text=y_title, type="log" if log_y else None, range=axis_range)
+    # 10^-16 rather than SI prefixes (100µ, 10n), which name no rounding level anyone knows
+    fig.update_yaxes(
+        title_text=y_title,
+        type="log" if log_y else None,
+        range=axis_range,
+        exponentformat="power" if log_y else None,
+    )
     return fig
 
 

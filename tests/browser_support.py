@@ -629,7 +629,10 @@ HSCROLL_JS = r"""() => {
   for (const el of document.querySelectorAll('*')) {
     if (el.scrollWidth <= el.clientWidth + 1) continue;
     const ox = getComputedStyle(el).overflowX;
-    if (ox !== 'auto' && ox !== 'scroll') continue;
+    // a formula or table too wide for the screen counts too when it is cut off instead
+    const cut = (ox === 'hidden' || ox === 'clip')
+      && (el.matches('.katex-display') || el.closest('[data-testid="stTable"]'));
+    if (ox !== 'auto' && ox !== 'scroll' && !cut) continue;
     const r = el.getBoundingClientRect();
     // not on screen: nothing to scroll (a collapsed sidebar sits at x < 0)
     if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.left >= innerWidth) continue;
@@ -649,8 +652,9 @@ def horizontal_scroll(page) -> dict:
     "clientWidth", "scrolls"}, "elements": [{"selector", "testid", "scrollWidth",
     "clientWidth", "overflowX", "text"}, ...]}`` where elements are those (Streamlit's own
     scroll containers included) with ``scrollWidth > clientWidth + 1`` and overflow-x auto
-    or scroll, that are visible and at least partly inside the viewport horizontally (a
-    collapsed sidebar, parked at x < 0, cannot be scrolled by anyone)."""
+    or scroll (or a formula or table cut off with hidden or clip), that are visible and at
+    least partly inside the viewport horizontally (a collapsed sidebar, parked at x < 0,
+    cannot be scrolled by anyone)."""
     return page.evaluate(HSCROLL_JS)
 
 
