@@ -233,3 +233,11 @@ def test_why_order_bars_stay_on_one_fixed_log_axis_with_their_values_written():
         else:
             assert values.max() > 1e-3
     assert ranges[0] == ranges[1] == (-17.0, 1.0)
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_chart_has_a_sentence_for_screen_readers(page, query):
+    at = open_page(page, query)
+    for el in at.get("plotly_chart"):
+        assert el.proto.alt.endswith("Its numbers are in the CSV download below."), el.proto.alt
+        assert len(el.proto.alt) > 60, el.proto.alt

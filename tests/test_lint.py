@@ -28,3 +28,19 @@ def test_no_page_renders_raw_html():
         if "unsafe_allow_html" in p.read_text()
     ]
     assert not offenders
+
+
+# pictographs, dingbats, arrows and media symbols that need an emoji font (a bare Debian
+# Chromium draws them as empty boxes); Material icons come from Streamlit's own font
+EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u23e9-\u23fa\ufe0f]")
+
+
+def test_no_text_the_app_shows_depends_on_an_emoji_font():
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for folder in ("lessons", "ui", "figures")
+        for p in [*(ROOT / folder).rglob("*.py"), ROOT / "app.py"]
+        for n, line in enumerate(p.read_text().splitlines(), start=1)
+        if EMOJI.search(line)
+    ]
+    assert not offenders
