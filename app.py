@@ -63,7 +63,7 @@ st.html(
     " [data-testid='stMultiSelect'] span:has(> span[title]),"
     " [data-testid='stMultiSelect'] span:has(> span[title]) * { color: #0e1117 !important; } }"
     "@media (max-width: 640px) {"
-    " .katex-display { font-size: 0.74em; overflow-x: clip !important; overflow-y: visible !important; }"
+    " .katex-display { font-size: 0.7em; padding: 0 4px; overflow-x: clip !important; overflow-y: visible !important; }"
     " .katex-display > .katex { white-space: normal; }"
     " .katex-display > .katex > .katex-html { display: flex; flex-wrap: wrap; justify-content: center;"
     " row-gap: 0.4em; }"

@@ -208,6 +208,10 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
         margin=dict(t=max(12, (top if top is not None else 60) - 45) if title else top),
         legend=dict(font=_font(fig.layout.legend.font, mode, present), title=dict(font=_font(None, mode, present))),
     )
+    if any(t.type == "bar" and t.text is not None for t in fig.data):
+        # Plotly shrinks a value written on a bar to the bar's width: on a phone's narrow
+        # bars it would be a 5 px smudge; hidden then (the hover and the CSV keep it)
+        fig.update_layout(uniformtext=dict(minsize=PRESENT_MIN if present else 10, mode="hide"))
     if present and fig.layout.height:
         fig.update_layout(height=int(fig.layout.height * PRESENT_HEIGHT))
     for letter in "xy":

@@ -307,8 +307,9 @@ data = np.stack([interleaved, half])
 """
     layout.chart(fig, key="rope_pairing", filename="rope_pairing", code=code)
     st.latex(
-        r"\text{interleaved: } (q_{2i},\, q_{2i+1}) \qquad\qquad \text{half: } (q_i,\, q_{i + d_h/2})"
-        r"\qquad\qquad \text{perm} = [0,\ \tfrac{d_h}{2},\ 1,\ \tfrac{d_h}{2}+1,\ \dots]"
+        # \allowbreak: where a phone may wrap the line (app.py lets KaTeX's runs wrap)
+        r"\text{interleaved: } (q_{2i},\, q_{2i+1}) \qquad\qquad \allowbreak \text{half: } (q_i,\, q_{i + d_h/2})"
+        r"\qquad\qquad \allowbreak \text{perm} = [0,\ \tfrac{d_h}{2},\ 1,\ \tfrac{d_h}{2}+1,\ \dots]"
     )
     perm = out["perm"]
     shown_perm = ", ".join(map(str, perm[:12])) + (", ..." if perm.size > 12 else "")

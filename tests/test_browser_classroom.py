@@ -42,6 +42,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.classroom]
 
 #: presenter mode: the smallest chart text a class can read from the back of the room
 PRESENT_FLOOR_PX = 18
+#: a phone held at reading distance: the smallest chart text still legible (heatmap cell
+#: values are printed down to this size, or not at all)
+PHONE_FLOOR_PX = 9
 #: WCAG 2 AA for normal text
 MIN_CONTRAST = 4.5
 #: the most offending items a failure message lists
@@ -161,6 +164,15 @@ def test_phone_chart_texts_do_not_overlap(server, tabs, name, path):
             f"{name}, phone: chart texts overlap (each other or the modebar)\n"
             + _listing("overlaps", overlaps, describe_overlap)
         )
+
+
+@pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
+def test_phone_chart_text_is_large_enough_to_read(server, tabs, name, path):
+    """Plotly shrinks some text to fit (a value on a narrow bar): not below PHONE_FLOOR_PX."""
+    result = _measured(server, tabs, name, path, "phone")
+    small = min_font_violations(result["report"], PHONE_FLOOR_PX)
+    if small:
+        pytest.fail(f"{name}, phone: chart text below {PHONE_FLOOR_PX}px\n" + _listing("texts", small, describe_text))
 
 
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
