@@ -131,12 +131,14 @@ def _pastel(scale) -> list:
     return out
 
 
-def _readable_cells(fig: go.Figure, trace) -> None:
-    """Black values on a lightened scale: at least 6:1 in every cell, in either theme."""
+def _readable_cells(fig: go.Figure, trace, lightened: set[str]) -> None:
+    """Black values on a lightened scale: at least 6:1 in every cell, in either theme.
+    ``lightened`` names the colour axes done already (several traces may share one)."""
     trace.update(textfont=dict(color=CELL_TEXT))
     if trace.coloraxis:
-        axis = fig.layout[trace.coloraxis.replace("coloraxis", "coloraxis", 1)]
-        if axis.colorscale is not None:
+        axis = fig.layout[trace.coloraxis]
+        if axis.colorscale is not None and trace.coloraxis not in lightened:
+            lightened.add(trace.coloraxis)
             axis.update(colorscale=_pastel(axis.colorscale))
     elif trace.colorscale is not None:
         trace.update(colorscale=_pastel(trace.colorscale))
@@ -245,6 +247,7 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
             font=_font(slider.font, mode, present),
             currentvalue=dict(font=_font(slider.currentvalue.font, mode, present)),
         )
+    lightened: set[str] = set()
     for trace in fig.data:
         if hasattr(trace, "colorbar") and trace.colorbar is not None:
             bar = trace.colorbar
@@ -255,7 +258,7 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
         if trace.type == "heatmap":
             _cell_text(fig, trace, present, columns if present else 1)
             if trace.texttemplate is not None:
-                _readable_cells(fig, trace)
+                _readable_cells(fig, trace, lightened)
         elif hasattr(trace, "textfont") and (trace.text is not None or getattr(trace, "texttemplate", None)):
             trace.update(textfont=_font(trace.textfont, mode, present))
     return fig
