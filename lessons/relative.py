@@ -30,6 +30,19 @@ st.caption(
 view = layout.view_picker(lesson_by_path("lessons/relative.py"))
 
 
+def sequence_length() -> int:
+    """T, shared by the offsets, Transformer-XL and DeBERTa views (one URL name, ``len``)."""
+    return state.int_slider(
+        "len",
+        "Sequence length T",
+        2,
+        64,
+        12,
+        help="Queries and keys are positions 0..T-1.",
+        container=layout.key_control(),
+    )
+
+
 def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
     """Snippet lines drawing the lesson's seeded random inputs, in the compute module's order:
     name -> (shape, comment)."""
@@ -40,15 +53,7 @@ def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
 
 if view == "matrix":
     st.sidebar.header("Offsets")
-    length = state.int_slider(
-        "len",
-        "Sequence length T",
-        2,
-        64,
-        12,
-        help="Queries and keys are positions 0..T-1.",
-        container=layout.key_control(),
-    )
+    length = sequence_length()
     clip = state.int_slider(
         "clip",
         "Clipping distance K",
@@ -338,15 +343,7 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
 
 elif view == "xl":
     st.sidebar.header("Scores")
-    length = state.int_slider(
-        "len",
-        "Sequence length T",
-        2,
-        64,
-        12,
-        help="Queries and keys are positions 0..T-1.",
-        container=layout.key_control(),
-    )
+    length = sequence_length()
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random q, k, u and v.")
     uv_scale = state.float_slider(
@@ -462,15 +459,7 @@ else:  # deberta
         container=layout.key_control(),
     )
     st.sidebar.header("Scores")
-    length = state.int_slider(
-        "len",
-        "Sequence length T",
-        2,
-        64,
-        12,
-        help="Queries and keys are positions 0..T-1.",
-        container=layout.key_control(),
-    )
+    length = sequence_length()
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random content and position vectors.")
 
