@@ -62,10 +62,10 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from ui.catalog import LESSONS  # noqa: E402
+from lessons import LESSONS, experiments  # noqa: E402
 
 #: sliders of the experiments page that retrain its six models (about 10 s by design)
-TRAINING_SLIDERS = {"lessons/experiments.py": {"k", "train_len", "width", "steps", "seed"}}
+TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed"}}
 BUDGET_MS = 1000.0
 FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 

@@ -24,48 +24,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from app_helpers import chart_bytes, open_page  # noqa: E402
 
-from ui.catalog import LESSONS  # noqa: E402
+from lessons import LESSONS, experiments  # noqa: E402
 
-#: the largest settings each page allows
-LARGEST = {
-    "lessons/why_order.py": {"sentence": " ".join(f"w{i}" for i in range(16)), "width": "64", "positions": "1"},
-    "lessons/sinusoidal.py": {"d_model": "1024", "n": "4096", "anchor": "4095", "k": "512", "p": "4095"},
-    "lessons/learned.py": {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"},
-    "lessons/relative.py": {
-        "len": "64",
-        "clip": "32",
-        "dh": "128",
-        "nb": "128",
-        "maxd": "512",
-        "tlen": "256",
-        "bsize": "512",
-        "maxpos": "1024",
-        "uv": "3",
-    },
-    "lessons/alibi.py": {"heads": "64", "n": "4096"},
-    "lessons/rope.py": {
-        "dh": "256",
-        "n": "4096",
-        "s": "2048",
-        "frames": "64",
-        "step": "5000",
-        "samples": "5000",
-        "reach": "65536",
-        "factor": "32",
-    },
-    "lessons/compare.py": {
-        "seq_len": "512",
-        "head_dim": "256",
-        "heads": "64",
-        "train_len": "2048",
-        "shaw_k": "64",
-        "shift": "1024",
-        "phrase": "random",
-    },
-    "lessons/experiments.py": {"train_len": "32", "width": "32", "steps": "300", "seed": "9"},
-}
+#: the largest settings each page allows, as each lesson states them (``Lesson.largest``)
+LARGEST = {lesson.path: lesson.largest for lesson in LESSONS}
 #: a slider move on the experiments page trains six models: its own budget (issue 5)
-SLOW_PAGES = {"lessons/experiments.py": 15_000.0}
+SLOW_PAGES = {experiments.LESSON.path: 15_000.0}
 BUDGET_MS = {"defaults": 150.0, "largest": 1000.0}
 MB = 1_000_000
 

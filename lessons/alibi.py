@@ -1,42 +1,79 @@
 """Lesson: ALiBi (Press et al. 2021) and KERPLE (Chi et al. 2022), position as a price per step of distance."""
 
+from typing import NamedTuple
+
 import numpy as np
 import streamlit as st
 
 import figures
 from figures import alibi as alibi_figures
 from figures.alibi import slope_label
+from lessons import alibi_exercises
 from ui import compute_alibi as compute
 from ui import controls, figcache, layout, state
-from ui.catalog import lesson_by_path
+from ui.lesson import Lesson
 
-layout.lesson(
+LESSON = Lesson(
+    __file__,
     "ALiBi and KERPLE",
-    "ALiBi (Attention with Linear Biases) gives a Transformer no position vectors at all. "
-    "Each head subtracts a penalty from its attention scores: its slope m times the distance "
-    "between query and key. Nearby words win unless their content says otherwise. The slopes "
-    "are fixed, one per head, so ALiBi adds **no parameters**; BLOOM and MPT use it, and "
-    "Press et al. showed it keeps working on inputs longer than it was trained on. KERPLE "
-    "learns the shape of the penalty instead, with two numbers per head.",
+    "alibi",
+    question="How far does each head look when attention simply pays a price per step of distance?",
+    icon=":material/straighten:",
+    exercises=alibi_exercises.EXERCISES,
+    largest={"heads": "64", "n": "4096"},
 )
 
-st.latex(
-    r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_h}} - m_h\,|i - j|,"
-    r"\qquad m_h = 2^{-8h/H},\quad h = 1, \dots, H"
-)
-st.caption(
-    "posenc writes the penalty as -m |i - j|, the same on both sides of the query. Press et "
-    "al.'s code adds +m j instead; under a causal mask (j ≤ i) the two differ by m i, the same "
-    "for every key of a row, and softmax ignores a constant added to a whole row: the attention "
-    "is identical."
-)
 
-view = layout.view_picker(lesson_by_path("lessons/alibi.py"))
+@LESSON.intro
+def intro() -> None:
+    """The lead and ALiBi's score, with the sign convention of its penalty."""
+    layout.lesson(
+        "ALiBi and KERPLE",
+        "ALiBi (Attention with Linear Biases) gives a Transformer no position vectors at all. "
+        "Each head subtracts a penalty from its attention scores: its slope m times the distance "
+        "between query and key. Nearby words win unless their content says otherwise. The slopes "
+        "are fixed, one per head, so ALiBi adds **no parameters**; BLOOM and MPT use it, and "
+        "Press et al. showed it keeps working on inputs longer than it was trained on. KERPLE "
+        "learns the shape of the penalty instead, with two numbers per head.",
+    )
 
-# controls
+    st.latex(
+        r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_h}} - m_h\,|i - j|,"
+        r"\qquad m_h = 2^{-8h/H},\quad h = 1, \dots, H"
+    )
+    st.caption(
+        "posenc writes the penalty as -m |i - j|, the same on both sides of the query. Press et "
+        "al.'s code adds +m j instead; under a causal mask (j ≤ i) the two differ by m i, the same "
+        "for every key of a row, and softmax ignores a constant added to a whole row: the attention "
+        "is identical."
+    )
 
-n_heads, custom_head, custom_slope, shown = 8, 0, 0.0, [1]
-if view in ("slopes", "attention"):
+
+class Heads(NamedTuple):
+    """The heads a view draws and the sequence they attend over, as the sidebar sets them."""
+
+    n_heads: int
+    custom_head: int  # 1-based; 0: every slope as Press et al. set it
+    custom_slope: float
+    shown: list[int]  # the heads drawn, 1-based
+    n: int  # positions
+    causal: bool
+    slopes: np.ndarray  # (H,)
+    schedule_of: np.ndarray  # (H,)
+    index_of: np.ndarray  # (H,)
+    shown_titles: list[str]
+    slopes_code: str  # the snippets' first lines: the slopes, as compute.head_slopes makes them
+    heads_code: str
+
+
+def sequence_length() -> int:
+    st.sidebar.header("Sequence")
+    return controls.n_positions(default=128)
+
+
+def head_controls() -> Heads:
+    """The heads, their slopes and the sequence, shared by the slopes and attention views."""
+    custom_head, custom_slope = 0, 0.0
     st.sidebar.header("Heads")
     n_heads = state.int_slider(
         "heads",
@@ -69,27 +106,51 @@ if view in ("slopes", "attention"):
         max_selections=8,
         fmt=lambda h: f"head {h}",
     )
-
-st.sidebar.header("Sequence")
-n = controls.n_positions(default=128)
-causal = True
-if view in ("slopes", "attention"):
+    n = sequence_length()
     causal = state.toggle("causal", "Causal: each word sees only the past", True, help="As in a GPT-style model.")
+    slopes, schedule_of, index_of = compute.head_slopes(n_heads, custom_head, custom_slope)
+    shown_titles = [f"head {h}: m = {slope_label(slopes[h - 1])}" for h in shown]
+    slopes_code = f"slopes = posenc.alibi_slopes({n_heads})  # (H,) Press et al.'s slopes, head 1 the steepest\n"
+    if custom_head:
+        slopes_code += f"slopes[{custom_head - 1}] = {custom_slope!r}  # head {custom_head}, set by hand\n"
+    heads_code = f"heads = {list(shown)}  # the heads drawn (1-based)\n"
+    return Heads(
+        n_heads,
+        custom_head,
+        custom_slope,
+        shown,
+        n,
+        causal,
+        slopes,
+        schedule_of,
+        index_of,
+        shown_titles,
+        slopes_code,
+        heads_code,
+    )
 
-slopes, schedule_of, index_of = compute.head_slopes(n_heads, custom_head, custom_slope)
-shown_titles = [f"head {h}: m = {slope_label(slopes[h - 1])}" for h in shown]
-# the snippets' first lines: the slopes, as compute.head_slopes makes them
-slopes_code = f"slopes = posenc.alibi_slopes({n_heads})  # (H,) Press et al.'s slopes, head 1 the steepest\n"
-if custom_head:
-    slopes_code += f"slopes[{custom_head - 1}] = {custom_slope!r}  # head {custom_head}, set by hand\n"
-heads_code = f"heads = {list(shown)}  # the heads drawn (1-based)\n"
 
-if view == "slopes":
+@LESSON.view("slopes", "Slopes and biases")
+def slopes_and_biases() -> None:
+    (
+        n_heads,
+        custom_head,
+        custom_slope,
+        shown,
+        n,
+        causal,
+        slopes,
+        schedule_of,
+        index_of,
+        shown_titles,
+        slopes_code,
+        heads_code,
+    ) = head_controls()
     fig = figcache.figure(alibi_figures.slope_chart, slopes, schedule_of, index_of, custom_head=custom_head, height=420)
     code = (
         slopes_code
         + f"""# where each comes from: slope[h] = 2 ** (-8 * index[h] / schedule[h])
-origin = posenc.alibi_lessons.slope_origin({n_heads})
+origin = posenc.alibi.slope_origin({n_heads})
 data = slopes  # (H,): one point per head
 """
     )
@@ -149,7 +210,7 @@ data = slopes  # (H,): one point per head
         slopes_code
         + heads_code
         + f"""positions = np.arange(0, {n}, {step})  # the positions drawn
-grids = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], positions, positions)  # (P, r, r)
+grids = posenc.alibi.alibi_bias_at(slopes[np.array(heads) - 1], positions, positions)  # (P, r, r)
 """
     )
     if causal:
@@ -171,7 +232,23 @@ grids = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], position
         f"on the distance. {contrast}: a slope sets how fast a head forgets."
     )
 
-elif view == "attention":
+
+@LESSON.view("attention", "Attention and reach")
+def attention_and_reach() -> None:
+    (
+        n_heads,
+        custom_head,
+        custom_slope,
+        shown,
+        n,
+        causal,
+        slopes,
+        schedule_of,
+        index_of,
+        shown_titles,
+        slopes_code,
+        heads_code,
+    ) = head_controls()
     st.sidebar.header("Attention")
     row = state.int_slider(
         "row", "Query position i", 0, n - 1, n - 1, help="The word doing the looking.", container=layout.key_control()
@@ -211,7 +288,7 @@ elif view == "attention":
         slopes_code
         + heads_code
         + f"""visible = {visible}
-bias = posenc.alibi_lessons.alibi_bias_at(slopes[np.array(heads) - 1], [{row}], visible)[:, 0, :]  # (P, visible)
+bias = posenc.alibi.alibi_bias_at(slopes[np.array(heads) - 1], [{row}], visible)[:, 0, :]  # (P, visible)
 weights = np.full((len(heads), {n}), np.nan)  # NaN: masked keys
 weights[:, :visible] = posenc.softmax(bias, axis=-1)  # equal content scores: softmax of the bias
 data = weights.T  # (n, P): one column per head
@@ -278,7 +355,10 @@ data = posenc.alibi_span(slopes, context={n}, mass={mass!r})  # (H,): one bar pe
         icon=":material/search:",
     )
 
-else:  # kerple
+
+@LESSON.view("kerple", "KERPLE")
+def kerple() -> None:
+    n = sequence_length()
     st.sidebar.header("ALiBi")
     slope = float(
         state.choice_slider(
@@ -393,3 +473,7 @@ power = posenc.kerple_bias(1, {n}, r1={power_r1!r}, r2={power_r2!r}, kind="power
         "e^(-r1 d^r2) for KERPLE-power, each divided by its sum. Switch on the log scale to compare "
         "their tails: a power law decays slower than any exponential."
     )
+
+
+if __name__ == "__main__":
+    LESSON.show()

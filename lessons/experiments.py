@@ -4,65 +4,96 @@ import numpy as np
 import streamlit as st
 
 import figures
+from lessons import experiments_exercises
 from posenc import experiment as ex
 from ui import claims, figcache, layout, state
 from ui import compute_experiment as compute
-from ui.catalog import lesson_by_path
+from ui.lesson import Lesson
 
-layout.lesson(
-    "Experiments: train short, test long",
-    "Lesson texts say that sinusoidal encodings extrapolate perfectly, that learned ones "
-    "stop at max_len and that ALiBi works far beyond its training length. Here a one-layer "
-    "attention model, written in NumPy with hand-derived gradients, is trained on short "
-    "sequences with each kind of position, then tested on sequences 2, 4 and 8 times longer. "
-    "Every number below comes from that run.",
+LESSON = Lesson(
+    __file__,
+    "Experiments",
+    "experiments",
+    question="Train short, test long: which claims about extrapolation survive a measurement?",
+    icon=":material/science:",
+    exercises=experiments_exercises.EXERCISES,
+    largest={"train_len": "32", "width": "32", "steps": "300", "seed": "9"},
 )
 
-st.sidebar.header("Task")
-task = state.choice(
-    "task",
-    "Task",
-    list(ex.EXPERIMENT_TASKS),
-    "copy",
-    labels={"copy": "copy k back", "marker": "latest marker"},
-    help="copy: repeat the token k places back (an exact offset). "
-    "marker: name the most recent of a few marker tokens (content plus recency).",
-    container=layout.key_control(),
-)
-offset = state.int_slider("k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
-st.sidebar.header("Training")
-train_len = state.int_slider("train_len", "Training length", 8, 32, 32, step=8, help="Tested at 1x, 2x, 4x, 8x.")
-d_model = state.int_slider("width", "Model width", 16, 32, 32, step=8, help="4 heads of width / 4.")
-steps = state.int_slider("steps", "Training steps", 50, 300, 300, step=50)
-seed = state.int_slider("seed", "Seed", 0, 9, 0)
-settings = (task, train_len, d_model, steps, seed, offset)
 
-live_key = f"_live:{settings}"
-stored = compute.stored_or_none(*settings)
-if stored is not None and st.sidebar.button("Re-run these settings live", help="Train all six models again now."):
-    st.session_state[live_key] = True
-live = stored is None or st.session_state.get(live_key, False)
-summary = compute.summary_for(*settings, live=live)
+@LESSON.intro
+def intro() -> dict:
+    """The lead, the task and training settings, and the run every view reads."""
+    layout.lesson(
+        "Experiments: train short, test long",
+        "Lesson texts say that sinusoidal encodings extrapolate perfectly, that learned ones "
+        "stop at max_len and that ALiBi works far beyond its training length. Here a one-layer "
+        "attention model, written in NumPy with hand-derived gradients, is trained on short "
+        "sequences with each kind of position, then tested on sequences 2, 4 and 8 times longer. "
+        "Every number below comes from that run.",
+    )
 
-if task == "copy":
-    st.latex(r"y_t = x_{t-k}\qquad\text{(copy the token } k \text{ places back)}")
-else:
-    st.latex(r"y_t = \text{the most recent marker among } x_0, \dots, x_t")
-view = layout.view_picker(lesson_by_path("lessons/experiments.py"))
-lengths = summary["lengths"]
-methods = list(summary["accuracy"])
-how = "run live" if live else "precomputed from these settings by tools/precompute_experiment.py"
-st.caption(f"Six models trained and tested in {summary['seconds']:.1f} s ({how}). Chance: {summary['chance']:.0%}.")
-cfg = compute.make_config(*settings)
-fields = f"task={cfg.task!r}, train_len={cfg.train_len}, d_model={cfg.d_model}, steps={cfg.steps}, seed={cfg.seed}"
-# the start of every snippet: the same run (the stored defaults are exactly what it gives)
-run_code = f"""
+    st.sidebar.header("Task")
+    task = state.choice(
+        "task",
+        "Task",
+        list(ex.EXPERIMENT_TASKS),
+        "copy",
+        labels={"copy": "copy k back", "marker": "latest marker"},
+        help="copy: repeat the token k places back (an exact offset). "
+        "marker: name the most recent of a few marker tokens (content plus recency).",
+        container=layout.key_control(),
+    )
+    offset = state.int_slider("k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
+    st.sidebar.header("Training")
+    train_len = state.int_slider("train_len", "Training length", 8, 32, 32, step=8, help="Tested at 1x, 2x, 4x, 8x.")
+    d_model = state.int_slider("width", "Model width", 16, 32, 32, step=8, help="4 heads of width / 4.")
+    steps = state.int_slider("steps", "Training steps", 50, 300, 300, step=50)
+    seed = state.int_slider("seed", "Seed", 0, 9, 0)
+    settings = (task, train_len, d_model, steps, seed, offset)
+
+    live_key = f"_live:{settings}"
+    stored = compute.stored_or_none(*settings)
+    if stored is not None and st.sidebar.button("Re-run these settings live", help="Train all six models again now."):
+        st.session_state[live_key] = True
+    live = stored is None or st.session_state.get(live_key, False)
+    summary = compute.summary_for(*settings, live=live)
+
+    if task == "copy":
+        st.latex(r"y_t = x_{t-k}\qquad\text{(copy the token } k \text{ places back)}")
+    else:
+        st.latex(r"y_t = \text{the most recent marker among } x_0, \dots, x_t")
+    return {
+        "task": task,
+        "train_len": train_len,
+        "steps": steps,
+        "settings": settings,
+        "live": live,
+        "summary": summary,
+    }
+
+
+def run_header(summary: dict, live: bool, settings: tuple) -> tuple[list[int], list[str], object, str]:
+    """The caption above every view, and what its snippets start from: (test lengths, methods,
+    the run's config, the code that makes the run)."""
+    lengths = summary["lengths"]
+    methods = list(summary["accuracy"])
+    how = "run live" if live else "precomputed from these settings by tools/precompute_experiment.py"
+    st.caption(f"Six models trained and tested in {summary['seconds']:.1f} s ({how}). Chance: {summary['chance']:.0%}.")
+    cfg = compute.make_config(*settings)
+    fields = f"task={cfg.task!r}, train_len={cfg.train_len}, d_model={cfg.d_model}, steps={cfg.steps}, seed={cfg.seed}"
+    # the start of every snippet: the same run (the stored defaults are exactly what it gives)
+    run_code = f"""
 cfg = posenc.experiment.ExperimentConfig({fields}, offset={cfg.offset})
 run = posenc.experiment.run_experiment(cfg)  # trains six models, tests at lengths {lengths}
 methods = {methods!r}
 """
+    return lengths, methods, cfg, run_code
 
-if view == "extrapolation":
+
+@LESSON.view("extrapolation", "Train short, test long")
+def extrapolation(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings)
     series = {claims.NAMES[m]: np.array([np.nan if a is None else a for a in summary["accuracy"][m]]) for m in methods}
     series["chance"] = np.full(len(lengths), summary["chance"])
     styles = {name: {"mode": "lines+markers", "size": 9} for name in series}
@@ -127,7 +158,10 @@ data = np.column_stack([accuracy, chance])  # over run["lengths"]
     layout.chart(fig, key="exp_losses", filename="experiment_losses", code=code)
     layout.notice("the loss falls for every model that can represent the task; a flat line means it cannot.")
 
-elif view == "translation":
+
+@LESSON.view("translation", "Translation invariance")
+def translation(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings)
     st.sidebar.header("Translation")
     shift = state.int_slider("shift", "Move the phrase by", 1, 200, 10, container=layout.key_control())
     errors, tokens, pairs = compute.translation(*settings, live, shift)
@@ -200,7 +234,10 @@ data = at_0  # the first panel (in the downloads too); moved and difference are 
     layout.chart(fig, key="exp_scores", filename="experiment_scores", code=code)
     layout.notice("the future (upper right) is masked in the model; the raw logits are shown here.")
 
-else:  # claims
+
+@LESSON.view("claims", "Claims vs measurement")
+def claims_measured(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings)
     shift = 10
     errors, _, _ = compute.translation(*settings, live, shift)
     st.table(claims.claims_table(summary, errors, shift), hide_index=True)
@@ -234,3 +271,7 @@ data = np.array([[np.nan if a is None else a for a in pair] for pair in ends])  
         "fare differently (ALiBi cannot copy from an exact offset, but tracks the latest marker at "
         "every length)."
     )
+
+
+if __name__ == "__main__":
+    LESSON.show()

@@ -3,8 +3,9 @@
 import streamlit as st
 
 from ui import layout
+from ui.lesson import Lesson
 
-layout.lesson("Glossary", "The symbols and words the lessons use, with the lesson where each one matters most.")
+LESSON = Lesson(__file__, "Glossary", "glossary", question="What does each symbol mean?", icon=":material/menu_book:")
 
 TERMS = (
     (
@@ -86,7 +87,15 @@ TERMS = (
     ("translation invariance", "Moving a whole phrase along the sequence leaves its scores unchanged.", "Experiments"),
 )
 
-st.table(
-    [{"Symbol or term": term, "Meaning": meaning, "Lesson": where} for term, meaning, where in TERMS],
-    hide_index=True,
-)
+
+@LESSON.page
+def page() -> None:
+    layout.lesson("Glossary", "The symbols and words the lessons use, with the lesson where each one matters most.")
+    st.table(
+        [{"Symbol or term": term, "Meaning": meaning, "Lesson": where} for term, meaning, where in TERMS],
+        hide_index=True,
+    )
+
+
+if __name__ == "__main__":
+    LESSON.show()

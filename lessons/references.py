@@ -3,11 +3,10 @@
 import streamlit as st
 
 from ui import layout
+from ui.lesson import Lesson
 
-layout.lesson(
-    "References",
-    "The papers each lesson teaches from, and the reference code posenc is tested against "
-    "(frozen values in tests/data/reference_snapshots.json).",
+LESSON = Lesson(
+    __file__, "References", "references", question="Where do these methods come from?", icon=":material/library_books:"
 )
 
 PAPERS = (
@@ -50,10 +49,22 @@ CODE = (
     ("kimiyoung/transformer-xl", "the relative attention and its sin-then-cos position embedding"),
 )
 
-st.subheader("Papers")
-st.table(
-    [{"Authors": a, "Title": t, "Where": w, "For": f} for a, t, w, f in PAPERS],
-    hide_index=True,
-)
-st.subheader("Reference code")
-st.table([{"Repository": r, "What posenc matches": w} for r, w in CODE], hide_index=True)
+
+@LESSON.page
+def page() -> None:
+    layout.lesson(
+        "References",
+        "The papers each lesson teaches from, and the reference code posenc is tested against "
+        "(frozen values in tests/data/reference_snapshots.json).",
+    )
+    st.subheader("Papers")
+    st.table(
+        [{"Authors": a, "Title": t, "Where": w, "For": f} for a, t, w, f in PAPERS],
+        hide_index=True,
+    )
+    st.subheader("Reference code")
+    st.table([{"Repository": r, "What posenc matches": w} for r, w in CODE], hide_index=True)
+
+
+if __name__ == "__main__":
+    LESSON.show()

@@ -6,28 +6,51 @@ import streamlit as st
 
 import figures
 from figures import relative as relfig
+from lessons import relative_exercises
 from ui import compute_relative as compute
 from ui import figcache, layout, state
-from ui.catalog import lesson_by_path
+from ui.lesson import Lesson
 
 #: head widths offered for the random queries and keys
 HEAD_WIDTHS = (4, 8, 16, 32, 64, 128)
 
-layout.lesson(
+LESSON = Lesson(
+    __file__,
     "Relative positions",
-    "Absolute encodings give every word a coordinate. Relative methods hand attention the "
-    "distance between two words instead, right where the query meets the key: a learned vector "
-    "per offset (Shaw et al. 2018), a learned scalar per bucket of offsets (T5), extra score "
-    "terms built from a sinusoid of the distance (Transformer-XL), or separate content and "
-    "position projections (DeBERTa). The only positional input is the offset: two given words "
-    "three apart get the same score wherever the pair sits in the sentence.",
-)
-st.caption(
-    "Signs: Shaw et al. and T5 measure key minus query, j - i (negative: the key is earlier); "
-    "Transformer-XL and DeBERTa write query minus key, i - j, as their papers do."
+    "relative",
+    question="How do Shaw, T5, Transformer-XL and DeBERTa put the distance between two words into attention?",
+    icon=":material/swap_horiz:",
+    exercises=relative_exercises.EXERCISES,
+    largest={
+        "len": "64",
+        "clip": "32",
+        "dh": "128",
+        "nb": "128",
+        "maxd": "512",
+        "tlen": "256",
+        "bsize": "512",
+        "maxpos": "1024",
+        "uv": "3",
+    },
 )
 
-view = layout.view_picker(lesson_by_path("lessons/relative.py"))
+
+@LESSON.intro
+def intro() -> None:
+    """The lead, and the sign convention each method writes its offsets in."""
+    layout.lesson(
+        "Relative positions",
+        "Absolute encodings give every word a coordinate. Relative methods hand attention the "
+        "distance between two words instead, right where the query meets the key: a learned vector "
+        "per offset (Shaw et al. 2018), a learned scalar per bucket of offsets (T5), extra score "
+        "terms built from a sinusoid of the distance (Transformer-XL), or separate content and "
+        "position projections (DeBERTa). The only positional input is the offset: two given words "
+        "three apart get the same score wherever the pair sits in the sentence.",
+    )
+    st.caption(
+        "Signs: Shaw et al. and T5 measure key minus query, j - i (negative: the key is earlier); "
+        "Transformer-XL and DeBERTa write query minus key, i - j, as their papers do."
+    )
 
 
 def sequence_length() -> int:
@@ -51,7 +74,8 @@ def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-if view == "matrix":
+@LESSON.view("matrix", "Offsets and clipping")
+def matrix() -> None:
     st.sidebar.header("Offsets")
     length = sequence_length()
     clip = state.int_slider(
@@ -158,7 +182,9 @@ data = np.hstack([terms.content, terms.position, terms.content + terms.position]
         )
     layout.notice(shaw_note)
 
-elif view == "t5":
+
+@LESSON.view("t5", "T5 buckets")
+def t5() -> None:
     st.sidebar.header("Buckets")
     num_buckets = state.int_slider(
         "nb", "num_buckets", 4, 128, 32, step=2, help="T5 uses 32.", container=layout.key_control()
@@ -172,7 +198,13 @@ elif view == "t5":
     st.sidebar.header("Bias grid")
     length = state.int_slider("tlen", "Sequence length T", 2, 256, 160)
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="The starting values of the bias table.")
+    max_distance = t5_buckets(num_buckets, max_distance, bidirectional)
+    t5_bias_grid(num_buckets, max_distance, bidirectional, length, seed)
 
+
+def t5_buckets(num_buckets: int, max_distance: int, bidirectional: bool) -> int:
+    """Which bucket each offset falls in, and how wide the far buckets get; returns the
+    max_distance drawn (the smallest allowed one when the chosen one is too small)."""
     st.latex(
         r"s_{ij} = q_i^\top k_j + b_{\,\mathrm{bucket}(j-i)},\qquad "
         r"\mathrm{bucket}(r) = e + \left\lfloor \frac{\log(|r|/e)}{\log(\mathrm{max\_distance}/e)}\,(n-e)"
@@ -256,7 +288,11 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
             f"anyway), and the other buckets all go to keys before the query, exact down to -{exact - 1}, then "
             f"log-spaced down to -{max_distance}, {spread}."
         )
+    return max_distance
 
+
+def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, length: int, seed: int) -> None:
+    """The bias table, editable, and the T x T bias it gives."""
     st.sidebar.header("Bias table (editable)")
     tables = st.session_state.setdefault("_t5_tables", {})
     resets = st.session_state.setdefault("_t5_resets", 0)
@@ -341,7 +377,9 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
             + (" The upper triangle (keys ahead) is one colour: bucket 0." if not bidirectional else "")
         )
 
-elif view == "xl":
+
+@LESSON.view("xl", "Transformer-XL terms")
+def xl() -> None:
     st.sidebar.header("Scores")
     length = sequence_length()
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
@@ -444,7 +482,9 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
             "within a row, not through their overall level."
         )
 
-else:  # deberta
+
+@LESSON.view("deberta", "DeBERTa")
+def deberta() -> None:
     st.sidebar.header("Buckets")
     bucket_size = state.int_slider(
         "bsize", "bucket_size k", 4, 512, 8, step=2, help="DeBERTa-v3 uses 256 (position_buckets)."
@@ -505,7 +545,7 @@ else:  # deberta
 rel = np.arange({-2 * max_position}, {2 * max_position + 1})  # relative positions i - j (query minus key)
 bucket = posenc.deberta_log_bucket(rel, bucket_size={bucket_size}, max_position={max_position})
 # the offset the attention reads from the 2k-row table (the bucket clipped to -k..k-1)
-used = posenc.relative_lessons.deberta_table_offset(rel, bucket_size={bucket_size}, max_position={max_position})
+used = posenc.relative.deberta_table_offset(rel, bucket_size={bucket_size}, max_position={max_position})
 data = np.column_stack([rel, bucket, used])  # (offsets, 3)
 """
     layout.chart(
@@ -561,3 +601,7 @@ data = np.hstack([terms.c2c, terms.c2p, terms.p2c])  # (T, 3T), before / sqrt(3d
             else f" At T = {length} every offset reads a table row of its own, so there are no such runs."
         )
     )
+
+
+if __name__ == "__main__":
+    LESSON.show()

@@ -2,46 +2,73 @@
 extensions (PI, NTK, YaRN, Llama 3) and xPos."""
 
 import math
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import streamlit as st
 
 import figures
+import posenc
 from figures import rope as rope_figures
-from posenc import rope_lessons
+from lessons import rope_exercises
 from ui import compute_rope, controls, figcache, layout, state
-from ui.catalog import lesson_by_path
+from ui.lesson import Lesson
 
-layout.lesson(
-    "RoPE: rotary position embedding",
-    "RoPE adds nothing to the word vectors. It **rotates** each query and key instead: the "
-    "dimensions are taken in pairs, and pair i of the vector at position m is turned by the "
-    "angle m·θ_i, fast for the first pairs and slow for the last. A rotation keeps lengths, "
-    "and the dot product of two rotated vectors sees only the difference of their angles, "
-    "(m − n)·θ_i: attention learns how far apart two words are, not where they are. "
-    "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen all work this way.",
+LESSON = Lesson(
+    __file__,
+    "RoPE",
+    "rope",
+    question="How does rotating queries and keys make attention depend on distance only, "
+    "and how do NTK and YaRN stretch it?",
+    icon=":material/rotate_right:",
+    exercises=rope_exercises.EXERCISES,
+    largest={
+        "dh": "256",
+        "n": "4096",
+        "s": "2048",
+        "frames": "64",
+        "step": "5000",
+        "samples": "5000",
+        "reach": "65536",
+        "factor": "32",
+    },
 )
 
-st.sidebar.header("RoPE")
-head_dim = state.int_slider(
-    "dh", "head_dim (width of one head)", 4, 256, 64, step=2, help="Even: dimensions are rotated in pairs."
-)
-base = controls.base()
-half = head_dim // 2
 
-st.latex(
-    r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = "
-    r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
-    r"\begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix},\qquad \theta_i = \text{base}^{-2i/d_h},"
-    r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}"
-)
-st.caption(
-    "q̃_i = q_{2i} + i·q_{2i+1} is pair i read as a complex number; d_h is head_dim. Only m − n is left in the score."
-)
+@LESSON.intro
+def intro() -> dict:
+    """The lead, the head width and base every view shares, and RoPE's formula."""
+    layout.lesson(
+        "RoPE: rotary position embedding",
+        "RoPE adds nothing to the word vectors. It **rotates** each query and key instead: the "
+        "dimensions are taken in pairs, and pair i of the vector at position m is turned by the "
+        "angle m·θ_i, fast for the first pairs and slow for the last. A rotation keeps lengths, "
+        "and the dot product of two rotated vectors sees only the difference of their angles, "
+        "(m − n)·θ_i: attention learns how far apart two words are, not where they are. "
+        "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen all work this way.",
+    )
+    st.sidebar.header("RoPE")
+    head_dim = state.int_slider(
+        "dh", "head_dim (width of one head)", 4, 256, 64, step=2, help="Even: dimensions are rotated in pairs."
+    )
+    base = controls.base()
+    st.latex(
+        r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = "
+        r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
+        r"\begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix},\qquad \theta_i = \text{base}^{-2i/d_h},"
+        r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}"
+    )
+    st.caption(
+        "q̃_i = q_{2i} + i·q_{2i+1} is pair i read as a complex number; d_h is head_dim. "
+        "Only m − n is left in the score."
+    )
+    return {"head_dim": head_dim, "base": base}
 
-view = layout.view_picker(lesson_by_path("lessons/rope.py"))
 
-if view == "rotation":
+@LESSON.view("rotation", "Rotation")
+def rotation(head_dim: int, base: float) -> None:
+    half = head_dim // 2  # pairs
     st.sidebar.header("Animation")
     default_pairs = sorted({0, half // 4, half // 2, half - 1})
     pairs = sorted(
@@ -83,12 +110,12 @@ if view == "rotation":
         per_row=4 if layout.presenting() else 2,
     )
     code = f"""
-q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed=0)  # the word; the key holds the same content
+q, _ = posenc.rope.random_query_key({head_dim}, seed=0)  # the word; the key holds the same content
 n = np.arange({n_frames}) * {step}  # key position in each frame
 m = n + {gap}  # query position: r = {gap} positions later
-q_xy, angles = posenc.rope_lessons.pair_trajectory(q, m, {pairs!r}, base={base!r})  # (F, P, 2), (F, P)
-k_xy, _ = posenc.rope_lessons.pair_trajectory(q, n, {pairs!r}, base={base!r})
-shares = posenc.rope_lessons.pair_scores(q, q, m, n, base={base!r})[:, {pairs!r}]  # each pair's share of q.k
+q_xy, angles = posenc.rope.pair_trajectory(q, m, {pairs!r}, base={base!r})  # (F, P, 2), (F, P)
+k_xy, _ = posenc.rope.pair_trajectory(q, n, {pairs!r}, base={base!r})
+shares = posenc.rope.pair_scores(q, q, m, n, base={base!r})[:, {pairs!r}]  # each pair's share of q.k
 data = angles  # (frames x pairs) angle m * theta_i of q, in radians
 """
     layout.chart(fig, key="rope_rotation", filename="rope_rotation", code=code, data=frames["angles"])
@@ -114,7 +141,9 @@ data = angles  # (frames x pairs) angle m * theta_i of q, in radians
         "share of q·k, printed under each plane, is the same in every frame."
     )
 
-elif view == "relative":
+
+@LESSON.view("relative", "Only m - n matters")
+def relative(head_dim: int, base: float) -> None:
     st.sidebar.header("Scores")
     n = controls.n_positions(default=128, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
@@ -155,12 +184,12 @@ elif view == "relative":
             height=560,
         )
     code = f"""
-q, k = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})
+q, k = posenc.rope.random_query_key({head_dim}, seed={seed})
 positions = np.arange(0, {n}, {stride})  # the positions drawn
 data = posenc.rope_scores(q, k, positions, positions, base={base!r})  # (m, n) RoPE scores
 """
     if contrast:
-        code += f"""added = posenc.rope_lessons.added_scores(q, k, positions, positions, base={base!r})  # right panel
+        code += f"""added = posenc.rope.added_scores(q, k, positions, positions, base={base!r})  # right panel
 """
     layout.chart(fig, key="rope_relative", filename="rope_relative", code=code)
     c1, c2 = st.columns(2)
@@ -187,7 +216,9 @@ data = posenc.rope_scores(q, k, positions, positions, base={base!r})  # (m, n) R
         "in RoPE's heatmap every diagonal (fixed m − n) keeps one colour: the score sees only the distance. " + moved
     )
 
-elif view == "decay":
+
+@LESSON.view("decay", "Long-term decay")
+def decay(head_dim: int, base: float) -> None:
     st.sidebar.header("Random q and k")
     rho = state.float_slider(
         "rho",
@@ -284,7 +315,10 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
         "seed to seed (try head_dim 16 with 50 samples and change the seed). " + mean_text
     )
 
-elif view == "layouts":
+
+@LESSON.view("layouts", "Pairings")
+def layouts(head_dim: int, base: float) -> None:
+    half = head_dim // 2  # pairs
     st.sidebar.header("Scores")
     n = controls.n_positions(default=256, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
@@ -301,13 +335,13 @@ elif view == "layouts":
     )
     code = f"""
 # the pair each dimension belongs to, one row per layout
-interleaved = posenc.rope_lessons.dim_pairs({head_dim}, "interleaved")  # (q_2i, q_2i+1)
-half = posenc.rope_lessons.dim_pairs({head_dim}, "half")  # (q_i, q_i+{half})
+interleaved = posenc.rope.dim_pairs({head_dim}, "interleaved")  # (q_2i, q_2i+1)
+half = posenc.rope.dim_pairs({head_dim}, "half")  # (q_i, q_i+{half})
 data = np.stack([interleaved, half])
 """
     layout.chart(fig, key="rope_pairing", filename="rope_pairing", code=code)
     st.latex(
-        # \allowbreak: where a phone may wrap the line (app.py lets KaTeX's runs wrap)
+        # \allowbreak: where a phone may wrap the line (ui/app.css lets KaTeX's runs wrap)
         r"\text{interleaved: } (q_{2i},\, q_{2i+1}) \qquad\qquad \allowbreak \text{half: } (q_i,\, q_{i + d_h/2})"
         r"\qquad\qquad \allowbreak \text{perm} = [0,\ \tfrac{d_h}{2},\ 1,\ \tfrac{d_h}{2}+1,\ \dots]"
     )
@@ -330,7 +364,7 @@ data = np.stack([interleaved, half])
         height=420,
     )
     code = f"""
-q, k = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})
+q, k = posenc.rope.random_query_key({head_dim}, seed={seed})
 perm = posenc.half_to_interleaved_permutation({head_dim})
 # q at m = 0..{n - 1} against k at 0
 half = posenc.rope_scores(q, k, {n}, 1, base={base!r}, layout="half")[:, 0]
@@ -359,17 +393,93 @@ data = np.column_stack([half, permuted, same])
         "i with i + d_h/2."
     )
 
-elif view == "scaling":
-    st.sidebar.header("Context extension")
-    methods = {
-        "linear": "linear (PI)",
-        "ntk": "NTK-aware",
-        "dynamic": "dynamic NTK",
-        "yarn": "YaRN",
-        "llama3": "Llama 3",
+
+class Extension(NamedTuple):
+    """How the lesson shows one of the core's RoPE scaling variants (``posenc.ROPE_VARIANTS``)."""
+
+    label: str
+    formula: str  # LaTeX
+    #: (training length L) -> (extra rope_scaling keys, seq_len, guide lines {label: wavelength});
+    #: draws the variant's own sidebar controls
+    controls: Callable[[int], tuple[dict, int | None, dict[str, float]]] = lambda original: ({}, None, {})
+    caption: str = ""
+
+
+def _dynamic_controls(original: int):
+    seq_len = int(
+        state.choice_slider(
+            "seq",
+            "Current length (seq_len)",
+            tuple(2**k for k in range(9, 19)),
+            8192,
+            fmt=lambda v: f"{v:,}",
+            help="Dynamic NTK rescales only once the text outgrows L.",
+        )
+    )
+    return {}, seq_len, {f"current length = {seq_len:,}": seq_len}
+
+
+def _yarn_controls(original: int):
+    beta_fast = state.choice_slider("beta_fast", "beta_fast (turns in L)", (4, 8, 16, 32, 64, 128), 32)
+    beta_slow = state.choice_slider("beta_slow", "beta_slow (turns in L)", (0.25, 0.5, 1, 2), 1)
+    guides = {
+        f"L/beta_fast = {original / beta_fast:,.0f}": original / beta_fast,
+        f"L/beta_slow = {original / beta_slow:,.0f}": original / beta_slow,
     }
+    return {"beta_fast": float(beta_fast), "beta_slow": float(beta_slow)}, None, guides
+
+
+def _llama3_controls(original: int):
+    low_ff = state.float_slider("low", "low_freq_factor", 0.5, 8.0, 1.0, step=0.5, fmt="%.1f")
+    high_ff = state.float_slider("high", "high_freq_factor", 1.0, 32.0, 4.0, step=1.0, fmt="%.0f")
+    guides = {
+        f"L/low_freq_factor = {original / low_ff:,.0f}": original / low_ff,
+        f"L/high_freq_factor = {original / high_ff:,.0f}": original / high_ff,
+    }
+    return {"low_freq_factor": low_ff, "high_freq_factor": high_ff}, None, guides
+
+
+#: rope_type -> how the "Context extension" view shows it, in the order of its picker. A
+#: test checks every entry against the core's registry (``posenc.ROPE_VARIANTS``).
+EXTENSIONS = {
+    "linear": Extension("linear (PI)", r"\theta_i' = \theta_i / s \quad\text{(every position squeezed: } m \to m/s)"),
+    "ntk": Extension(
+        "NTK-aware",
+        r"\text{base}' = \text{base}\cdot s^{\,d_h/(d_h-2)} \;\Rightarrow\; \theta_0' = \theta_0,\ "
+        r"\theta_{d_h/2-1}' = \theta_{d_h/2-1}/s",
+    ),
+    "dynamic": Extension(
+        "dynamic NTK",
+        r"\text{base}' = \text{base}\cdot\Big(\frac{s\,L_{\text{now}}}{L} - (s-1)\Big)^{d_h/(d_h-2)}"
+        r"\quad\text{when } L_{\text{now}} > L",
+        _dynamic_controls,
+    ),
+    "yarn": Extension(
+        "YaRN",
+        r"\theta_i' = \theta_i\Big((1-\gamma_i) + \frac{\gamma_i}{s}\Big),\quad "
+        r"\gamma_i = \mathrm{clip}\Big(\frac{i - i_{\text{fast}}}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
+        r"\quad \sqrt{1/t} = 0.1\ln s + 1",
+        _yarn_controls,
+        "i_fast and i_slow: the pairs that turn beta_fast and beta_slow times within L (rounded down and up). "
+        "t is YaRN's attention temperature: cos and sin are multiplied by the attention factor √(1/t).",
+    ),
+    "llama3": Extension(
+        "Llama 3",
+        r"\theta_i' = \begin{cases}\theta_i & \lambda_i < L/\text{high} \\ \theta_i/s & \lambda_i > "
+        r"L/\text{low} \\ (1-\sigma_i)\,\theta_i/s + \sigma_i\,\theta_i & \text{between},\ "
+        r"\sigma_i = \frac{L/\lambda_i - \text{low}}{\text{high} - \text{low}}\end{cases}",
+        _llama3_controls,
+    ),
+}
+
+
+@LESSON.view("scaling", "Context extension")
+def scaling(head_dim: int, base: float) -> None:
+    half = head_dim // 2  # pairs
+    st.sidebar.header("Context extension")
+    labels = {key: extension.label for key, extension in EXTENSIONS.items()}
     method = state.choice(
-        "method", "Method", list(methods), "yarn", labels=methods, horizontal=False, container=layout.key_control()
+        "method", "Method", list(labels), "yarn", labels=labels, horizontal=False, container=layout.key_control()
     )
     factor = state.float_slider(
         "factor", "Factor s", 1.0, 32.0, 4.0, step=0.5, fmt="%.1f", container=layout.key_control()
@@ -383,55 +493,16 @@ elif view == "scaling":
             fmt=lambda v: f"{v:,}",
         )
     )
+    extension = EXTENSIONS[method]
     cfg = {"rope_type": method, "factor": factor}
-    seq_len = None
-    guides = {}
-    if method in ("dynamic", "yarn", "llama3"):
+    if "original_max_position_embeddings" in posenc.ROPE_VARIANTS[method].keys:
         cfg["original_max_position_embeddings"] = original
-    if method == "dynamic":
-        seq_len = int(
-            state.choice_slider(
-                "seq",
-                "Current length (seq_len)",
-                tuple(2**k for k in range(9, 19)),
-                8192,
-                fmt=lambda v: f"{v:,}",
-                help="Dynamic NTK rescales only once the text outgrows L.",
-            )
-        )
-        guides = {f"current length = {seq_len:,}": seq_len}
-    elif method == "yarn":
-        beta_fast = state.choice_slider("beta_fast", "beta_fast (turns in L)", (4, 8, 16, 32, 64, 128), 32)
-        beta_slow = state.choice_slider("beta_slow", "beta_slow (turns in L)", (0.25, 0.5, 1, 2), 1)
-        cfg.update(beta_fast=float(beta_fast), beta_slow=float(beta_slow))
-        guides = {f"L/beta_fast = {original / beta_fast:,.0f}": original / beta_fast}
-        guides[f"L/beta_slow = {original / beta_slow:,.0f}"] = original / beta_slow
-    elif method == "llama3":
-        low_ff = state.float_slider("low", "low_freq_factor", 0.5, 8.0, 1.0, step=0.5, fmt="%.1f")
-        high_ff = state.float_slider("high", "high_freq_factor", 1.0, 32.0, 4.0, step=1.0, fmt="%.0f")
-        cfg.update(low_freq_factor=low_ff, high_freq_factor=high_ff)
-        guides = {f"L/low_freq_factor = {original / low_ff:,.0f}": original / low_ff}
-        guides[f"L/high_freq_factor = {original / high_ff:,.0f}"] = original / high_ff
-    formulas = {
-        "linear": r"\theta_i' = \theta_i / s \quad\text{(every position squeezed: } m \to m/s)",
-        "ntk": r"\text{base}' = \text{base}\cdot s^{\,d_h/(d_h-2)} \;\Rightarrow\; \theta_0' = \theta_0,\ "
-        r"\theta_{d_h/2-1}' = \theta_{d_h/2-1}/s",
-        "dynamic": r"\text{base}' = \text{base}\cdot\Big(\frac{s\,L_{\text{now}}}{L} - (s-1)\Big)^{d_h/(d_h-2)}"
-        r"\quad\text{when } L_{\text{now}} > L",
-        "yarn": r"\theta_i' = \theta_i\Big((1-\gamma_i) + \frac{\gamma_i}{s}\Big),\quad "
-        r"\gamma_i = \mathrm{clip}\Big(\frac{i - i_{\text{fast}}}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
-        r"\quad \sqrt{1/t} = 0.1\ln s + 1",
-        "llama3": r"\theta_i' = \begin{cases}\theta_i & \lambda_i < L/\text{high} \\ \theta_i/s & \lambda_i > "
-        r"L/\text{low} \\ (1-\sigma_i)\,\theta_i/s + \sigma_i\,\theta_i & \text{between},\ "
-        r"\sigma_i = \frac{L/\lambda_i - \text{low}}{\text{high} - \text{low}}\end{cases}",
-    }
-    st.latex(formulas[method])
-    if method == "yarn":
-        st.caption(
-            "i_fast and i_slow: the pairs that turn beta_fast and beta_slow times within L (rounded down and up). "
-            "t is YaRN's attention temperature: cos and sin are multiplied by the attention factor √(1/t)."
-        )
-    shown = methods[method]
+    extra, seq_len, guides = extension.controls(original)
+    cfg.update(extra)
+    st.latex(extension.formula)
+    if extension.caption:
+        st.caption(extension.caption)
+    shown = extension.label
     try:
         out = compute_rope.scaling(head_dim, base, tuple(sorted(cfg.items())), seq_len)
     except ValueError as exc:
@@ -459,13 +530,13 @@ rope_scaling = {dict(sorted(cfg.items()))!r}
 inv_freq, _ = posenc.rope_inv_freq({head_dim}, {base!r})
 scaled, attention_factor = posenc.rope_inv_freq({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
 ratio = posenc.rope_frequency_ratio({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
-region = posenc.rope_lessons.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated
+region = posenc.rope.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated
 # one row per pair: wavelength before, after (positions per turn), frequency ratio, region
 data = np.column_stack([2 * np.pi / inv_freq, 2 * np.pi / scaled, ratio, region])
 """
     table = np.column_stack([out["before"], out["after"], out["ratio"], out["region"]])
     layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}", code=code, data=table)
-    counts = np.bincount(out["region"], minlength=len(rope_lessons.SCALING_REGIONS))
+    counts = np.bincount(out["region"], minlength=len(posenc.rope.SCALING_REGIONS))
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN only)")
     c2.metric("Kept pairs", int(counts[0]), help="frequency ratio 1: they turn as in training")
@@ -484,7 +555,10 @@ data = np.column_stack([2 * np.pi / inv_freq, 2 * np.pi / scaled, ratio, region]
         "nearly so, and slow mostly the slow ones, and dynamic NTK does nothing until the text is longer than L."
     )
 
-else:  # xpos
+
+@LESSON.view("xpos", "xPos")
+def xpos(head_dim: int, base: float) -> None:
+    half = head_dim // 2  # pairs
     st.sidebar.header("xPos")
     gamma = state.float_slider(
         "gamma", "gamma", 0.05, 1.0, 0.4, step=0.05, help="torchscale uses 0.4.", container=layout.key_control()
@@ -526,10 +600,10 @@ data = zeta[:, {picked!r}]  # the pairs drawn
     fig = figcache.figure(rope_figures.xpos_score_chart, out["distances"], out["rope"], out["xpos"], height=420)
     with right:
         code = f"""
-q, _ = posenc.rope_lessons.random_query_key({head_dim}, seed={seed})  # k = q: the same word
+q, _ = posenc.rope.random_query_key({head_dim}, seed={seed})  # k = q: the same word
 distances = np.arange(0, {max_distance + 1}, {out["stride"]})  # query at m = r, key at n = 0
 rope = posenc.rope_scores(q, q, distances, [0], base={base!r})[:, 0]
-xpos = posenc.rope_lessons.xpos_scores(
+xpos = posenc.rope.xpos_scores(
     q, q, distances, [0], base={base!r}, gamma={gamma!r}, scale_base={scale_base!r}
 )[:, 0]
 data = np.column_stack([rope, xpos])
@@ -545,3 +619,7 @@ data = np.column_stack([rope, xpos])
         "|q|² at r = 0. xPos is meant for causal attention (n ≤ m): for a key after the query the factor would "
         "grow instead."
     )
+
+
+if __name__ == "__main__":
+    LESSON.show()

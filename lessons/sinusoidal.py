@@ -5,44 +5,64 @@ import streamlit as st
 
 import figures
 import posenc
+from lessons import sinusoidal_exercises
 from ui import compute, controls, figcache, layout, state
-from ui.catalog import lesson_by_path
+from ui.lesson import Lesson
 
-layout.lesson(
+LESSON = Lesson(
+    __file__,
     "Sinusoidal encoding",
-    "The original Transformer adds a fixed vector to each word's embedding: sines and "
-    "cosines of the position at wavelengths from about 6 positions up to about 60,000. "
-    "Fast waves tell neighbours apart, slow waves tell the beginning from the end, and "
-    "together they give every position its own code, with no parameter to learn.",
+    "sinusoidal",
+    question="How do sines and cosines of many wavelengths give every position a unique, shiftable code?",
+    icon=":material/waves:",
+    exercises=sinusoidal_exercises.EXERCISES,
+    largest={"d_model": "1024", "n": "4096", "anchor": "4095", "k": "512", "p": "4095"},
 )
 
-st.sidebar.header("Encoding")
-d_model = controls.d_model(container=layout.key_control())
-n = controls.n_positions()
-base = controls.base()
-pe_layout = state.choice(
-    "layout",
-    "Layout",
-    list(posenc.SINUSOIDAL_LAYOUTS),
-    "interleaved",
-    labels={"interleaved": "sin, cos, sin, cos (paper)", "concat": "all sin, then all cos"},
-    horizontal=False,
-    help="The paper interleaves; tensor2tensor and fairseq concatenate. Same numbers, other column order.",
-)
 
-st.latex(
-    r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{\text{base}^{2i/d}}\right),\qquad "
-    r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{\text{base}^{2i/d}}\right)"
-)
-if pe_layout == "concat":
-    st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
+def encoding_args(d_model: int, base: float, pe_layout: str) -> str:
+    """The encoding's arguments as the "Show the code" snippets write them."""
+    return f"{d_model}, base={base!r}, layout={pe_layout!r}"
 
-view = layout.view_picker(lesson_by_path("lessons/sinusoidal.py"))
-half = d_model // 2
-#: the encoding's arguments as the "Show the code" snippets write them
-pe_args = f"{d_model}, base={base!r}, layout={pe_layout!r}"
 
-if view == "heatmap":
+@LESSON.intro
+def intro() -> dict:
+    """The lead, the encoding every view shares, and its formula."""
+    layout.lesson(
+        "Sinusoidal encoding",
+        "The original Transformer adds a fixed vector to each word's embedding: sines and "
+        "cosines of the position at wavelengths from about 6 positions up to about 60,000. "
+        "Fast waves tell neighbours apart, slow waves tell the beginning from the end, and "
+        "together they give every position its own code, with no parameter to learn.",
+    )
+
+    st.sidebar.header("Encoding")
+    d_model = controls.d_model(container=layout.key_control())
+    n = controls.n_positions()
+    base = controls.base()
+    pe_layout = state.choice(
+        "layout",
+        "Layout",
+        list(posenc.SINUSOIDAL_LAYOUTS),
+        "interleaved",
+        labels={"interleaved": "sin, cos, sin, cos (paper)", "concat": "all sin, then all cos"},
+        horizontal=False,
+        help="The paper interleaves; tensor2tensor and fairseq concatenate. Same numbers, other column order.",
+    )
+
+    st.latex(
+        r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{\text{base}^{2i/d}}\right),\qquad "
+        r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{\text{base}^{2i/d}}\right)"
+    )
+    if pe_layout == "concat":
+        st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
+
+    return {"d_model": d_model, "n": n, "base": base, "pe_layout": pe_layout}
+
+
+@LESSON.view("heatmap", "Heatmap")
+def heatmap(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    pe_args = encoding_args(d_model, base, pe_layout)
     table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
     fig = figcache.figure(
         figures.heatmap,
@@ -73,7 +93,11 @@ data = pe[:, ::{steps[1]}]  # the dimensions drawn
         "they change so slowly that they look constant. No two rows are the same."
     )
 
-elif view == "waves":
+
+@LESSON.view("waves", "Waves")
+def waves(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    half = d_model // 2  # sin/cos pairs
+    pe_args = encoding_args(d_model, base, pe_layout)
     st.sidebar.header("Waves")
     default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
     dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
@@ -99,7 +123,10 @@ data = pe[:, {list(dims)}]  # the dimensions plotted, one column per line
         "slower copies. A sine and the cosine beside it share a wavelength, a quarter turn apart."
     )
 
-elif view == "wavelengths":
+
+@LESSON.view("wavelengths", "Wavelengths")
+def wavelengths(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    half = d_model // 2  # sin/cos pairs
     lam = posenc.wavelengths(d_model, base)
     fig = figcache.figure(
         figures.line_chart,
@@ -145,7 +172,10 @@ data = posenc.wavelengths({d_model}, base={base!r})  # (D/2,)
         f"{n} positions shown, so within this range they never repeat."
     )
 
-elif view == "clock":
+
+@LESSON.view("clock", "Binary clock")
+def clock(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    pe_args = encoding_args(d_model, base, pe_layout)
     positions, bits, signs, pairs = compute.sinusoid_binary_clock(n, d_model, base, pe_layout)
     fig = figcache.figure(
         figures.binary_clock,
@@ -174,7 +204,10 @@ data = np.hstack([bits, signs])  # both panels side by side
         "their wavelengths are not powers of two."
     )
 
-elif view == "similarity":
+
+@LESSON.view("similarity", "Similarity")
+def similarity(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    pe_args = encoding_args(d_model, base, pe_layout)
     st.sidebar.header("Similarity")
     metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot")
     anchor = state.int_slider(
@@ -235,7 +268,10 @@ data = posenc.similarity_to_position(pe, {anchor}, metric={metric!r})  # (T,)
         "position itself and falls, with ripples, as the distance grows; it cannot tell left from right."
     )
 
-else:  # shift
+
+@LESSON.view("shift", "Shift = rotation")
+def shift(d_model: int, n: int, base: float, pe_layout: str) -> None:
+    pe_args = encoding_args(d_model, base, pe_layout)
     st.sidebar.header("Shift")
     k = state.int_slider("k", "Offset k", 0, 512, 5, container=layout.key_control())
     p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
@@ -297,3 +333,7 @@ data = np.stack([pe[1], pe[0] @ m_k.T], axis=1)  # (D, 2)
         "steps on. The crosses sit on the line to rounding error. This is what the paper "
         "means by 'PE[p+k] is a linear function of PE[p]', and the seed of RoPE."
     )
+
+
+if __name__ == "__main__":
+    LESSON.show()

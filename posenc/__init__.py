@@ -12,19 +12,26 @@ D     model width (d_model)
 H     attention heads
 Dh    head width (head_dim)
 Tq    query positions
-Tk    key positions (``Tk >= Tq``: queries are the last Tq of them)
+Tk    key positions (in attention and biases ``Tk >= Tq``: queries are the last Tq of them)
+P     chosen RoPE pairs (of the Dh/2)
+R     relative distances
+B     batch (independent samples)
+L     a context length (a causal query sees distances ``0..L-1``)
 ====  =========================================
 
-Families: absolute encodings (``absolute``), rotary (``rotary``), attention biases
-and relative positions (``relative``), attention (``attention``) and measurements
-(``analysis``); toy inputs (``toy``); the train-short-test-long experiment
-(``experiment``); and the lessons' own helpers (``*_lessons`` modules).
+Families, one module (or package) each, with the lessons' helpers next to the method
+they teach: absolute encodings (``absolute``); RoPE, its context-extension variants
+and xPos (``rope``: ``rope.frequencies``, ``rope.rotation``, ``rope.analysis``,
+``rope.lessons``); ALiBi and KERPLE (``alibi``); Shaw, T5, Transformer-XL and DeBERTa
+(``relative``); attention (``attention``); measurements across methods (``analysis``)
+and the comparison lesson's (``compare_lessons``); toy inputs (``toy``); and the
+train-short-test-long experiment (``experiment``).
 Bad arguments raise ``ValueError`` naming the argument, the value and what is
 allowed; outputs over ``MAX_ELEMENTS`` elements are refused before anything
 is allocated.
 """
 
-from . import alibi_lessons, compare_lessons, experiment, relative_lessons, rope_lessons
+from . import alibi, compare_lessons, experiment, relative, rope
 from ._checks import MAX_ELEMENTS
 from .absolute import (
     SINUSOIDAL_LAYOUTS,
@@ -34,19 +41,14 @@ from .absolute import (
     sinusoid_frequencies,
     sinusoidal,
 )
+from .alibi import KERPLE_KINDS, alibi_bias, alibi_slopes, alibi_span, kerple_bias, kerple_from_distance
 from .analysis import (
     SCORE_METHODS,
     SIMILARITY_METRICS,
-    alibi_span,
     linear_relation_error,
     permutation_error,
     position_scores,
     position_similarity,
-    rope_decay_bound,
-    rope_frequency_ratio,
-    rope_score_stats,
-    rope_scores,
-    rope_shift_error,
     rotation_blocks,
     rotation_matrix,
     similarity_to_position,
@@ -55,16 +57,11 @@ from .analysis import (
 )
 from .attention import attention, causal_mask, self_attention, softmax
 from .relative import (
-    KERPLE_KINDS,
     DebertaTerms,
     ShawTerms,
     XLTerms,
-    alibi_bias,
-    alibi_slopes,
     deberta_log_bucket,
     deberta_scores,
-    kerple_bias,
-    kerple_from_distance,
     relative_positions,
     shaw_relative_embeddings,
     shaw_scores,
@@ -72,25 +69,31 @@ from .relative import (
     t5_bucket,
     transformer_xl_scores,
 )
-from .rotary import (
+from .rope import (
     ROPE_INIT_FUNCTIONS,
     ROPE_LAYOUTS,
+    ROPE_VARIANTS,
     apply_rope,
     apply_xpos,
     half_to_interleaved_permutation,
     rope_cos_sin,
+    rope_decay_bound,
+    rope_frequency_ratio,
     rope_inv_freq,
+    rope_score_stats,
+    rope_scores,
+    rope_shift_error,
     xpos_scale,
 )
 from .toy import MAX_WORDS, projections, split_words, word_embeddings
 
 __all__ = [
-    # lesson helpers and the training experiment, as modules
-    "alibi_lessons",
+    # the families that hold lesson helpers, and the training experiment, as modules
+    "alibi",
     "compare_lessons",
     "experiment",
-    "relative_lessons",
-    "rope_lessons",
+    "relative",
+    "rope",
     # limits and errors
     "MAX_ELEMENTS",
     "PositionOutOfRange",
@@ -100,26 +103,34 @@ __all__ = [
     "lookup_learned",
     "sinusoid_frequencies",
     "sinusoidal",
-    # rotary
+    # RoPE (posenc.rope)
     "ROPE_INIT_FUNCTIONS",
     "ROPE_LAYOUTS",
+    "ROPE_VARIANTS",
     "apply_rope",
     "apply_xpos",
     "half_to_interleaved_permutation",
     "rope_cos_sin",
+    "rope_decay_bound",
+    "rope_frequency_ratio",
     "rope_inv_freq",
+    "rope_score_stats",
+    "rope_scores",
+    "rope_shift_error",
     "xpos_scale",
-    # relative positions and biases
+    # ALiBi and KERPLE (posenc.alibi)
     "KERPLE_KINDS",
+    "alibi_bias",
+    "alibi_slopes",
+    "alibi_span",
+    "kerple_bias",
+    "kerple_from_distance",
+    # relative positions (posenc.relative)
     "DebertaTerms",
     "ShawTerms",
     "XLTerms",
-    "alibi_bias",
-    "alibi_slopes",
     "deberta_log_bucket",
     "deberta_scores",
-    "kerple_bias",
-    "kerple_from_distance",
     "relative_positions",
     "shaw_relative_embeddings",
     "shaw_scores",
@@ -136,19 +147,13 @@ __all__ = [
     "projections",
     "split_words",
     "word_embeddings",
-    # analysis
+    # measurements across methods (posenc.analysis)
     "SCORE_METHODS",
     "SIMILARITY_METRICS",
-    "alibi_span",
     "linear_relation_error",
     "permutation_error",
     "position_scores",
     "position_similarity",
-    "rope_decay_bound",
-    "rope_frequency_ratio",
-    "rope_score_stats",
-    "rope_scores",
-    "rope_shift_error",
     "rotation_blocks",
     "rotation_matrix",
     "similarity_to_position",

@@ -16,6 +16,9 @@ import numpy as np
 #: no slider or URL can make the server allocate gigabytes.
 MAX_ELEMENTS = 50_000_000
 
+#: Largest number of attention heads (slopes, per-head parameters) accepted.
+MAX_HEADS = 1024
+
 
 def _show(value) -> str:
     text = repr(value)
@@ -139,3 +142,48 @@ def as_float_array(name: str, value, *, ndim: int | None = None, min_ndim: int |
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr
+
+
+def as_head_vector(name: str, x) -> np.ndarray:
+    """One query or key, (Dh,) float64 with Dh even."""
+    x = as_float_array(name, x, ndim=1)  # (Dh,)
+    as_even_int(f"{name}.size (head_dim)", x.size)
+    return x
+
+
+def as_query_key(q, k) -> tuple[np.ndarray, np.ndarray]:
+    """One query and one key of the same even width, each (Dh,)."""
+    q, k = as_head_vector("q", q), as_head_vector("k", k)
+    if q.size != k.size:
+        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
+    return q, k
+
+
+def as_per_head(name: str, value, *, gt=None, ge=None, le=None) -> np.ndarray:
+    """A scalar or a 1-D array of per-head values, as a (H,) float array."""
+    arr = as_float_array(name, value)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a number or a 1-D array (one per head), got shape {arr.shape}")
+    arr = arr.reshape(-1)
+    if arr.size > MAX_HEADS:
+        raise ValueError(f"{name} must have at most {MAX_HEADS} entries (heads), got {arr.size}")
+    for bound, ok, word in (
+        (gt, lambda a, b: a > b, ">"),
+        (ge, lambda a, b: a >= b, ">="),
+        (le, lambda a, b: a <= b, "<="),
+    ):
+        if bound is not None and not ok(arr, bound).all():
+            raise ValueError(f"{name} must be {word} {bound}, got {arr[~ok(arr, bound)][0]!r}")
+    return arr
+
+
+def as_lengths(q_len, k_len) -> tuple[int, int]:
+    """``(q_len, k_len)`` of a query-key grid; ``k_len`` None means ``q_len``."""
+    q_len = as_int("q_len", q_len, min_value=1)
+    k_len = q_len if k_len is None else as_int("k_len", k_len, min_value=1)
+    if k_len < q_len:
+        raise ValueError(
+            f"k_len must be >= q_len (queries are the last q_len of k_len positions), got k_len={k_len}, q_len={q_len}"
+        )
+    check_budget(q_len * k_len, "a (q_len, k_len) grid")
+    return q_len, k_len

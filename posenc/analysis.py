@@ -1,10 +1,10 @@
 """Measurements the lessons plot: similarity, wavelengths, the rotation behind the
-sinusoid, RoPE's relative property and decay, ALiBi's reach, and the two symmetry
-checks (permutation equivariance, translation invariance).
+sinusoid, and the two symmetry checks (permutation equivariance, translation invariance)
+across every method.
 
-References: Vaswani et al. 2017 (arXiv:1706.03762) for the sinusoid's linear
-relation; Su et al. 2021 (arXiv:2104.09864, sec. 3.4.3) for RoPE's long-term decay;
-Press et al. 2021 (arXiv:2108.12409) for ALiBi.
+RoPE's own measurements are in ``posenc.rope``, ALiBi's reach in ``posenc.alibi``.
+
+Reference: Vaswani et al. 2017 (arXiv:1706.03762) for the sinusoid's linear relation.
 """
 
 from __future__ import annotations
@@ -23,23 +23,18 @@ from ._checks import (
     check_budget,
 )
 from .absolute import SINUSOIDAL_LAYOUTS, learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
+from .alibi import kerple_from_distance
 from .attention import self_attention
-from .relative import kerple_from_distance, t5_bucket
-from .rotary import apply_rope, apply_xpos, rope_inv_freq
+from .relative import t5_bucket
+from .rope.rotation import apply_rope, apply_xpos
 
 __all__ = [
     "SCORE_METHODS",
     "SIMILARITY_METRICS",
-    "alibi_span",
     "linear_relation_error",
     "permutation_error",
     "position_scores",
     "position_similarity",
-    "rope_decay_bound",
-    "rope_frequency_ratio",
-    "rope_score_stats",
-    "rope_scores",
-    "rope_shift_error",
     "rotation_blocks",
     "rotation_matrix",
     "similarity_to_position",
@@ -202,186 +197,6 @@ def linear_relation_error(positions, k, d_model: int, base: float = 10000.0, *, 
     err_sin = np.abs(blocks[:, 0, 0] * s + blocks[:, 0, 1] * c - s_k).max()
     err_cos = np.abs(blocks[:, 1, 0] * s + blocks[:, 1, 1] * c - c_k).max()
     return float(max(err_sin, err_cos))
-
-
-# RoPE
-
-
-def _vector(name, x):
-    x = as_float_array(name, x, ndim=1)
-    as_even_int(f"{name} length (head_dim)", x.size)
-    return x
-
-
-def rope_scores(
-    q, k, positions_q, positions_k, *, base: float = 10000.0, layout: str = "interleaved", rope_scaling=None
-):
-    """Score of one query vector placed at each m against one key vector at each n.
-
-    Parameters
-    ----------
-    q, k : (Dh,) array_like
-    positions_q : int or (Tm,) array_like
-    positions_k : int or (Tn,) array_like
-    base, layout, rope_scaling : as for ``apply_rope``
-
-    Returns
-    -------
-    S : (Tm, Tn) ndarray, ``rope(q, m) . rope(k, n)``: constant along diagonals,
-    since it depends on ``m - n`` only.
-    """
-    q, k = _vector("q", q), _vector("k", k)
-    if q.size != k.size:
-        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
-    pm = as_positions("positions_q", positions_q)
-    pn = as_positions("positions_k", positions_k)
-    check_budget(pm.size * pn.size + (pm.size + pn.size) * q.size, "rope_scores")
-    kw = dict(base=base, layout=layout, rope_scaling=rope_scaling)
-    rq = apply_rope(np.broadcast_to(q, (pm.size, q.size)), pm, **kw)  # (Tm, Dh)
-    rk = apply_rope(np.broadcast_to(k, (pn.size, k.size)), pn, **kw)  # (Tn, Dh)
-    return rq @ rk.T
-
-
-def rope_shift_error(
-    q, k, n_positions: int, shift: int, *, base: float = 10000.0, layout: str = "interleaved"
-) -> float:
-    """Largest ``|score(m, n) - score(m + s, n + s)|`` for m, n < n_positions.
-
-    Returns
-    -------
-    float, at rounding level: RoPE's score sees only ``m - n``.
-    """
-    n_positions = as_int("n_positions", n_positions, min_value=1)
-    shift = as_int("shift", shift, min_value=0)
-    grid = rope_scores(q, k, n_positions + shift, n_positions + shift, base=base, layout=layout)
-    return float(np.abs(grid[:n_positions, :n_positions] - grid[shift:, shift:]).max())
-
-
-def rope_decay_bound(head_dim: int, distances, base: float = 10000.0) -> np.ndarray:
-    """RoFormer's long-term decay curve (sec. 3.4.3).
-
-    Parameters
-    ----------
-    head_dim : int, even
-    distances : int or (R,) array_like
-        Relative distances ``m - n`` (non-negative).
-    base : float
-
-    Returns
-    -------
-    bound : (R,) ndarray, ``(2/Dh) sum_{j=1}^{Dh/2} |S_j|`` with
-    ``S_j = sum_{i<j} exp(1j * r * theta_i)``. The score is at most
-    ``max_i |h_{i+1} - h_i|`` times ``Dh/2`` times this, and it falls as r grows.
-    """
-    head_dim = as_even_int("head_dim", head_dim)
-    r = as_positions("distances", distances)  # (R,)
-    check_budget(r.size * head_dim, "rope_decay_bound(head_dim, distances)")
-    theta, _ = rope_inv_freq(head_dim, base)  # (Dh/2,)
-    partial = np.cumsum(np.exp(1j * r[:, None] * theta[None, :]), axis=1)  # (R, Dh/2): S_1..S_{Dh/2}
-    return np.abs(partial).mean(axis=1)
-
-
-def rope_score_stats(
-    head_dim: int,
-    distances,
-    *,
-    n_samples: int = 2000,
-    rho: float = 0.0,
-    seed: int = 0,
-    base: float = 10000.0,
-):
-    """Mean and spread of RoPE scores by distance, for random queries and keys.
-
-    Parameters
-    ----------
-    head_dim : int, even
-    distances : int or (R,) array_like
-        ``m - n``, non-negative.
-    n_samples : int
-        Number of random (q, k) pairs, each entry N(0, 1).
-    rho : float in [-1, 1]
-        Correlation of k with q (``k = rho q + sqrt(1 - rho^2) noise``). With 0 the
-        spread stays at about ``sqrt(Dh)`` at every distance: rotation keeps the
-        variance. With rho near 1 the mean decays with distance.
-    seed : int
-
-    Returns
-    -------
-    mean, std : (R,) ndarrays of ``rope(q, m) . rope(k, n)`` over the samples.
-
-    Notes
-    -----
-    In complex form, with :math:`\\tilde q_i = q_{2i} + i q_{2i+1}`, the score is
-    :math:`\\mathrm{Re}\\sum_i \\tilde q_i \\bar{\\tilde k}_i e^{i (m-n) \\theta_i}`.
-    """
-    head_dim = as_even_int("head_dim", head_dim)
-    r = as_positions("distances", distances)  # (R,)
-    n_samples = as_int("n_samples", n_samples, min_value=2)
-    rho = as_float("rho", rho, ge=-1.0, le=1.0)
-    seed = as_int("seed", seed, min_value=0)
-    check_budget(n_samples * (r.size + head_dim) + r.size * head_dim, "rope_score_stats")
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n_samples, head_dim))  # (S, Dh)
-    k = rho * q + math.sqrt(1 - rho**2) * rng.standard_normal((n_samples, head_dim))
-    qc, kc = q[:, 0::2] + 1j * q[:, 1::2], k[:, 0::2] + 1j * k[:, 1::2]  # (S, Dh/2)
-    theta, _ = rope_inv_freq(head_dim, base)
-    phase = np.exp(1j * r[:, None] * theta[None, :])  # (R, Dh/2)
-    scores = ((qc * kc.conj()) @ phase.T).real  # (S, R)
-    return scores.mean(axis=0), scores.std(axis=0)
-
-
-def rope_frequency_ratio(head_dim: int, base: float = 10000.0, rope_scaling=None, seq_len=None) -> np.ndarray:
-    """How a context-extension method changes each pair's frequency.
-
-    Returns
-    -------
-    ratio : (Dh/2,) ndarray, scaled over original ``inv_freq``: 1 means the pair is
-    left alone (extrapolated), ``1/factor`` means fully interpolated, in between
-    means blended (YaRN's ramp, Llama 3's middle band) or NTK's graded change.
-    """
-    scaled, _ = rope_inv_freq(head_dim, base, rope_scaling, seq_len)
-    original, _ = rope_inv_freq(head_dim, base)
-    return scaled / original
-
-
-# ALiBi
-
-
-def alibi_span(slopes, *, context: int | None = None, mass: float = 0.9) -> np.ndarray:
-    """How far back each ALiBi head looks, with equal content scores.
-
-    Parameters
-    ----------
-    slopes : (H,) array_like, non-negative
-    context : int or None
-        Number of visible keys (a causal query sees distances 0..context-1); None
-        means unbounded.
-    mass : float in (0, 1)
-        Share of the attention to cover.
-
-    Returns
-    -------
-    span : (H,) ndarray
-        Smallest distance d such that keys at distance <= d get at least ``mass`` of
-        the attention. Weights fall as ``exp(-m d)``, so
-        ``d = ceil(log(1 - mass (1 - e^{-m L})) / -m) - 1``. A zero slope spreads
-        evenly (``inf`` with no context).
-    """
-    slopes = as_float_array("slopes", slopes)
-    if slopes.ndim > 1:
-        raise ValueError(f"slopes must be 1-D (one per head), got shape {slopes.shape}")
-    slopes = slopes.reshape(-1)
-    if (slopes < 0).any():
-        raise ValueError(f"slopes must be >= 0, got {slopes[slopes < 0][0]!r}")
-    mass = as_float("mass", mass, gt=0.0, lt=1.0)
-    length = math.inf if context is None else as_int("context", context, min_value=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # share of the weight outside distance d: r^{d+1} - r^L over 1 - r^L, r = e^{-m}
-        tail = 1 - mass * (1 - np.exp(-slopes * length))
-        span = np.ceil(np.log(tail) / -slopes - 1e-9) - 1
-        uniform = math.ceil(mass * length - 1e-9) - 1 if math.isfinite(length) else math.inf
-    span = np.where(slopes > 0, span, uniform)
-    return np.clip(span, 0, length - 1)
 
 
 # symmetry checks

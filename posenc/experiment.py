@@ -35,8 +35,10 @@ import numpy as np
 
 from ._checks import as_choice, as_float, as_int
 from .absolute import PositionOutOfRange, sinusoidal
-from .relative import alibi_slopes, t5_bucket
-from .rotary import _rotate_pairs, rope_cos_sin, rope_inv_freq
+from .alibi import alibi_slopes
+from .relative import t5_bucket
+from .rope.frequencies import rope_inv_freq
+from .rope.rotation import _rotate_pairs, rope_cos_sin
 
 __all__ = [
     "EXPERIMENT_METHODS",

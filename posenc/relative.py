@@ -1,4 +1,4 @@
-"""Relative positions and attention biases: position enters the scores, not the inputs.
+"""Relative positions: position enters the scores, not the inputs.
 
 - Shaw et al. 2018, "Self-Attention with Relative Position Representations", arXiv:1803.02155.
 - T5: Raffel et al. 2019, arXiv:1910.10683; reference ``T5Attention._relative_position_bucket``
@@ -6,9 +6,10 @@
 - Transformer-XL: Dai et al. 2019, arXiv:1901.02860, sec. 3.3 (kimiyoung/transformer-xl).
 - DeBERTa: He et al. 2020, arXiv:2006.03654; reference ``make_log_bucket_position`` and
   ``DisentangledSelfAttention`` in transformers' ``modeling_deberta_v2``.
-- ALiBi: Press et al. 2021, "Train Short, Test Long", arXiv:2108.12409; reference
-  ofirpress/attention_with_linear_biases (``get_slopes``).
-- KERPLE: Chi et al. 2022, arXiv:2205.09921.
+
+ALiBi and KERPLE, whose biases are fixed functions of the distance, are in ``posenc.alibi``.
+The lesson's helpers (which offsets share a T5 bucket, which DeBERTa row an offset reads)
+close the module.
 
 Conventions. Queries are the last ``Tq`` of ``Tk`` positions: ``pos_q(i) = Tk - Tq + i``
 (as when decoding with a cache), so ``Tk >= Tq``. ``relative_positions`` and T5 use
@@ -23,35 +24,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import (
-    as_choice,
-    as_float_array,
-    as_int,
-    check_budget,
-)
+from ._checks import as_float_array, as_int, as_lengths, check_budget
 from .absolute import sinusoid_frequencies
 
 __all__ = [
     "DebertaTerms",
-    "KERPLE_KINDS",
     "ShawTerms",
     "XLTerms",
-    "alibi_bias",
-    "alibi_slopes",
     "deberta_log_bucket",
     "deberta_scores",
-    "kerple_bias",
-    "kerple_from_distance",
+    "deberta_table_offset",
     "relative_positions",
     "shaw_relative_embeddings",
     "shaw_scores",
     "t5_bias",
     "t5_bucket",
+    "t5_bucket_ranges",
+    "t5_max_exact",
     "transformer_xl_scores",
 ]
-
-MAX_HEADS = 1024
-KERPLE_KINDS = ("log", "power")
 
 
 class ShawTerms(NamedTuple):
@@ -85,39 +76,10 @@ class DebertaTerms(NamedTuple):
 # helpers
 
 
-def _lengths(q_len, k_len):
-    q_len = as_int("q_len", q_len, min_value=1)
-    k_len = q_len if k_len is None else as_int("k_len", k_len, min_value=1)
-    if k_len < q_len:
-        raise ValueError(
-            f"k_len must be >= q_len (queries are the last q_len of k_len positions), got k_len={k_len}, q_len={q_len}"
-        )
-    check_budget(q_len * k_len, "a (q_len, k_len) grid")
-    return q_len, k_len
-
-
 def _query_minus_key(q_len, k_len):
     """(Tq, Tk) int grid of pos_q(i) - j."""
     pos_q = np.arange(k_len - q_len, k_len)  # (Tq,)
     return pos_q[:, None] - np.arange(k_len)[None, :]
-
-
-def _as_per_head(name, value, *, gt=None, ge=None, le=None):
-    """A scalar or a 1-D array of per-head values, as a (H,) float array."""
-    arr = as_float_array(name, value)
-    if arr.ndim > 1:
-        raise ValueError(f"{name} must be a number or a 1-D array (one per head), got shape {arr.shape}")
-    arr = arr.reshape(-1)
-    if arr.size > MAX_HEADS:
-        raise ValueError(f"{name} must have at most {MAX_HEADS} entries (heads), got {arr.size}")
-    for bound, ok, word in (
-        (gt, lambda a, b: a > b, ">"),
-        (ge, lambda a, b: a >= b, ">="),
-        (le, lambda a, b: a <= b, "<="),
-    ):
-        if bound is not None and not ok(arr, bound).all():
-            raise ValueError(f"{name} must be {word} {bound}, got {arr[~ok(arr, bound)][0]!r}")
-    return arr
 
 
 def _signed_sinusoid(distances, d_model, base):
@@ -125,136 +87,6 @@ def _signed_sinusoid(distances, d_model, base):
     w = sinusoid_frequencies(d_model, base)  # (D/2,)
     angles = distances.astype(np.float64)[:, None] * w[None, :]  # (N, D/2)
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
-
-
-def _get_slopes_power_of_2(n: int) -> np.ndarray:
-    # start = 2^{-8/n}; slopes are start^1 .. start^n
-    start = 2.0 ** (-(2.0 ** -(math.log2(n) - 3)))
-    return start * start ** np.arange(n, dtype=np.float64)
-
-
-# public API: ALiBi and KERPLE
-
-
-def alibi_slopes(n_heads: int) -> np.ndarray:
-    """ALiBi's per-head slopes, exactly as Press et al.'s ``get_slopes``.
-
-    Parameters
-    ----------
-    n_heads : int, 1 <= n_heads <= 1024
-
-    Returns
-    -------
-    slopes : (H,) ndarray
-        For a power of two, the geometric sequence ``2^(-8/H), 2^(-16/H), ..., 2^-8``.
-        Otherwise the slopes of the closest smaller power of two ``c``, followed by
-        every other slope of ``2c`` heads, to make up ``H``.
-
-    Examples
-    --------
-    >>> (1 / alibi_slopes(8)).tolist()
-    [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
-    """
-    n_heads = as_int("n_heads", n_heads, min_value=1, max_value=MAX_HEADS)
-    if math.log2(n_heads).is_integer():
-        return _get_slopes_power_of_2(n_heads)
-    closest = 2 ** math.floor(math.log2(n_heads))
-    extra = _get_slopes_power_of_2(2 * closest)[0::2][: n_heads - closest]
-    return np.concatenate([_get_slopes_power_of_2(closest), extra])
-
-
-def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, slopes=None) -> np.ndarray:
-    """ALiBi's linear distance penalty, one grid per head.
-
-    Parameters
-    ----------
-    n_heads : int
-    q_len : int
-    k_len : int or None
-        Defaults to ``q_len``; must be ``>= q_len``.
-    slopes : (H,) array_like or None
-        Non-negative; default ``alibi_slopes(n_heads)``.
-
-    Returns
-    -------
-    bias : (H, Tq, Tk) ndarray
-        ``bias[h, i, j] = -slopes[h] * |pos_q(i) - j|``: 0 on the diagonal, more
-        negative with distance. Under a causal mask this gives the same attention as
-        the reference's ``+slope * j`` form (softmax ignores a per-row constant);
-        without one it is the symmetric variant (as in x-transformers).
-
-    References
-    ----------
-    Press et al. 2021, arXiv:2108.12409, sec. 3.
-    """
-    n_heads = as_int("n_heads", n_heads, min_value=1, max_value=MAX_HEADS)
-    q_len, k_len = _lengths(q_len, k_len)
-    check_budget(n_heads * q_len * k_len, "alibi_bias(n_heads, q_len, k_len)")
-    if slopes is None:
-        slopes = alibi_slopes(n_heads)
-    else:
-        slopes = _as_per_head("slopes", slopes, ge=0.0)
-        if slopes.size != n_heads:
-            raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {slopes.size}")
-    distance = np.abs(_query_minus_key(q_len, k_len)).astype(np.float64)  # (Tq, Tk)
-    # b_{h,i,j} = -m_h |i - j|
-    return -slopes[:, None, None] * distance[None, :, :]
-
-
-def kerple_bias(q_len: int, k_len: int | None = None, *, r1, r2, kind: str = "log") -> np.ndarray:
-    """KERPLE's conditionally positive definite kernel biases.
-
-    Parameters
-    ----------
-    q_len, k_len : int
-    r1, r2 : float or (H,) array_like
-        Per-head parameters (learned in the model). ``r1 > 0``; ``r2 > 0``, and for
-        ``kind="power"`` also ``r2 <= 2``.
-    kind : {"log", "power"}
-
-    Returns
-    -------
-    bias : (H, Tq, Tk) ndarray
-        ``"power"``: ``-r1 |i - j|**r2``; ``"log"``: ``-r1 log(1 + r2 |i - j|)``.
-        H is 1 for scalar r1 and r2.
-
-    References
-    ----------
-    Chi et al. 2022, arXiv:2205.09921, eqs. 5-6.
-    """
-    q_len, k_len = _lengths(q_len, k_len)
-    n_heads = max(_as_per_head("r1", r1).size, _as_per_head("r2", r2).size)
-    check_budget(n_heads * q_len * k_len, "kerple_bias(q_len, k_len) over all heads")
-    distance = np.abs(_query_minus_key(q_len, k_len)).astype(np.float64)  # (Tq, Tk)
-    return kerple_from_distance(distance, r1, r2, kind)
-
-
-def kerple_from_distance(distance, r1, r2, kind: str = "log") -> np.ndarray:
-    """KERPLE's bias for given distances ``|i - j|`` (any shape), per head.
-
-    Returns
-    -------
-    bias : (H, *distance.shape) ndarray; see ``kerple_bias`` for the rest.
-    """
-    kind = as_choice("kind", kind, KERPLE_KINDS)
-    distance = as_float_array("distance", distance)
-    if (distance < 0).any():
-        raise ValueError(f"distance must be >= 0 (it is |i - j|), got {distance[distance < 0][0]!r}")
-    r1 = _as_per_head("r1", r1, gt=0.0)
-    r2 = _as_per_head("r2", r2, gt=0.0, le=2.0 if kind == "power" else None)
-    if r1.size != r2.size and 1 not in (r1.size, r2.size):
-        raise ValueError(f"r1 and r2 must have the same number of heads, got {r1.size} and {r2.size}")
-    n_heads = max(r1.size, r2.size)
-    check_budget(n_heads * distance.size, "kerple bias")
-    extra = (1,) * distance.ndim
-    r1, r2 = r1.reshape(-1, *extra), r2.reshape(-1, *extra)
-    if kind == "power":
-        # b = -r1 |i - j|^{r2}
-        bias = -r1 * distance[None] ** r2
-    else:
-        # b = -r1 log(1 + r2 |i - j|)
-        bias = -r1 * np.log1p(r2 * distance[None])
-    return np.broadcast_to(bias, (n_heads, *distance.shape)).copy()
 
 
 # public API: relative positions, Shaw, T5
@@ -282,7 +114,7 @@ def relative_positions(q_len: int, k_len: int | None = None, max_distance: int |
            [-1,  0,  1],
            [-2, -1,  0]])
     """
-    q_len, k_len = _lengths(q_len, k_len)
+    q_len, k_len = as_lengths(q_len, k_len)
     rel = -_query_minus_key(q_len, k_len)
     if max_distance is not None:
         max_distance = as_int("max_distance", max_distance, min_value=0)
@@ -307,7 +139,7 @@ def shaw_relative_embeddings(table, q_len: int, k_len: int | None = None) -> np.
     table = as_float_array("table", table, ndim=2)
     if table.shape[0] % 2 != 1:
         raise ValueError(f"table must have an odd number of rows (2K + 1), got {table.shape[0]}")
-    q_len, k_len = _lengths(q_len, k_len)
+    q_len, k_len = as_lengths(q_len, k_len)
     check_budget(q_len * k_len * table.shape[1], "shaw_relative_embeddings(table, q_len, k_len)")
     max_distance = table.shape[0] // 2
     return table[relative_positions(q_len, k_len, max_distance) + max_distance]
@@ -344,7 +176,7 @@ def shaw_scores(q, k, table) -> ShawTerms:
         )
     if table.shape[0] % 2 != 1:
         raise ValueError(f"table must have an odd number of rows (2K + 1), got {table.shape[0]}")
-    q_len, k_len = _lengths(q.shape[0], k.shape[0])
+    q_len, k_len = as_lengths(q.shape[0], k.shape[0])
     max_distance = table.shape[0] // 2
     index = relative_positions(q_len, k_len, max_distance) + max_distance  # (Tq, Tk)
     per_offset = q @ table.T  # (Tq, 2K+1)
@@ -427,7 +259,7 @@ def t5_bias(table, q_len: int, k_len: int | None = None, *, bidirectional: bool 
     bias : (H, Tq, Tk) ndarray, ``table[t5_bucket(j - pos_q(i)), h]``.
     """
     table = as_float_array("table", table, ndim=2)
-    q_len, k_len = _lengths(q_len, k_len)
+    q_len, k_len = as_lengths(q_len, k_len)
     check_budget(table.shape[1] * q_len * k_len, "t5_bias(table, q_len, k_len)")
     buckets = t5_bucket(
         relative_positions(q_len, k_len),
@@ -482,7 +314,7 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     for name, size in (("k", k.shape[1]), ("u", u.size), ("v", v.size)):
         if size != d:
             raise ValueError(f"{name} must have the width of q ({d}), got {size}")
-    q_len, k_len = _lengths(q.shape[0], k.shape[0])
+    q_len, k_len = as_lengths(q.shape[0], k.shape[0])
     if w_r is None:
         w_r = np.eye(d)
     w_r = as_float_array("w_r", w_r, ndim=2)
@@ -582,7 +414,7 @@ def deberta_scores(q_c, k_c, q_r, k_r, *, max_position: int | None = None) -> De
         raise ValueError(
             f"q_r and k_r must have the same even number of rows (2S), got {q_r.shape[0]} and {k_r.shape[0]}"
         )
-    q_len, k_len = _lengths(q_c.shape[0], k_c.shape[0])
+    q_len, k_len = as_lengths(q_c.shape[0], k_c.shape[0])
     span = q_r.shape[0] // 2
     rel = _query_minus_key(q_len, k_len)  # (Tq, Tk)
     if max_position is not None:
@@ -592,3 +424,113 @@ def deberta_scores(q_c, k_c, q_r, k_r, *, max_position: int | None = None) -> De
     # p2c_{ij} = Kc_j . Qr_{index_ij}: gather along the relative axis of (Tk, 2S)
     p2c = np.take_along_axis(k_c @ q_r.T, index.T, axis=1).T
     return DebertaTerms(q_c @ k_c.T, c2p, p2c)
+
+
+# public API: the lesson's helpers
+
+
+def t5_max_exact(num_buckets: int, bidirectional: bool = True) -> int:
+    """Number of offsets per direction that get a bucket of their own in T5.
+
+    Parameters
+    ----------
+    num_buckets : int
+        At least 4 when bidirectional, 2 otherwise (as for ``t5_bucket``).
+    bidirectional : bool
+
+    Returns
+    -------
+    max_exact : int
+        ``n // 2`` with ``n`` the buckets per direction (``num_buckets // 2``
+        bidirectional, ``num_buckets`` otherwise): distances ``0 .. max_exact - 1``
+        are exact. ``t5_bucket`` needs ``max_distance > max_exact``.
+
+    Examples
+    --------
+    >>> t5_max_exact(32), t5_max_exact(32, bidirectional=False)
+    (8, 16)
+    """
+    if not isinstance(bidirectional, (bool, np.bool_)):
+        raise ValueError(f"bidirectional must be True or False, got {bidirectional!r}")
+    num_buckets = as_int("num_buckets", num_buckets, min_value=4 if bidirectional else 2, max_value=100_000)
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    return per_direction // 2
+
+
+def t5_bucket_ranges(num_buckets: int = 32, max_distance: int = 128, *, bidirectional: bool = True):
+    """The relative positions each T5 bucket holds.
+
+    Parameters
+    ----------
+    num_buckets, max_distance, bidirectional : as for ``posenc.t5_bucket``
+
+    Returns
+    -------
+    lo, hi : (num_buckets,) float ndarrays
+        Smallest and largest relative position (key minus query) in each bucket;
+        ``-inf`` / ``inf`` where the bucket goes on for ever (the last bucket of each
+        direction, and bucket 0 for every key ahead when not bidirectional), NaN
+        where no offset lands: bucket ``num_buckets // 2`` when bidirectional (offset
+        0 is bucket 0 and a key ahead is at least 1 away), and log buckets that the
+        rounding skips when ``max_distance`` is close to the exact range.
+
+    Raises
+    ------
+    ValueError
+        For the combinations ``t5_bucket`` refuses.
+
+    Notes
+    -----
+    Every distance at or beyond ``max_distance`` lands in the last bucket of its
+    direction, so the offsets ``-max_distance .. max_distance`` show every bucket;
+    the ones at the two ends are the open-ended buckets.
+
+    Examples
+    --------
+    >>> lo, hi = t5_bucket_ranges(8, 4)
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, -1.0, -2.0, -inf, nan, 1.0, 2.0, 3.0], [0.0, -1.0, -2.0, -3.0, nan, 1.0, 2.0, inf])
+    """
+    num_buckets = as_int("num_buckets", num_buckets, min_value=2, max_value=100_000)
+    max_distance = as_int("max_distance", max_distance, min_value=1)
+    check_budget(2 * max_distance + 1, "the offsets -max_distance..max_distance")
+    offsets = np.arange(-max_distance, max_distance + 1)  # (N,)
+    buckets = t5_bucket(offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    lo = np.full(num_buckets, np.inf)
+    hi = np.full(num_buckets, -np.inf)
+    np.minimum.at(lo, buckets, offsets.astype(np.float64))
+    np.maximum.at(hi, buckets, offsets.astype(np.float64))
+    # the end offsets stand for everything beyond them
+    lo[buckets[0]] = -np.inf
+    hi[buckets[-1]] = np.inf
+    empty = np.isin(np.arange(num_buckets), buckets, invert=True)
+    lo[empty] = np.nan
+    hi[empty] = np.nan
+    return lo, hi
+
+
+def deberta_table_offset(relative_position, *, bucket_size: int = 256, max_position: int = 512):
+    """The relative position whose embedding DeBERTa's attention actually reads.
+
+    Parameters
+    ----------
+    relative_position : int or array_like of ints
+        Query minus key (DeBERTa's sign).
+    bucket_size, max_position : as for ``posenc.deberta_log_bucket``
+
+    Returns
+    -------
+    offset : int ndarray, same shape, in ``[-bucket_size, bucket_size - 1]``
+        ``clip(deberta_log_bucket(r), -bucket_size, bucket_size - 1)``: the table
+        has ``2 * bucket_size`` rows (row ``offset + bucket_size``), and the bucket,
+        which keeps growing past ``max_position``, is clipped to it
+        (``torch.clamp(relative_pos + att_span, 0, 2 * att_span - 1)`` in the reference;
+        ``posenc.deberta_scores`` does the same).
+
+    Examples
+    --------
+    >>> deberta_table_offset([-40, -3, 0, 3, 40], bucket_size=8, max_position=16).tolist()
+    [-8, -3, 0, 3, 7]
+    """
+    buckets = deberta_log_bucket(relative_position, bucket_size=bucket_size, max_position=max_position)
+    return np.clip(buckets, -bucket_size, bucket_size - 1)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 APP = ROOT / "app.py"
-from ui.catalog import LESSONS  # noqa: E402
+from lessons import LESSONS  # noqa: E402
 
 #: settings that keep a page cheap under the generic tests (the experiments page trains
 #: six models for every new setting; the generic tests only need it to run)

@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 import pytest
 from app_helpers import ROOT
 
-from ui.catalog import LESSONS, REFERENCE
+from lessons import LESSONS, REFERENCE
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -1,4 +1,4 @@
-"""posenc.alibi_lessons: slope origins, ALiBi at chosen positions, the span of any attention row."""
+"""posenc.alibi: slope origins, ALiBi at chosen positions, the span of any attention row."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc
-from posenc import alibi_lessons as al
+from posenc import alibi as al
 
 # oracles
 

@@ -7,7 +7,7 @@ import pytest
 from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
 from figures.export import _array
-from ui.catalog import lesson_by_path
+from lessons import lesson_by_path
 
 MB = 1_000_000
 

@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from app_helpers import CHEAP, assert_clean, open_page
 
+import lessons
 import posenc
-from ui import exercise_bank as bank
-from ui.catalog import LESSONS
-from ui.exercise_bank import BANK, Guided, MultipleChoice, Numeric
+from lessons import BANK, LESSONS, rope_exercises
+from ui import exercise_kinds
+from ui.exercise_kinds import Guided, MultipleChoice, Numeric
 
 HOME = "lessons/home.py"
-TOTAL = len(bank.all_exercises())
+TOTAL = len(lessons.all_exercises())
 
 #: right answers, frozen from the formulas (not from posenc): what a student would type
 RIGHT = {
@@ -101,7 +102,7 @@ def test_every_lesson_has_exercises_and_the_bank_has_no_stray_lesson():
 
 
 def test_the_required_exercises_are_there():
-    kinds = {ex.key: type(ex) for ex in bank.all_exercises()}
+    kinds = {ex.key: type(ex) for ex in lessons.all_exercises()}
     assert kinds["sin_pe_value"] is Numeric
     assert kinds["learned_past_max_len"] is MultipleChoice
     assert kinds["sin_linear_shift"] is MultipleChoice
@@ -113,8 +114,8 @@ def test_the_required_exercises_are_there():
 
 
 def test_every_choice_explains_itself_and_one_is_right():
-    choices = [ex for ex in bank.all_exercises() if isinstance(ex, MultipleChoice)]
-    choices += [s for ex in bank.all_exercises() if isinstance(ex, Guided) for s in ex.steps]
+    choices = [ex for ex in lessons.all_exercises() if isinstance(ex, MultipleChoice)]
+    choices += [s for ex in lessons.all_exercises() if isinstance(ex, Guided) for s in ex.steps]
     for ex in [c for c in choices if isinstance(c, MultipleChoice)]:
         assert sum(c.right for c in ex.choices) == 1, ex.key
         assert len(ex.choices) >= 3, ex.key
@@ -127,26 +128,26 @@ def test_numeric_answers_match_the_formulas():
     numerics = {ex.key: ex for _, ex in FLAT if isinstance(ex, Numeric)}
     assert set(numerics) == set(RIGHT) == set(WRONG)
     for key, ex in numerics.items():
-        ok, text, answer = bank.numeric_feedback(ex, RIGHT[key], {})
+        ok, text, answer = exercise_kinds.numeric_feedback(ex, RIGHT[key], {})
         assert ok, f"{key}: {RIGHT[key]} vs {answer}: {text}"
         assert abs(answer - RIGHT[key]) <= max(ex.tolerance, 1e-9) + 5e-5
         value, word = WRONG[key]
-        ok, text, _ = bank.numeric_feedback(ex, value, {})
+        ok, text, _ = exercise_kinds.numeric_feedback(ex, value, {})
         assert not ok and word in text, f"{key}: {text}"
     assert RIGHT["sin_pe_value"] == pytest.approx(0.8415)
 
 
 def test_the_answer_is_computed_by_posenc_when_checked(monkeypatch):
     ex = next(ex for _, ex in FLAT if ex.key == "sin_pe_value")
-    monkeypatch.setattr(bank.posenc, "sinusoidal", lambda positions, d_model: np.full((2, d_model), 0.25))
-    ok, _, answer = bank.numeric_feedback(ex, 0.25, {})
+    monkeypatch.setattr(posenc, "sinusoidal", lambda positions, d_model: np.full((2, d_model), 0.25))
+    ok, _, answer = exercise_kinds.numeric_feedback(ex, 0.25, {})
     assert ok and answer == 0.25
 
 
 def test_far_off_answers_get_told_which_side():
     ex = next(ex for _, ex in FLAT if ex.key == "alibi_span_head8")
-    assert bank.numeric_feedback(ex, 10_000, {})[1].startswith("Too large")
-    assert bank.numeric_feedback(ex, 3, {})[1].startswith("Too small")
+    assert exercise_kinds.numeric_feedback(ex, 10_000, {})[1].startswith("Too large")
+    assert exercise_kinds.numeric_feedback(ex, 3, {})[1].startswith("Too small")
 
 
 # every lesson page
@@ -243,7 +244,7 @@ def test_the_rope_proof_unlocks_step_by_step():
     assert f"score({m + s}, {n + s})" in " ".join(_texts(at.success))
 
     # the independent check: RoPE's score did not move (q, k as the bank draws them)
-    q, k = np.random.default_rng(bank.ROPE_SEED).standard_normal((2, bank.ROPE_HEAD_DIM))
+    q, k = np.random.default_rng(rope_exercises.ROPE_SEED).standard_normal((2, rope_exercises.ROPE_HEAD_DIM))
     grid = posenc.rope_scores(q, k, [m, m + s], [n, n + s])
     assert grid[1, 1] == pytest.approx(grid[0, 0], abs=1e-9) == pytest.approx(score, abs=1e-4)
 

@@ -11,7 +11,7 @@ import pytest
 import posenc
 from figures import alibi as fa
 from figures import figure_bytes
-from posenc import alibi_lessons
+from posenc import alibi
 
 MB = 1_000_000
 
@@ -25,7 +25,7 @@ def _slope_figure(n_heads, custom_head=0, custom=None):
     slopes = posenc.alibi_slopes(n_heads)
     if custom_head:
         slopes[custom_head - 1] = custom
-    origin = alibi_lessons.slope_origin(n_heads)
+    origin = alibi.slope_origin(n_heads)
     return fa.slope_chart(slopes, origin.schedule, origin.index, custom_head=custom_head), slopes
 
 
@@ -81,7 +81,7 @@ def test_slope_chart_marks_a_custom_slope_apart():
 def _facets(n_panels=8, length=64, causal=True):
     slopes = posenc.alibi_slopes(n_panels)
     positions = np.arange(length)
-    grids = alibi_lessons.alibi_bias_at(slopes, positions, positions)
+    grids = alibi.alibi_bias_at(slopes, positions, positions)
     if causal:
         grids[:, positions[None, :] > positions[:, None]] = np.nan
     titles = [f"head {h + 1}" for h in range(n_panels)]
@@ -154,7 +154,7 @@ def test_weight_chart_legend_on_the_right():
 def test_span_bars_heights_and_the_sequence_line():
     slopes = posenc.alibi_slopes(8)
     spans = posenc.alibi_span(slopes, context=64, mass=0.9)
-    origin = alibi_lessons.slope_origin(8)
+    origin = alibi.slope_origin(8)
     fig = fa.span_bars(spans, slopes, origin.schedule, context=64, mass_label="90%")
     np.testing.assert_array_equal(_array(fig.data[0].y), spans)
     assert fig.layout.shapes[0].y0 == 63
@@ -164,7 +164,7 @@ def test_span_bars_heights_and_the_sequence_line():
 def test_span_bars_name_a_far_away_sequence_end_instead_of_drawing_it():
     slopes = posenc.alibi_slopes(4)
     spans = posenc.alibi_span(slopes, context=4096, mass=0.5)
-    origin = alibi_lessons.slope_origin(4)
+    origin = alibi.slope_origin(4)
     fig = fa.span_bars(spans, slopes, origin.schedule, context=4096, mass_label="50%")
     assert not fig.layout.shapes
     assert "4095" in fig.layout.annotations[0].text
@@ -172,7 +172,7 @@ def test_span_bars_name_a_far_away_sequence_end_instead_of_drawing_it():
 
 def test_span_bars_colour_the_double_schedule_heads():
     slopes = posenc.alibi_slopes(6)
-    origin = alibi_lessons.slope_origin(6)
+    origin = alibi.slope_origin(6)
     fig = fa.span_bars(np.arange(6.0), slopes, origin.schedule, context=10, mass_label="90%", custom_head=2)
     assert [list(t.x) for t in fig.data] == [[1, 3, 4], [5, 6], [2]]
     assert len({t.marker.color for t in fig.data}) == 3

@@ -1,4 +1,4 @@
-"""posenc.relative_lessons: which offsets share a T5 bucket, which DeBERTa row an offset reads."""
+"""posenc.relative: which offsets share a T5 bucket, which DeBERTa row an offset reads."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc
-from posenc import relative_lessons as rl
+from posenc import relative as rl
 
 # oracles
 

@@ -12,8 +12,8 @@ from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts
 import figures
 import posenc
 from figures import export
+from lessons import LESSONS, REFERENCE
 from ui import layout
-from ui.catalog import LESSONS, REFERENCE
 
 
 def _links(at):

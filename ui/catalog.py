@@ -1,123 +1,11 @@
-"""What the app teaches: the lesson path and the table of methods.
+"""The table of methods: how each one gives attention a sense of position, what it costs,
+what it knows, how it copes past the training length, and who uses it.
 
-The pages and the home page read this one list, so the path shown to students is
-always the navigation itself.
+The home page shows it whole; the compare lesson reads its rows. The lessons themselves
+are listed in ``lessons/__init__.py``.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
-
-
-class Lesson(NamedTuple):
-    path: str  # file under lessons/
-    title: str
-    icon: str  # a Material icon: Streamlit serves its font itself (emoji need an emoji font)
-    url_path: str
-    question: str  # what the lesson answers
-    #: URL value -> label of each view, for lessons that show one figure set at a time
-    #: (the URL's ``view`` names it); empty for single-view lessons
-    views: dict[str, str] = {}
-
-
-HOME = Lesson("lessons/home.py", "Start here", ":material/explore:", "", "What does this app teach, and in what order?")
-
-LESSONS = (
-    Lesson(
-        "lessons/why_order.py",
-        "Why order matters",
-        ":material/shuffle:",
-        "why-order",
-        "Why can't attention tell 'dog bites man' from 'man bites dog' on its own?",
-    ),
-    Lesson(
-        "lessons/sinusoidal.py",
-        "Sinusoidal encoding",
-        ":material/waves:",
-        "sinusoidal",
-        "How do sines and cosines of many wavelengths give every position a unique, shiftable code?",
-        {
-            "heatmap": "Heatmap",
-            "waves": "Waves",
-            "wavelengths": "Wavelengths",
-            "clock": "Binary clock",
-            "similarity": "Similarity",
-            "shift": "Shift = rotation",
-        },
-    ),
-    Lesson(
-        "lessons/learned.py",
-        "Learned positions",
-        ":material/table_rows:",
-        "learned",
-        "What does a learned table buy, what does it cost, and why does it stop at max_len?",
-    ),
-    Lesson(
-        "lessons/relative.py",
-        "Relative positions",
-        ":material/swap_horiz:",
-        "relative",
-        "How do Shaw, T5, Transformer-XL and DeBERTa put the distance between two words into attention?",
-        {
-            "matrix": "Offsets and clipping",
-            "t5": "T5 buckets",
-            "xl": "Transformer-XL terms",
-            "deberta": "DeBERTa",
-        },
-    ),
-    Lesson(
-        "lessons/rope.py",
-        "RoPE",
-        ":material/rotate_right:",
-        "rope",
-        "How does rotating queries and keys make attention depend on distance only, "
-        "and how do NTK and YaRN stretch it?",
-        {
-            "rotation": "Rotation",
-            "relative": "Only m - n matters",
-            "decay": "Long-term decay",
-            "layouts": "Pairings",
-            "scaling": "Context extension",
-            "xpos": "xPos",
-        },
-    ),
-    Lesson(
-        "lessons/alibi.py",
-        "ALiBi and KERPLE",
-        ":material/straighten:",
-        "alibi",
-        "How far does each head look when attention simply pays a price per step of distance?",
-        {
-            "slopes": "Slopes and biases",
-            "attention": "Attention and reach",
-            "kerple": "KERPLE",
-        },
-    ),
-    Lesson(
-        "lessons/compare.py",
-        "Compare them all",
-        ":material/balance:",
-        "compare",
-        "Side by side: what each method adds, what it costs, and whether it runs at twice the training length.",
-    ),
-    Lesson(
-        "lessons/experiments.py",
-        "Experiments",
-        ":material/science:",
-        "experiments",
-        "Train short, test long: which claims about extrapolation survive a measurement?",
-        {
-            "extrapolation": "Train short, test long",
-            "translation": "Translation invariance",
-            "claims": "Claims vs measurement",
-        },
-    ),
-)
-
-
-def lesson_by_path(path: str) -> Lesson:
-    return next(lesson for lesson in LESSONS if lesson.path == path)
-
 
 #: One row per method: how position gets in, what it costs, what it knows, how it
 #: copes past the training length, and who uses it.
@@ -218,17 +106,4 @@ METHODS = (
         "Past the training length": "good in its paper's tests (log variant best)",
         "Used in": "research models",
     },
-)
-
-
-#: Pages to look things up in, outside the lesson path
-REFERENCE = (
-    Lesson("lessons/glossary.py", "Glossary", ":material/menu_book:", "glossary", "What does each symbol mean?"),
-    Lesson(
-        "lessons/references.py",
-        "References",
-        ":material/library_books:",
-        "references",
-        "Where do these methods come from?",
-    ),
 )

@@ -11,7 +11,6 @@ import streamlit as st
 
 import posenc
 from figures import display_steps
-from posenc import alibi_lessons
 from ui.compute import CACHE
 
 #: custom slopes offered: 2^-10 ... 2^2 in half powers of two
@@ -47,7 +46,7 @@ def head_slopes(n_heads: int, custom_head: int, custom_slope: float):
     Returns (slopes (H,), schedule (H,), index (H,)): before any custom change,
     ``slopes[h] = 2^(-8 index[h] / schedule[h])``.
     """
-    origin = alibi_lessons.slope_origin(n_heads)
+    origin = posenc.alibi.slope_origin(n_heads)
     return _slopes(n_heads, custom_head, custom_slope), origin.schedule, origin.index
 
 
@@ -63,11 +62,11 @@ def bias_panels(
     step, _ = display_steps(n, n, budget, budget)
     positions = np.arange(0, n, step)  # (r,)
     slopes = _slopes(n_heads, custom_head, custom_slope)[[h - 1 for h in heads]]  # (P,)
-    grids = alibi_lessons.alibi_bias_at(slopes, positions, positions)  # (P, r, r)
+    grids = posenc.alibi.alibi_bias_at(slopes, positions, positions)  # (P, r, r)
     if causal:
         # a key after its query is masked out: nothing to show there
         grids[:, positions[None, :] > positions[:, None]] = np.nan
-    far = alibi_lessons.alibi_bias_at(slopes, [n - 1], [0])[:, 0, 0]  # (P,)
+    far = posenc.alibi.alibi_bias_at(slopes, [n - 1], [0])[:, 0, 0]  # (P,)
     return grids.astype(np.float32), positions, step, far
 
 
@@ -81,7 +80,7 @@ def row_weights(
     """
     slopes = _slopes(n_heads, custom_head, custom_slope)[[h - 1 for h in heads]]  # (P,)
     visible = row + 1 if causal else n
-    bias = alibi_lessons.alibi_bias_at(slopes, [row], visible)[:, 0, :]  # (P, visible)
+    bias = posenc.alibi.alibi_bias_at(slopes, [row], visible)[:, 0, :]  # (P, visible)
     weights = np.full((len(heads), n), np.nan)
     # equal content scores: attention = softmax(bias) over the visible keys
     weights[:, :visible] = posenc.softmax(bias, axis=-1)
@@ -111,5 +110,5 @@ def kerple_curves(n: int, slope: float, log_r: tuple[float, float], power_r: tup
         "KERPLE-power": posenc.kerple_bias(1, n, r1=power_r[0], r2=power_r[1], kind="power")[0, 0, ::-1],
     }
     weights = {name: posenc.softmax(b) for name, b in bias.items()}
-    span = {name: int(alibi_lessons.mass_span(w, mass)) for name, w in weights.items()}
+    span = {name: int(posenc.alibi.mass_span(w, mass)) for name, w in weights.items()}
     return dict(bias=bias, weights=weights, span=span)

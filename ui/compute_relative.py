@@ -11,7 +11,6 @@ import numpy as np
 import streamlit as st
 
 import posenc
-from posenc import relative_lessons
 from ui.compute import CACHE
 
 # offsets and Shaw et al.
@@ -55,7 +54,7 @@ T5_REGIONS = (
 
 def t5_fallback_max_distance(num_buckets: int, bidirectional: bool) -> int:
     """The smallest max_distance T5 allows with these buckets (one past the exact ones)."""
-    return relative_lessons.t5_max_exact(num_buckets, bidirectional) + 1
+    return posenc.relative.t5_max_exact(num_buckets, bidirectional) + 1
 
 
 @st.cache_data(**CACHE)
@@ -69,7 +68,7 @@ def t5_curve(num_buckets: int, max_distance: int, bidirectional: bool):
     reach = 2 * max_distance
     rel = np.arange(-reach, reach + 1)
     bucket = posenc.t5_bucket(rel, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
-    max_exact = relative_lessons.t5_max_exact(num_buckets, bidirectional)
+    max_exact = posenc.relative.t5_max_exact(num_buckets, bidirectional)
     distance = np.abs(rel) if bidirectional else -np.minimum(rel, 0)
     region = np.select([distance < max_exact, distance < max_distance], [0, 1], 2)
     if not bidirectional:
@@ -80,7 +79,7 @@ def t5_curve(num_buckets: int, max_distance: int, bidirectional: bool):
 @st.cache_data(**CACHE)
 def t5_range_labels(num_buckets: int, max_distance: int, bidirectional: bool) -> tuple[str, ...]:
     """For each bucket, the relative positions it holds, as text ("-11 to -8", "<= -128")."""
-    lo, hi = relative_lessons.t5_bucket_ranges(num_buckets, max_distance, bidirectional=bidirectional)
+    lo, hi = posenc.relative.t5_bucket_ranges(num_buckets, max_distance, bidirectional=bidirectional)
     labels = []
     for a, b in zip(lo, hi, strict=True):
         if np.isnan(a):
@@ -175,7 +174,7 @@ def deberta_curve(bucket_size: int, max_position: int):
     reach = 2 * max_position
     rel = np.arange(-reach, reach + 1)
     bucket = posenc.deberta_log_bucket(rel, bucket_size=bucket_size, max_position=max_position)
-    used = relative_lessons.deberta_table_offset(rel, bucket_size=bucket_size, max_position=max_position)
+    used = posenc.relative.deberta_table_offset(rel, bucket_size=bucket_size, max_position=max_position)
     distance = np.abs(rel)
     region = np.select([distance <= bucket_size // 2, distance < max_position], [0, 1], 2)
     return dict(rel=rel, bucket=bucket, used=used, region=region)
@@ -230,14 +229,14 @@ def t5_widest(num_buckets: int, max_distance: int, bidirectional: bool, limit: i
 def deberta_widest(bucket_size: int, max_position: int, limit: int):
     """Among i - j = 1..limit, the table offset read by the most of them: (offset, lo, hi, count)."""
     rel = np.arange(1, max(limit, 1) + 1)
-    used = relative_lessons.deberta_table_offset(rel, bucket_size=bucket_size, max_position=max_position)
+    used = posenc.relative.deberta_table_offset(rel, bucket_size=bucket_size, max_position=max_position)
     return _widest(rel, used)
 
 
 @st.cache_data(**CACHE)
 def t5_last_bucket_start(num_buckets: int, max_distance: int, bidirectional: bool) -> int:
     """The smallest distance |j - i| that lands in the last (open-ended) bucket of a side."""
-    lo, hi = relative_lessons.t5_bucket_ranges(num_buckets, max_distance, bidirectional=bidirectional)
+    lo, hi = posenc.relative.t5_bucket_ranges(num_buckets, max_distance, bidirectional=bidirectional)
     last = posenc.t5_bucket(
         -max_distance, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
     )

@@ -1,7 +1,7 @@
 """Cached calls into posenc for the RoPE lesson, keyed by scalars and tuples only.
 
 Each returns the small arrays one figure shows. Random queries and keys come from
-``posenc.rope_lessons.random_query_key`` with the page's seed, so a link reproduces them.
+``posenc.rope.random_query_key`` with the page's seed, so a link reproduces them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import streamlit as st
 
 import posenc
 from figures import display_steps
-from posenc import rope_lessons
 from ui.compute import CACHE
 
 #: the lesson text's "score std by distance" table (distance -> std)
@@ -33,12 +32,12 @@ def rotation_frames(head_dim: int, base: float, pairs: tuple[int, ...], n_frames
     ``q_xy``, ``k_xy`` (F, P, 2), ``angles`` (F, P) = m theta_i, ``shares`` (F, P) each
     pair's share of q_m . k_n, ``m`` and ``n`` (F,), ``theta`` (P,).
     """
-    q, _ = rope_lessons.random_query_key(head_dim, seed=seed)
+    q, _ = posenc.rope.random_query_key(head_dim, seed=seed)
     n = np.arange(n_frames) * step  # (F,)
     m = n + gap
-    q_xy, angles = rope_lessons.pair_trajectory(q, m, pairs, base=base)  # (F, P, 2), (F, P)
-    k_xy, _ = rope_lessons.pair_trajectory(q, n, pairs, base=base)
-    shares = rope_lessons.pair_scores(q, q, m, n, base=base)[:, list(pairs)]  # (F, P)
+    q_xy, angles = posenc.rope.pair_trajectory(q, m, pairs, base=base)  # (F, P, 2), (F, P)
+    k_xy, _ = posenc.rope.pair_trajectory(q, n, pairs, base=base)
+    shares = posenc.rope.pair_scores(q, q, m, n, base=base)[:, list(pairs)]  # (F, P)
     theta, _ = posenc.rope_inv_freq(head_dim, base)
     return dict(q_xy=q_xy, k_xy=k_xy, angles=angles, shares=shares, m=m, n=n, theta=theta[list(pairs)])
 
@@ -52,22 +51,22 @@ def relative_grids(head_dim: int, base: float, n: int, seed: int, with_added: bo
 
     Returns (rope (r, r), added (r, r) or None, shown positions (r,), step).
     """
-    q, k = rope_lessons.random_query_key(head_dim, seed=seed)
+    q, k = posenc.rope.random_query_key(head_dim, seed=seed)
     step, _ = display_steps(n, n, max_rows=max_cells, max_cols=max_cells)
     shown = np.arange(0, n, step)
     rope = posenc.rope_scores(q, k, shown, shown, base=base)
-    added = rope_lessons.added_scores(q, k, shown, shown, base=base) if with_added else None
+    added = posenc.rope.added_scores(q, k, shown, shown, base=base) if with_added else None
     return rope, added, shown, step
 
 
 @st.cache_data(**CACHE)
 def shift_errors(head_dim: int, base: float, n: int, shift: int, seed: int):
     """Largest |S(m, n) - S(m + s, n + s)| over m, n < min(n, SHIFT_WINDOW): (RoPE, sinusoid added, window)."""
-    q, k = rope_lessons.random_query_key(head_dim, seed=seed)
+    q, k = posenc.rope.random_query_key(head_dim, seed=seed)
     window = min(n, SHIFT_WINDOW)
     return (
         posenc.rope_shift_error(q, k, window, shift, base=base),
-        rope_lessons.added_shift_error(q, k, window, shift, base=base),
+        posenc.rope.added_shift_error(q, k, window, shift, base=base),
         window,
     )
 
@@ -102,7 +101,7 @@ def layouts(head_dim: int, base: float, n: int, seed: int):
     and the largest score differences over m, n < min(n, SHIFT_WINDOW): ``permuted``
     (half vs interleaved on permuted dims) and ``unpermuted`` (the same vectors).
     """
-    q, k = rope_lessons.random_query_key(head_dim, seed=seed)
+    q, k = posenc.rope.random_query_key(head_dim, seed=seed)
     perm = posenc.half_to_interleaved_permutation(head_dim)
     window = min(n, SHIFT_WINDOW)
     half = posenc.rope_scores(q, k, window, window, base=base, layout="half")
@@ -115,7 +114,7 @@ def layouts(head_dim: int, base: float, n: int, seed: int):
         "interleaved on the same q, k": posenc.rope_scores(q, k, n, 1, base=base)[:, 0],
     }
     return dict(
-        pairs={layout: rope_lessons.dim_pairs(head_dim, layout) for layout in posenc.ROPE_LAYOUTS},
+        pairs={layout: posenc.rope.dim_pairs(head_dim, layout) for layout in posenc.ROPE_LAYOUTS},
         perm=perm,
         curves=curves,
         positions=positions,
@@ -144,7 +143,7 @@ def scaling(head_dim: int, base: float, rope_scaling: tuple[tuple[str, object], 
         before=2 * math.pi / original,
         after=2 * math.pi / scaled,
         ratio=ratio,
-        region=rope_lessons.scaling_regions(ratio, float(cfg.get("factor", 1.0))),
+        region=posenc.rope.scaling_regions(ratio, float(cfg.get("factor", 1.0))),
         attention_factor=attention_factor,
     )
 
@@ -160,10 +159,10 @@ def xpos(head_dim: int, base: float, gamma: float, scale_base: float, max_distan
     dict: ``distances`` (R,), ``zeta`` (R, Dh/2) = zeta_i^(r / scale_base), ``rope`` and
     ``xpos`` (R,) scores of q at m = r against k at n = 0.
     """
-    q, _ = rope_lessons.random_query_key(head_dim, seed=seed)
+    q, _ = posenc.rope.random_query_key(head_dim, seed=seed)
     stride = max(1, max_distance // n_points)
     distances = np.arange(0, max_distance + 1, stride)  # (R,)
     zeta = posenc.xpos_scale(distances, head_dim, gamma=gamma, scale_base=scale_base)
     rope = posenc.rope_scores(q, q, distances, [0], base=base)[:, 0]
-    xp = rope_lessons.xpos_scores(q, q, distances, [0], base=base, gamma=gamma, scale_base=scale_base)[:, 0]
+    xp = posenc.rope.xpos_scores(q, q, distances, [0], base=base, gamma=gamma, scale_base=scale_base)[:, 0]
     return dict(distances=distances, zeta=zeta, rope=rope, xpos=xp, stride=stride)

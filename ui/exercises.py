@@ -1,7 +1,8 @@
 """The exercises at the end of each lesson, and the session's progress through them.
 
-``app.py`` calls ``render(lesson_path)`` after each lesson page; the home page shows
-``progress()``. The questions, answers and explanations live in ``ui.exercise_bank``.
+The shell (``ui.shell``) calls ``render(lesson)`` after each lesson page; the home page
+shows ``progress()``. The questions, answers and explanations live beside each lesson
+(``lessons/<lesson>_exercises.py``); their kinds in ``ui.exercise_kinds``.
 
 Progress is kept in ``st.session_state`` under keys of our own starting with ``_ex:``, so
 it lasts for the browser session and survives page switches (Streamlit drops a widget's
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import exercise_bank as bank
-from ui.exercise_bank import Guided, MultipleChoice, Numeric
+import lessons
+from ui import exercise_kinds as kinds
+from ui.exercise_kinds import Guided, MultipleChoice, Numeric
 
 #: keys of the solved exercises and guided steps (a set)
 SOLVED = "_ex:solved"
@@ -39,7 +41,7 @@ def _solved_keys() -> set[str]:
     return st.session_state.setdefault(SOLVED, set())
 
 
-def is_solved(ex: bank.Exercise) -> bool:
+def is_solved(ex: kinds.Exercise) -> bool:
     if isinstance(ex, Guided):
         return all(step.key in _solved_keys() for step in ex.steps)
     return ex.key in _solved_keys()
@@ -47,7 +49,7 @@ def is_solved(ex: bank.Exercise) -> bool:
 
 def progress() -> tuple[int, int]:
     """(exercises answered correctly in this session, exercises in the bank)."""
-    exercises = bank.all_exercises()
+    exercises = lessons.all_exercises()
     return sum(is_solved(ex) for ex in exercises), len(exercises)
 
 
@@ -86,7 +88,7 @@ def _check_number(ex: Numeric) -> None:
         _record(ex.key, None, picks, None, "Type a number first.")
         return
     try:
-        ok, text, _ = bank.numeric_feedback(ex, float(given), picks)
+        ok, text, _ = kinds.numeric_feedback(ex, float(given), picks)
     except ValueError as exc:  # posenc refused the picks: say so, as the lessons do
         _record(ex.key, given, picks, None, str(exc))
         return
@@ -96,9 +98,10 @@ def _check_number(ex: Numeric) -> None:
 # drawing
 
 
-def render(lesson_path: str) -> None:
-    """The lesson's exercises, in a collapsed expander at the end of the page."""
-    exercises = bank.BANK.get(lesson_path, ())
+def render(lesson) -> None:
+    """The exercises of ``lesson`` (a ``ui.lesson.Lesson``), in a collapsed expander at
+    the end of the page."""
+    exercises = lesson.exercises
     if not exercises:
         return
     done = sum(is_solved(ex) for ex in exercises)
@@ -165,7 +168,7 @@ def _numeric(ex: Numeric) -> None:
         key=_widget(ex.key, "value"),
         width=ANSWER_WIDTH,
     )
-    st.caption(bank.tolerance_text(ex))
+    st.caption(kinds.tolerance_text(ex))
     _check_and_hint(ex, _check_number)
     _feedback(ex, given, picks)
     if _offer_answer(ex):

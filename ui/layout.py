@@ -21,7 +21,7 @@ def presenting() -> bool:
 
 
 def start_page(present: bool) -> None:
-    """Called by app.py before a page runs."""
+    """Called by the shell (ui.shell) before a page runs."""
     st.session_state[PRESENTING] = present
     st.session_state[_STAGE] = []
     st.session_state[NOTES] = []
@@ -193,7 +193,7 @@ def core_error(exc: ValueError) -> None:
 
 def view_picker(lesson) -> str:
     """The lesson's view chooser (one figure set at a time), mirrored in the URL as ``view``."""
-    views = lesson.views
+    labels = lesson.view_labels
     return state.choice(
-        "view", "Show", list(views), next(iter(views)), labels=views, container=st, label_visibility="collapsed"
+        "view", "Show", list(labels), next(iter(labels)), labels=labels, container=st, label_visibility="collapsed"
     )

@@ -27,7 +27,7 @@ DRAWN = "_drawn:"
 OPTIONS = "_options:"
 
 
-# run bookkeeping (called by app.py)
+# run bookkeeping (called by ui.shell around every page)
 
 
 def start_run(page_id: str) -> None:

@@ -2,15 +2,8 @@
 of each layout, scores with a sinusoid added (for contrast), xPos scores, and the
 regions a context-extension method leaves alone, blends or interpolates.
 
-- RoPE: Su et al. 2021, "RoFormer", arXiv:2104.09864; pairs (2i, 2i+1) as in GPT-J,
-  pairs (i, i + Dh/2) as in GPT-NeoX / LLaMA (transformers' ``rotate_half``).
-- Sinusoid added to the input: Vaswani et al. 2017, arXiv:1706.03762.
-- xPos: Sun et al. 2022, arXiv:2212.10554; reference code microsoft/torchscale.
-- Context extension: Chen et al. 2023 (arXiv:2306.15595), Peng et al. 2023 (YaRN,
-  arXiv:2309.00071), transformers' ``ROPE_INIT_FUNCTIONS``.
-
-Shape letters as in the package docstring: T positions, Dh head width, P chosen pairs,
-Tm / Tn query / key positions.
+References are listed in ``posenc.rope``; the added sinusoid is Vaswani et al. 2017
+(arXiv:1706.03762).
 """
 
 from __future__ import annotations
@@ -19,9 +12,20 @@ import math
 
 import numpy as np
 
-from ._checks import as_choice, as_even_int, as_float, as_float_array, as_int, as_positions, check_budget
-from .absolute import sinusoidal
-from .rotary import ROPE_LAYOUTS, apply_rope, apply_xpos, rope_inv_freq
+from .._checks import (
+    as_choice,
+    as_even_int,
+    as_float,
+    as_float_array,
+    as_head_vector,
+    as_int,
+    as_positions,
+    as_query_key,
+    check_budget,
+)
+from ..absolute import sinusoidal
+from .frequencies import rope_inv_freq
+from .rotation import ROPE_LAYOUTS, apply_rope, apply_xpos
 
 __all__ = [
     "SCALING_REGIONS",
@@ -41,17 +45,6 @@ SCALING_REGIONS = ("kept", "blended", "interpolated")
 
 
 # helpers
-
-
-def _vector(name, x):
-    x = as_float_array(name, x, ndim=1)  # (Dh,)
-    as_even_int(f"{name}.size (head_dim)", x.size)
-    return x
-
-
-def _same_size(q, k):
-    if q.size != k.size:
-        raise ValueError(f"q and k must have the same length, got {q.size} and {k.size}")
 
 
 def _pairs(pairs, head_dim):
@@ -126,7 +119,7 @@ def pair_trajectory(x, positions, pairs, *, base: float = 10000.0):
     >>> coords[1, 0].round(4), angles[:, 0]
     (array([0.5403, 0.8415]), array([0., 1.]))
     """
-    x = _vector("x", x)
+    x = as_head_vector("x", x)
     pairs = _pairs(pairs, x.size)  # (P,)
     pos = as_positions("positions", positions, width=x.size)  # (T,)
     rotated = apply_rope(np.broadcast_to(x, (pos.size, x.size)), pos, base=base)  # (T, Dh)
@@ -153,8 +146,7 @@ def pair_scores(q, k, positions_q, positions_k, *, base: float = 10000.0):
         share i is :math:`\\mathrm{Re}[\\tilde q_i \\bar{\\tilde k}_i e^{i (m - n) \\theta_i}]`: it
         depends on ``m - n`` only.
     """
-    q, k = _vector("q", q), _vector("k", k)
-    _same_size(q, k)
+    q, k = as_query_key(q, k)
     pm = as_positions("positions_q", positions_q, width=q.size)  # (T,)
     pn = as_positions("positions_k", positions_k, width=k.size)  # (T,)
     if pm.size != pn.size:
@@ -196,23 +188,22 @@ def added_scores(q, k, positions_q, positions_k, *, base: float = 10000.0):
     Parameters
     ----------
     q, k : (Dh,) array_like
-    positions_q : int or (Tm,) array_like
-    positions_k : int or (Tn,) array_like
+    positions_q : int or (Tq,) array_like
+    positions_k : int or (Tk,) array_like
     base : float
 
     Returns
     -------
-    S : (Tm, Tn) ndarray, ``(q + PE[m]) . (k + PE[n])`` with the interleaved sinusoid
+    S : (Tq, Tk) ndarray, ``(q + PE[m]) . (k + PE[n])`` with the interleaved sinusoid
     of width Dh. Unlike RoPE's, it is not constant along diagonals: the cross terms
     ``q . PE[n]`` and ``PE[m] . k`` see absolute positions.
     """
-    q, k = _vector("q", q), _vector("k", k)
-    _same_size(q, k)
+    q, k = as_query_key(q, k)
     pm = as_positions("positions_q", positions_q)
     pn = as_positions("positions_k", positions_k)
     check_budget(pm.size * pn.size + (pm.size + pn.size) * q.size, "added_scores")
-    hq = q[None, :] + sinusoidal(pm, q.size, base)  # (Tm, Dh)
-    hk = k[None, :] + sinusoidal(pn, k.size, base)  # (Tn, Dh)
+    hq = q[None, :] + sinusoidal(pm, q.size, base)  # (Tq, Dh)
+    hk = k[None, :] + sinusoidal(pn, k.size, base)  # (Tk, Dh)
     return hq @ hk.T
 
 
@@ -246,23 +237,22 @@ def xpos_scores(
     Parameters
     ----------
     q, k : (Dh,) array_like
-    positions_q : int or (Tm,) array_like
-    positions_k : int or (Tn,) array_like
+    positions_q : int or (Tq,) array_like
+    positions_k : int or (Tk,) array_like
     base, gamma, scale_base : as for ``apply_xpos``
 
     Returns
     -------
-    S : (Tm, Tn) ndarray, ``xpos(q, m, query) . xpos(k, n, key)``: RoPE's score with
+    S : (Tq, Tk) ndarray, ``xpos(q, m, query) . xpos(k, n, key)``: RoPE's score with
     pair i's share multiplied by :math:`\\zeta_i^{(m - n)/\\text{scale\\_base}}`.
     """
-    q, k = _vector("q", q), _vector("k", k)
-    _same_size(q, k)
+    q, k = as_query_key(q, k)
     pm = as_positions("positions_q", positions_q)
     pn = as_positions("positions_k", positions_k)
     check_budget(pm.size * pn.size + (pm.size + pn.size) * q.size, "xpos_scores")
     kw = dict(base=base, gamma=gamma, scale_base=scale_base)
-    xq = apply_xpos(np.broadcast_to(q, (pm.size, q.size)), pm, role="query", **kw)  # (Tm, Dh)
-    xk = apply_xpos(np.broadcast_to(k, (pn.size, k.size)), pn, role="key", **kw)  # (Tn, Dh)
+    xq = apply_xpos(np.broadcast_to(q, (pm.size, q.size)), pm, role="query", **kw)  # (Tq, Dh)
+    xk = apply_xpos(np.broadcast_to(k, (pn.size, k.size)), pn, role="key", **kw)  # (Tk, Dh)
     return xq @ xk.T
 
 

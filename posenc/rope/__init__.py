@@ -1,0 +1,90 @@
+"""Rotary position embedding (RoPE): its frequencies and context-extension variants, the
+rotation itself, xPos, and the measurements the RoPE lesson draws.
+
+===============  ============================================================================
+``frequencies``  ``rope_inv_freq`` and the variant registry ``ROPE_VARIANTS`` (one
+                 ``RopeVariant(init, keys)`` per rope_type: default, linear, ntk, dynamic,
+                 yarn, llama3), its read-only view ``ROPE_INIT_FUNCTIONS``, and
+                 ``rope_frequency_ratio``
+``rotation``     ``ROPE_LAYOUTS``, ``rope_cos_sin``, ``apply_rope``,
+                 ``half_to_interleaved_permutation``, ``xpos_scale``, ``apply_xpos``
+``analysis``     ``rope_scores``, ``rope_shift_error``, ``rope_decay_bound``,
+                 ``rope_score_stats``
+``lessons``      the lesson's helpers: ``random_query_key``, ``pair_trajectory``,
+                 ``pair_scores``, ``dim_pairs``, ``added_scores``, ``added_shift_error``,
+                 ``xpos_scores``, ``scaling_regions`` and ``SCALING_REGIONS``
+===============  ============================================================================
+
+Every public name of the four modules is also a name of this package
+(``posenc.rope.apply_rope``, ``posenc.rope.random_query_key``, ...). Shape letters as in
+``posenc``: T positions, Tq / Tk query / key positions, Dh head width, P chosen pairs,
+R distances, B random samples.
+
+References
+
+- RoPE: Su et al. 2021, "RoFormer", arXiv:2104.09864. Reference code: GPT-J
+  (``rotate_every_two``) and Hugging Face transformers (``rotate_half``,
+  ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``).
+- Position interpolation ("linear"): Chen et al. 2023, arXiv:2306.15595.
+- NTK-aware and dynamic NTK scaling: bloc97 / emozilla (2023), as in transformers.
+- YaRN: Peng et al. 2023, arXiv:2309.00071.
+- Llama 3.1 frequency bands: transformers' ``_compute_llama3_parameters``.
+- xPos: Sun et al. 2022, "A Length-Extrapolatable Transformer", arXiv:2212.10554;
+  reference code microsoft/torchscale ``xpos_relative_position.py``.
+"""
+
+from . import analysis, frequencies, lessons, rotation
+from .analysis import rope_decay_bound, rope_score_stats, rope_scores, rope_shift_error
+from .frequencies import ROPE_INIT_FUNCTIONS, ROPE_VARIANTS, RopeVariant, rope_frequency_ratio, rope_inv_freq
+from .lessons import (
+    SCALING_REGIONS,
+    added_scores,
+    added_shift_error,
+    dim_pairs,
+    pair_scores,
+    pair_trajectory,
+    random_query_key,
+    scaling_regions,
+    xpos_scores,
+)
+from .rotation import (
+    ROPE_LAYOUTS,
+    apply_rope,
+    apply_xpos,
+    half_to_interleaved_permutation,
+    rope_cos_sin,
+    xpos_scale,
+)
+
+__all__ = [
+    # the four modules
+    "analysis",
+    "frequencies",
+    "lessons",
+    "rotation",
+    # their public names
+    "ROPE_INIT_FUNCTIONS",
+    "ROPE_LAYOUTS",
+    "ROPE_VARIANTS",
+    "RopeVariant",
+    "SCALING_REGIONS",
+    "added_scores",
+    "added_shift_error",
+    "apply_rope",
+    "apply_xpos",
+    "dim_pairs",
+    "half_to_interleaved_permutation",
+    "pair_scores",
+    "pair_trajectory",
+    "random_query_key",
+    "rope_cos_sin",
+    "rope_decay_bound",
+    "rope_frequency_ratio",
+    "rope_inv_freq",
+    "rope_score_stats",
+    "rope_scores",
+    "rope_shift_error",
+    "scaling_regions",
+    "xpos_scale",
+    "xpos_scores",
+]

@@ -1,0 +1,91 @@
+"""The shell around every page: page settings, the menu, presenter mode, static CSS, and
+after a lesson its exercises, previous / next links and speaker notes.
+
+``app.py`` routes (``st.navigation``) and hands the chosen page to ``run``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+import lessons
+from ui import exercises, layout, state
+
+#: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
+CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
+#: presenter mode: Streamlit sizes its text in rem, so the root size scales it all
+PRESENTER_CSS = "<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>"
+
+
+def configure() -> None:
+    """Page settings; must come before anything else is drawn."""
+    present_in_url = st.query_params.get("present") in ("1", "true")
+    st.set_page_config(
+        page_title="posenc-lab: how Transformers know word order",
+        # no page icon: a Material icon as favicon is fetched from Google's font host, and
+        # an emoji needs an emoji font; Streamlit's own favicon is served locally
+        layout="wide",
+        # a projected lesson starts with the figures, not the controls
+        initial_sidebar_state="collapsed" if present_in_url else "auto",
+    )
+
+
+def pages() -> list[st.Page]:
+    """Every page of the app, the start page first (the default)."""
+    # no icons in the navigation: Streamlit makes the current page's icon the favicon, and a
+    # Material icon there is fetched from Google's font host (an emoji needs an emoji font)
+    home = st.Page(lessons.HOME.path, title=lessons.HOME.title, default=True)
+    return [
+        home,
+        *(
+            st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path)
+            for lesson in (*lessons.LESSONS, *lessons.REFERENCE)
+        ),
+    ]
+
+
+def run(page: st.Page) -> None:
+    """Draw the shell and run ``page`` inside it."""
+    # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
+    # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
+    layout.navigation_links(lessons.HOME, lessons.LESSONS, lessons.REFERENCE)
+    state.start_run(page.url_path)
+    present = state.toggle(
+        "present",
+        "Presenter mode",
+        False,
+        help="Larger type and figures; explanations fold into speaker notes.",
+        omit_default=True,
+    )
+    layout.start_page(present)
+    st.html(CSS)
+    if present:
+        st.html(PRESENTER_CSS)
+    notice_area = st.container()
+    page.run()
+    current = lessons.lesson_by_url(page.url_path)
+    if current is not None:
+        exercises.render(current)
+        _neighbours(current)
+    if layout.speaker_notes():
+        with st.expander("Speaker notes", icon=":material/speaker_notes:", expanded=False):
+            for note in layout.speaker_notes():
+                st.markdown(note)
+    state.finish_run(notice_area)
+
+
+def _neighbours(current) -> None:
+    """Previous / next links at the foot of a lesson."""
+    index = lessons.LESSONS.index(current)
+    st.divider()
+    back, _, forward = st.columns([2, 3, 2])
+    if index > 0:
+        before = lessons.LESSONS[index - 1]
+        back.page_link(before.path, label=f"Previous: {before.title}", icon=":material/arrow_back:")
+    else:
+        back.page_link(lessons.HOME.path, label="Back to the start", icon=":material/arrow_back:")
+    if index + 1 < len(lessons.LESSONS):
+        after = lessons.LESSONS[index + 1]
+        forward.page_link(after.path, label=f"Next: {after.title}", icon=":material/arrow_forward:")
