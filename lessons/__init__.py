@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from lessons import (
     alibi,
+    choices,
+    claims,
     compare,
+    design,
     experiments,
     glossary,
     home,
+    images,
     learned,
     references,
     relative,
@@ -25,7 +29,21 @@ from ui.lesson import Lesson
 
 HOME: Lesson = home.LESSON
 LESSONS: tuple[Lesson, ...] = tuple(
-    lesson.LESSON for lesson in (why_order, sinusoidal, learned, relative, rope, alibi, compare, experiments)
+    lesson.LESSON
+    for lesson in (
+        why_order,
+        sinusoidal,
+        learned,
+        relative,
+        rope,
+        images,
+        alibi,
+        compare,
+        choices,
+        design,
+        experiments,
+        claims,
+    )
 )
 #: pages to look things up in, outside the lesson path
 REFERENCE: tuple[Lesson, ...] = (glossary.LESSON, references.LESSON)

@@ -167,8 +167,13 @@ data = slopes  # (H,): one point per head
             f"**Press et al.'s rule.** H = {n_heads} is not a power of two. Take c = {c}, the largest "
             f"power of two below H, and give heads 1 to {c} the {c}-head schedule. The other "
             f"{n_heads - c} heads take every other slope of the {2 * c}-head schedule (its 1st, 3rd, "
-            "5th...), which fall halfway, on a log scale, between the steepest slopes of the first "
-            "schedule."
+            f"5th...). The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule"
+            + (
+                "; each further one falls halfway, on a log scale, between two neighbouring slopes of the "
+                f"{c}-head schedule."
+                if n_heads - c > 1
+                else "."
+            )
         )
         st.latex(
             r"m_h = \begin{cases} 2^{-8h/c} & h = 1, \dots, c \\"

@@ -200,8 +200,9 @@ data = np.hstack(panels)  # (r, 9 r): the panels side by side, in reading order
     else:
         layout.notice(
             "with different words, only the biases (T5, ALiBi, KERPLE) keep clean stripes: they ignore the words. "
-            "Shaw, RoPE "
-            f"and xPos still depend on j - i, but mixed with the words at i and j; {learned}. None adds nothing."
+            "RoPE and xPos still depend on j - i, but mixed with both words, the query's at i and the key's at j. "
+            "Shaw's change, q_i · a_(j−i), mixes in only the query word: each row follows the offset with its own "
+            f"pattern. {learned[0].upper() + learned[1:]}. None adds nothing."
         )
 
 

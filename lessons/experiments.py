@@ -26,8 +26,8 @@ def intro() -> dict:
     """The lead, the task and training settings, and the run every view reads."""
     layout.lesson(
         "Experiments: train short, test long",
-        "Lesson texts say that sinusoidal encodings extrapolate perfectly, that learned ones "
-        "stop at max_len and that ALiBi works far beyond its training length. Here a one-layer "
+        "Three claims are common: sinusoidal encodings extrapolate perfectly, learned ones stop at "
+        "max_len, and ALiBi works far beyond its training length. Here a one-layer "
         "attention model, written in NumPy with hand-derived gradients, is trained on short "
         "sequences with each kind of position, then tested on sequences 2, 4 and 8 times longer. "
         "Every number below comes from that run.",
@@ -159,6 +159,34 @@ data = np.column_stack([accuracy, chance])  # over run["lengths"]
     layout.notice("the loss falls for every model that can represent the task; a flat line means it cannot.")
 
 
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def translation_text(errors: dict[str, float | None], methods: list[str], shift: int) -> str:
+    """What the bars show, in their own numbers: exact zeros, rounding, real changes, no rows."""
+    moved = {m: errors[m] for m in methods if errors[m] is not None}
+    exact = [claims.NAMES[m] for m, e in moved.items() if e == 0.0]
+    # below 1e-9 is floating-point rounding on scores of size ~10 (the claims table's threshold too)
+    rounding = [f"{e:.1e} for {claims.NAMES[m]}" for m, e in moved.items() if 0.0 < e < 1e-9]
+    real = [f"{e:.3g} for {claims.NAMES[m]}" for m, e in moved.items() if e >= 1e-9]
+    missing = [claims.NAMES[m] for m in methods if errors[m] is None]
+    parts = [f"when the phrase moves {shift} places, the largest change of the scores is"]
+    if exact:
+        parts.append(f"exactly 0 for {_and(exact)}" + (";" if rounding else ":"))
+    if rounding:
+        parts.append(f"{_and(rounding)}, which is rounding:")
+    if exact or rounding:
+        parts.append("these scores depend on distances, not on where the phrase stands.")
+    if real:
+        parts.append(
+            ("It is " if exact or rounding else "") + f"{_and(real)}: these scores see where the phrase stands."
+        )
+    if missing:
+        parts.append(f"The {_and(missing)} table has no rows for a phrase moved past its end.")
+    return " ".join(parts)
+
+
 @LESSON.view("translation", "Translation invariance")
 def translation(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
     lengths, methods, cfg, run_code = run_header(summary, live, settings)
@@ -196,11 +224,7 @@ data = np.array(errors)
     )
     layout.chart(fig, key="exp_translation", filename="experiment_translation", code=code)
     st.caption(f"Differences below {floor:g} (exact zeros) are drawn at {floor:g} so they show on a log axis.")
-    layout.notice(
-        "RoPE, ALiBi, T5 and no positions change only by rounding (about 1e-15): their scores "
-        "depend on distances, not on where the phrase stands. The added encodings change the "
-        "scores outright, and the learned table has no rows for a phrase moved past its end."
-    )
+    layout.notice(translation_text(errors, methods, shift))
     method = state.choice(
         "show",
         "Scores of",

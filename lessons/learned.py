@@ -32,7 +32,16 @@ def page() -> None:
     st.sidebar.header("Table")
     max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16, container=layout.key_control())
     d_model = controls.d_model()
-    std = float(state.choice_slider("std", "Initial std", controls.STDS, 0.02, help="GPT-2 and BERT start at 0.02."))
+    std = float(
+        state.choice_slider(
+            "std",
+            "Initial std",
+            controls.STDS,
+            0.02,
+            help="BERT draws its table with std 0.02 (its initializer_range, also Hugging Face's default for GPT-2). "
+            "OpenAI's GPT-2 code draws its position table (wpe) with std 0.01.",
+        )
+    )
     seed = state.int_slider("seed", "Seed", 0, 99, 0)
     st.sidebar.header("Sequence")
     seq_len = state.int_slider(

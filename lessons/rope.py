@@ -251,10 +251,13 @@ def decay(head_dim: int, base: float) -> None:
         r"S_j=\sum_{i<j} e^{\,i (m-n)\theta_i},\quad h_i = \tilde q_i \overline{\tilde k_i}"
     )
     out = compute_rope.decay(head_dim, base, max_distance, rho, n_samples, seed)
+    summary = compute_rope.decay_summary(head_dim, base, max_distance)
     distances_code = f"""
-# log-spaced distances 1..{max_distance:,}, plus those of the lesson text's table
+# the bound at every distance 1..{max_distance:,}: its value at 1, its lowest, its largest climb back up
+s = posenc.rope.rope_decay_summary({head_dim}, {max_distance}, {base!r})
+# log-spaced distances 1..{max_distance:,}, plus 1, 2, 3 (the tutorial's table) and those the text names
 distances = np.unique(np.geomspace(1, {max_distance}, 160).round().astype(np.int64))
-distances = np.union1d(distances, {list(compute_rope.LESSON_TEXT_STD)!r})
+distances = np.union1d(distances, [1, 2, 3, s.lowest_at, s.climb_from, s.climb_to])
 """
     left, right = st.columns(2)
     fig = figcache.figure(rope_figures.decay_bound, out["distances"], out["bound"], height=430)
@@ -287,12 +290,13 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
         )
         spread = np.column_stack([out["distances"], out["mean"], out["std"]])
         layout.chart(fig, key="rope_spread", filename="rope_score_spread", code=code, data=spread)
+    tutorial = compute_rope.TUTORIAL_STD
     st.table(
         {
-            "distance m − n": list(compute_rope.LESSON_TEXT_STD),
-            "std measured here": [f"{out['near'][d]:.2f}" for d in compute_rope.LESSON_TEXT_STD],
-            "√head_dim": [f"{root:.2f}"] * len(compute_rope.LESSON_TEXT_STD),
-            "the lesson text's table": [f"{v:.2f}" for v in compute_rope.LESSON_TEXT_STD.values()],
+            "distance m − n": list(tutorial),
+            "std measured here": [f"{out['near'][d]:.2f}" for d in tutorial],
+            "√head_dim": [f"{root:.2f}"] * len(tutorial),
+            "a RoPE tutorial's table (head_dim 16)": [f"{v:.2f}" for v in tutorial.values()],
         }
     )
     mean_near, mean_far = out["mean"][0], out["mean"][-1]
@@ -306,13 +310,51 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
             f"With k resembling q (rho = {rho:g}) the decay shows in the mean: {mean_near:.2f} at distance 1, "
             f"{mean_far:.2f} at {max_distance:,}."
         )
+    tutorial_values = ", ".join(f"{v:.2f}" for v in tutorial.values())
+    tutorial_at = ", ".join(map(str, tutorial))
     layout.notice(
-        "the bound (left) falls as the distance grows: that is RoFormer's 'long-term decay'. It is a ceiling, "
-        f"not what a score does. For independent q and k (rho = 0) the spread of the score stays at "
-        f"√head_dim = {root:.2f} at every distance, because rotating k does not change its spread. The lesson "
-        "text's table (3.83, 3.68, 4.57 at distances 1, 2, 3) shows no decay either: its values scatter around "
-        "4, which is √head_dim for head_dim 16, by about as much as the std of a few dozen samples moves from "
-        "seed to seed (try head_dim 16 with 50 samples and change the seed). " + mean_text
+        bound_text(summary, max_distance)
+        + f" For independent q and k (rho = 0) the spread of the score stays at √head_dim = {root:.2f} at every "
+        "distance, because rotating k does not change its spread. A popular RoPE tutorial prints a table of the "
+        f"std of q·k for head_dim 16 at distances {tutorial_at}, each measured over a few dozen random pairs: "
+        f"{tutorial_values}. It shows no decay either: its values scatter around √16 = {math.sqrt(16):g} by about "
+        "as much as the std of a few dozen samples moves from seed to seed (try head_dim 16 with 50 samples and "
+        "change the seed). " + mean_text
+    )
+
+
+def bound_text(summary: posenc.rope.DecaySummary, max_distance: int) -> str:
+    """What RoFormer's bound does up to ``max_distance``, in the scan's own numbers."""
+    edges = summary.band_edges
+    bands = [
+        f"{mean:.3g} over {lo:,}–{hi - 1:,}"
+        for lo, hi, mean in zip(edges[:-1], edges[1:], summary.band_means, strict=True)
+    ]
+    steps = np.diff(summary.band_means)
+    trend = (
+        "it shrinks, with oscillations"
+        if np.all(steps < 0)
+        else "it shrinks overall, though not from every band to the next"
+        if steps.sum() < 0
+        else "it does not shrink at all here"
+    )
+    shrinks = f"Averaged over bands of distances {trend}: " + ", ".join(bands) + "." if len(bands) > 1 else ""
+    lowest = f"its smallest value up to {max_distance:,} is {summary.lowest:.3g}, at r = {summary.lowest_at:,}"
+    if summary.climb_high <= summary.climb_low:
+        climb = f"Over these distances it never rises: {lowest}."
+    elif summary.climb_from == summary.lowest_at:
+        climb = (
+            f"It is not monotone: {lowest}, and past that it climbs back to {summary.climb_high:.3g} at "
+            f"r = {summary.climb_to:,}."
+        )
+    else:
+        climb = (
+            f"It is not monotone: it dips to {summary.climb_low:.3g} at r = {summary.climb_from:,} and is "
+            f"back up to {summary.climb_high:.3g} at r = {summary.climb_to:,}; {lowest}."
+        )
+    return (
+        f"the bound (left) is RoFormer's 'long-term decay': {summary.at_one:.3g} at distance 1. {shrinks} {climb} "
+        "It is a ceiling on the score, not what a score does."
     )
 
 
@@ -399,27 +441,62 @@ class Extension(NamedTuple):
 
     label: str
     formula: str  # LaTeX
-    #: (training length L) -> (extra rope_scaling keys, seq_len, guide lines {label: wavelength});
-    #: draws the variant's own sidebar controls
-    controls: Callable[[int], tuple[dict, int | None, dict[str, float]]] = lambda original: ({}, None, {})
+    #: (training length L, head_dim) -> (extra rope_scaling keys, seq_len, guide lines {label:
+    #: wavelength}); draws the variant's own sidebar controls
+    controls: Callable[[int, int], tuple[dict, int | None, dict[str, float]]] = lambda original, head_dim: (
+        {},
+        None,
+        {},
+    )
     caption: str = ""
 
 
-def _dynamic_controls(original: int):
-    seq_len = int(
+def _current_length(help_text: str) -> int:
+    return int(
         state.choice_slider(
             "seq",
             "Current length (seq_len)",
             tuple(2**k for k in range(9, 19)),
             8192,
             fmt=lambda v: f"{v:,}",
-            help="Dynamic NTK rescales only once the text outgrows L.",
+            help=help_text,
         )
     )
+
+
+def _dynamic_controls(original: int, head_dim: int):
+    seq_len = _current_length("Dynamic NTK rescales only once the text outgrows L.")
     return {}, seq_len, {f"current length = {seq_len:,}": seq_len}
 
 
-def _yarn_controls(original: int):
+def _longrope_controls(original: int, head_dim: int):
+    seq_len = _current_length("LongRoPE uses its long factors once the text outgrows L.")
+    phi = posenc.rope.PHI_3_5_MINI_LONGROPE
+    factors = {
+        key: tuple(float(f) for f in posenc.rope.resample_factors(phi[key], head_dim // 2))
+        for key in ("short_factor", "long_factor")
+    }
+    if head_dim != posenc.rope.PHI_3_5_MINI_HEAD_DIM:
+        st.caption(
+            f"Phi-3.5-mini's factors belong to head_dim {posenc.rope.PHI_3_5_MINI_HEAD_DIM}; at head_dim "
+            f"{head_dim} they are resampled to {head_dim // 2} pairs by each pair's place from fastest to slowest."
+        )
+    return factors, seq_len, {f"current length = {seq_len:,}": seq_len}
+
+
+def _p_rope_controls(original: int, head_dim: int):
+    p = state.choice_slider(
+        "p",
+        "Fraction p of the pairs that turn",
+        # p = 0 would be NoPE, which the slider's log spacing cannot hold; 1/8 is its nearest
+        (0.125, 0.25, 0.5, 0.75, 0.875, 1.0),
+        0.75,
+        help="The fastest p of the pairs keep their frequencies; the others stop turning.",
+    )
+    return {"partial_rotary_factor": float(p)}, None, {}
+
+
+def _yarn_controls(original: int, head_dim: int):
     beta_fast = state.choice_slider("beta_fast", "beta_fast (turns in L)", (4, 8, 16, 32, 64, 128), 32)
     beta_slow = state.choice_slider("beta_slow", "beta_slow (turns in L)", (0.25, 0.5, 1, 2), 1)
     guides = {
@@ -429,7 +506,7 @@ def _yarn_controls(original: int):
     return {"beta_fast": float(beta_fast), "beta_slow": float(beta_slow)}, None, guides
 
 
-def _llama3_controls(original: int):
+def _llama3_controls(original: int, head_dim: int):
     low_ff = state.float_slider("low", "low_freq_factor", 0.5, 8.0, 1.0, step=0.5, fmt="%.1f")
     high_ff = state.float_slider("high", "high_freq_factor", 1.0, 32.0, 4.0, step=1.0, fmt="%.0f")
     guides = {
@@ -470,6 +547,21 @@ EXTENSIONS = {
         r"\sigma_i = \frac{L/\lambda_i - \text{low}}{\text{high} - \text{low}}\end{cases}",
         _llama3_controls,
     ),
+    "longrope": Extension(
+        "LongRoPE (Phi-3)",
+        r"\theta_i' = \theta_i / \lambda_i,\quad \lambda = \begin{cases}\text{short\_factor} & L_{\text{now}} \le L"
+        r" \\ \text{long\_factor} & L_{\text{now}} > L\end{cases},\quad \sqrt{1/t} = \sqrt{1 + \ln s / \ln L}",
+        _longrope_controls,
+        "λ_i: a factor per pair, found by search (Ding et al. 2024); shown are Phi-3.5-mini-instruct's, "
+        "from its config (L = 4,096, extended to 131,072). t: the attention temperature, as in YaRN.",
+    ),
+    "proportional": Extension(
+        "p-RoPE",
+        r"\theta_i' = \begin{cases}\theta_i / s & i < p\,d_h/2 \\ 0 & \text{otherwise}\end{cases}",
+        _p_rope_controls,
+        "Barbero et al. (2024) keep only the fastest fraction p of the frequencies; the slowest pairs stop "
+        "turning and carry meaning without position. transformers calls it rope_type 'proportional'.",
+    ),
 }
 
 
@@ -497,7 +589,7 @@ def scaling(head_dim: int, base: float) -> None:
     cfg = {"rope_type": method, "factor": factor}
     if "original_max_position_embeddings" in posenc.ROPE_VARIANTS[method].keys:
         cfg["original_max_position_embeddings"] = original
-    extra, seq_len, guides = extension.controls(original)
+    extra, seq_len, guides = extension.controls(original, head_dim)
     cfg.update(extra)
     st.latex(extension.formula)
     if extension.caption:
@@ -521,7 +613,7 @@ def scaling(head_dim: int, base: float) -> None:
         factor=effective,
         original_length=original,
         guides=guides,
-        region_names=("kept, extrapolated", "blended", "interpolated"),
+        region_names=("kept, extrapolated", "blended", "interpolated", "stopped"),
         title=f"{shown}, s = {effective:g}: what happens to each pair (head_dim {head_dim}, base {base:,.0f})",
         height=640,
     )
@@ -530,21 +622,25 @@ rope_scaling = {dict(sorted(cfg.items()))!r}
 inv_freq, _ = posenc.rope_inv_freq({head_dim}, {base!r})
 scaled, attention_factor = posenc.rope_inv_freq({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
 ratio = posenc.rope_frequency_ratio({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
-region = posenc.rope.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated
+region = posenc.rope.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated, 3 stopped
+after = np.divide(2 * np.pi, scaled, out=np.full(scaled.shape, np.nan), where=scaled > 0)  # NaN: stopped
 # one row per pair: wavelength before, after (positions per turn), frequency ratio, region
-data = np.column_stack([2 * np.pi / inv_freq, 2 * np.pi / scaled, ratio, region])
+data = np.column_stack([2 * np.pi / inv_freq, after, ratio, region])
 """
     table = np.column_stack([out["before"], out["after"], out["ratio"], out["region"]])
     layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}", code=code, data=table)
     counts = np.bincount(out["region"], minlength=len(posenc.rope.SCALING_REGIONS))
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN only)")
+    c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN and LongRoPE)")
     c2.metric("Kept pairs", int(counts[0]), help="frequency ratio 1: they turn as in training")
     c3.metric("Blended pairs", int(counts[1]), help="ratio strictly between 1/s and 1")
     c4.metric("Interpolated pairs", int(counts[2]), help="ratio 1/s: positions squeezed s times")
+    if counts[3]:
+        st.metric("Stopped pairs", int(counts[3]), help="frequency 0: they no longer turn (p-RoPE)")
     st.caption(
         "Frequencies from posenc.rope_inv_freq, the same numbers as transformers' ROPE_INIT_FUNCTIONS for "
-        "linear, dynamic, yarn and llama3 (checked against frozen transformers outputs in the test suite). "
+        "linear, dynamic, yarn, llama3, longrope and proportional (checked against frozen transformers outputs in the "
+        "test suite). "
         "'NTK-aware' is bloc97's static formula, not a transformers rope_type."
     )
     longer = int((out["before"] > original).sum())

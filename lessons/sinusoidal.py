@@ -25,6 +25,25 @@ def encoding_args(d_model: int, base: float, pe_layout: str) -> str:
     return f"{d_model}, base={base!r}, layout={pe_layout!r}"
 
 
+def layout_help(d_model: int, base: float) -> str:
+    """The layout control's help: who uses which layout, and how far tensor2tensor's frequencies are."""
+    ratio = posenc.absolute.tensor2tensor_frequencies(d_model, base) / posenc.sinusoid_frequencies(d_model, base)
+    pair = int(np.argmax(np.abs(ratio - 1)))  # (D/2,) -> the pair where they differ most
+    gap = abs(ratio[pair] - 1)
+    how_far = (
+        f"For d_model = {d_model} and base {base:,.0f} theirs are up to {gap:.1%} "
+        f"{'lower' if ratio[pair] < 1 else 'higher'} (pair {pair}{', the slowest' if pair == ratio.size - 1 else ''})."
+        if gap > 1e-12
+        else f"For d_model = {d_model} the two agree."
+    )
+    return (
+        "The paper interleaves sines and cosines. tensor2tensor and fairseq concatenate them (all sines, then all "
+        "cosines), and with other frequencies: base^(−i/(d/2 − 1)) instead of base^(−2i/d). "
+        + how_far
+        + " This switch changes only the column order; the frequencies stay the paper's."
+    )
+
+
 @LESSON.intro
 def intro() -> dict:
     """The lead, the encoding every view shares, and its formula."""
@@ -47,7 +66,7 @@ def intro() -> dict:
         "interleaved",
         labels={"interleaved": "sin, cos, sin, cos (paper)", "concat": "all sin, then all cos"},
         horizontal=False,
-        help="The paper interleaves; tensor2tensor and fairseq concatenate. Same numbers, other column order.",
+        help=layout_help(d_model, base),
     )
 
     st.latex(

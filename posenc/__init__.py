@@ -31,7 +31,11 @@ allowed; outputs over ``MAX_ELEMENTS`` elements are refused before anything
 is allocated.
 """
 
-from . import alibi, compare_lessons, experiment, relative, rope
+#: the version of posenc-lab (the library, the figures and the app ship together); the one
+#: place it is written: the wheel's metadata and ``posenc-lab --version`` read it
+__version__ = "0.1.0"
+
+from . import alibi, claims, compare_lessons, custom, experiment, properties, relative, rope
 from ._checks import MAX_ELEMENTS
 from .absolute import (
     SINUSOIDAL_LAYOUTS,
@@ -90,8 +94,11 @@ from .toy import MAX_WORDS, projections, split_words, word_embeddings
 __all__ = [
     # the families that hold lesson helpers, and the training experiment, as modules
     "alibi",
+    "claims",
     "compare_lessons",
+    "custom",
     "experiment",
+    "properties",
     "relative",
     "rope",
     # limits and errors

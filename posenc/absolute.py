@@ -1,7 +1,9 @@
 """Absolute positional encodings: a vector per position, added to the token embedding.
 
-- Sinusoidal: Vaswani et al. 2017, "Attention Is All You Need", arXiv:1706.03762, sec. 3.5
-  (tensor2tensor and fairseq concatenate sin then cos instead of interleaving).
+- Sinusoidal: Vaswani et al. 2017, "Attention Is All You Need", arXiv:1706.03762, sec. 3.5.
+  tensor2tensor (``get_timing_signal_1d``) and fairseq (``SinusoidalPositionalEmbedding``)
+  concatenate sin then cos instead of interleaving, and space their frequencies slightly
+  differently, ``base**(-i/(D/2 - 1))`` (``tensor2tensor_frequencies``).
 - Learned: a trainable table as in BERT (arXiv:1810.04805) and GPT-2.
 
 Conventions: ``PE[p, 2i] = sin(p * w_i)``, ``PE[p, 2i+1] = cos(p * w_i)`` with
@@ -33,6 +35,7 @@ __all__ = [
     "lookup_learned",
     "sinusoid_frequencies",
     "sinusoidal",
+    "tensor2tensor_frequencies",
 ]
 
 SINUSOIDAL_LAYOUTS = ("interleaved", "concat")
@@ -63,6 +66,40 @@ def sinusoid_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     base = as_float("base", base, gt=1.0)
     # w_i = 1 / base^{2i/D}
     return 1.0 / base ** (np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+
+
+def tensor2tensor_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The frequencies tensor2tensor and fairseq use for their (concatenated) sinusoids.
+
+    Parameters
+    ----------
+    d_model : int, even, >= 2
+    base : float, > 1
+        Their ``max_timescale`` (``min_timescale`` is 1).
+
+    Returns
+    -------
+    w : (D/2,) ndarray
+        ``w_i = base**(-i / max(D/2 - 1, 1))``: the exponent steps by
+        ``ln(base) / (D/2 - 1)`` (their ``log_timescale_increment``), so the slowest pair
+        has exactly ``1 / base``, where the paper's ``sinusoid_frequencies`` has
+        ``base**(-(D - 2)/D)``. Not used by ``sinusoidal``; it is here to measure the gap.
+
+    References
+    ----------
+    tensorflow/tensor2tensor ``common_attention.get_timing_signal_1d``;
+    facebookresearch/fairseq ``SinusoidalPositionalEmbedding.get_embedding``.
+
+    Examples
+    --------
+    >>> tensor2tensor_frequencies(6, 100.0)
+    array([1.  , 0.1 , 0.01])
+    """
+    d_model = as_even_int("d_model", d_model)
+    base = as_float("base", base, gt=1.0)
+    half = d_model // 2
+    # w_i = exp(-i * ln(base) / max(D/2 - 1, 1)), as their log_timescale_increment writes it
+    return np.exp(-np.arange(half, dtype=np.float64) * (math.log(base) / max(half - 1, 1)))
 
 
 #: from this many positions on, 0..n-1 is built by angle addition (see _sinusoid_blocked)
@@ -118,7 +155,8 @@ def sinusoidal(positions, d_model: int, base: float = 10000.0, *, layout: str = 
         Wavelength scale, > 1.
     layout : {"interleaved", "concat"}
         ``"interleaved"`` as in the paper (sin, cos, sin, cos, ...); ``"concat"``
-        as in tensor2tensor / fairseq (all sines, then all cosines).
+        puts all sines, then all cosines: the column order of tensor2tensor and fairseq,
+        with the paper's frequencies (theirs differ: ``tensor2tensor_frequencies``).
 
     Returns
     -------

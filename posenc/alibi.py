@@ -292,8 +292,9 @@ def slope_origin(n_heads: int) -> SlopeOrigin:
     For a power of two ``H`` head ``h`` (1-based) gets :math:`m_h = 2^{-8h/H}`. Otherwise
     let :math:`c = 2^{\\lfloor \\log_2 H \\rfloor}`: the first ``c`` heads take the c-head
     schedule :math:`2^{-8h/c}` and the other ``H - c`` take every other slope of the 2c-head
-    schedule, entries 1, 3, 5, ...: :math:`2^{-8(2k-1)/(2c)}` for ``k = 1..H-c``, which fall
-    halfway (on a log scale) between the steepest c-head slopes.
+    schedule, entries 1, 3, 5, ...: :math:`2^{-8(2k-1)/(2c)}` for ``k = 1..H-c``. The first
+    of them, :math:`2^{-4/c}`, is steeper than every c-head slope; each further one falls
+    halfway (on a log scale) between two neighbouring c-head slopes.
 
     References
     ----------

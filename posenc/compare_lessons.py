@@ -215,8 +215,8 @@ def parameter_count(
         - learned: ``max_len * n_heads * head_dim``, one table for the whole model;
         - Shaw: ``2 (2K + 1) head_dim`` per layer, tables ``a^K`` and ``a^V`` shared by
           the heads (Shaw et al. 2018, sec. 3.3);
-        - T5: ``num_buckets * n_heads``, one scalar per bucket and head, shared by all
-          layers;
+        - T5: ``num_buckets * n_heads``, one scalar per bucket and head, shared by the
+          layers of one stack (the encoder and the decoder each learn their own);
         - KERPLE: ``2 * n_heads`` per layer (``r1`` and ``r2`` for each head).
     """
     method = as_choice("method", method, COMPARE_METHODS)

@@ -15,6 +15,11 @@ vocabulary. Position enters in one of six ways:
 "t5"           a trained scalar per bucket and head (Raffel et al. 2019)
 =============  ==========================================================
 
+and a seventh of the user's own, a ``CustomMethod``: a fixed table added to the input
+or fixed rotary frequencies (``posenc.custom.experiment_method`` makes one from a
+design). It starts from the initial weights of the classic of its family (sinusoidal,
+or RoPE) and sees the same batches, so the six classics run exactly as before.
+
 Two synthetic tasks need position:
 
 - ``"copy"``: predict the token ``offset`` places back (an exact relative offset);
@@ -33,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ._checks import as_choice, as_float, as_int
+from ._checks import as_choice, as_float, as_float_array, as_int
 from .absolute import PositionOutOfRange, sinusoidal
 from .alibi import alibi_slopes
 from .relative import t5_bucket
@@ -41,6 +46,7 @@ from .rope.frequencies import rope_inv_freq
 from .rope.rotation import _rotate_pairs, rope_cos_sin
 
 __all__ = [
+    "CustomMethod",
     "EXPERIMENT_METHODS",
     "EXPERIMENT_TASKS",
     "ExperimentConfig",
@@ -127,6 +133,57 @@ class ExperimentConfig:
         return self.d_model // self.n_heads
 
 
+@dataclass(frozen=True, eq=False)
+class CustomMethod:
+    """A position method made outside this module, trained as one more method.
+
+    Give exactly one of:
+
+    table : callable, positions (T,) int ndarray -> (T, D) ndarray
+        A fixed encoding added to the token embeddings (nothing in it is trained).
+    inv_freq : (Dh/2,) array_like
+        Fixed rotary frequencies: queries and keys of every head turned pair by pair
+        (dims 2i, 2i + 1) by ``p * inv_freq[i]``, as "rope" does with its own.
+
+    ``name`` labels its results and must not be one of ``EXPERIMENT_METHODS``. It is
+    trained from the initial weights and on the batches of the classic it resembles
+    (``shares``: "sinusoidal" for a table, "rope" for frequencies): a table equal to the
+    experiment's sinusoid, or RoPE's frequencies, give exactly those methods' numbers.
+    """
+
+    name: str = "custom"
+    table: Callable[[np.ndarray], np.ndarray] | None = None
+    inv_freq: np.ndarray | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or self.name in EXPERIMENT_METHODS:
+            raise ValueError(
+                f"name must be a non-empty string other than {', '.join(EXPERIMENT_METHODS)}, got {self.name!r}"
+            )
+        if (self.table is None) == (self.inv_freq is None):
+            raise ValueError(
+                "CustomMethod needs exactly one of table (an added encoding) or inv_freq (rotary frequencies)"
+            )
+        if self.table is not None and not callable(self.table):
+            raise ValueError(f"table must be a function of the positions, got {type(self.table).__name__}")
+        if self.inv_freq is not None:
+            object.__setattr__(self, "inv_freq", as_float_array("inv_freq", self.inv_freq, ndim=1))
+
+    @property
+    def shares(self) -> str:
+        """The classic whose initial weights and batches this method starts from."""
+        return "sinusoidal" if self.table is not None else "rope"
+
+
+def _method(method):
+    """A classic's name, checked, or a CustomMethod as it is."""
+    return method if isinstance(method, CustomMethod) else as_choice("method", method, EXPERIMENT_METHODS)
+
+
+def _label(method) -> str:
+    return method.name if isinstance(method, CustomMethod) else method
+
+
 # data
 
 
@@ -160,7 +217,7 @@ def make_batch(cfg: ExperimentConfig, b: int, length: int, rng: np.random.Genera
 
 def init_params(cfg: ExperimentConfig, method: str, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Freshly initialised parameters (small normal weights, zero biases)."""
-    method = as_choice("method", method, EXPERIMENT_METHODS)
+    method = _method(method)
     d, v = cfg.d_model, cfg.vocab
     params = {
         "E": rng.normal(0, 1.0, (v, d)),
@@ -192,7 +249,30 @@ def _positional_input(params, method, cfg, positions):
     if method == "sinusoidal":
         # scaled like the unit-variance token embeddings: sin^2 + cos^2 = 1 per pair
         return math.sqrt(2.0) * sinusoidal(positions, cfg.d_model)
+    if isinstance(method, CustomMethod) and method.table is not None:
+        table = np.asarray(method.table(positions), dtype=np.float64)
+        if table.shape != (positions.size, cfg.d_model) or not np.isfinite(table).all():
+            raise ValueError(
+                f"{method.name}: table(positions) must give finite values of shape "
+                f"({positions.size}, {cfg.d_model}), got shape {table.shape}"
+            )
+        return table
     return 0.0
+
+
+def _rotation(method, cfg, positions):
+    """(cos, sin), each (T, Dh/2), for the rotary methods, else None."""
+    if method == "rope":
+        inv_freq = rope_inv_freq(cfg.head_dim)[0]
+    elif isinstance(method, CustomMethod) and method.inv_freq is not None:
+        inv_freq = method.inv_freq
+        if inv_freq.shape != (cfg.head_dim // 2,):
+            raise ValueError(
+                f"{method.name}: inv_freq must have head_dim / 2 = {cfg.head_dim // 2} entries, got {inv_freq.size}"
+            )
+    else:
+        return None
+    return rope_cos_sin(positions.astype(np.float64), inv_freq)  # (T, Dh/2) each
 
 
 def _bias(params, method, cfg, positions):
@@ -226,10 +306,9 @@ def _forward(params, method, cfg, x, positions):
     q = _split(h_in @ params["Wq"] + params["bq"], cfg.n_heads)  # (B, H, T, Dh)
     k = _split(h_in @ params["Wk"] + params["bk"], cfg.n_heads)
     v = _split(h_in @ params["Wv"], cfg.n_heads)
-    rot = None
-    if method == "rope":
-        cos, sin = rope_cos_sin(positions.astype(np.float64), rope_inv_freq(cfg.head_dim)[0])  # (T, Dh/2)
-        rot = (cos, sin)
+    rot = _rotation(method, cfg, positions)  # (cos, sin) or None
+    if rot is not None:
+        cos, sin = rot
         q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(cfg.head_dim)  # (B, H, T, T)
     bias = _bias(params, method, cfg, positions)
@@ -317,10 +396,15 @@ class TrainResult:
     losses: np.ndarray
 
 
-def train(cfg: ExperimentConfig, method: str, *, on_step: Callable[[int], None] | None = None) -> TrainResult:
-    """Adam on fresh batches of length ``train_len``; reproducible from ``cfg.seed``."""
-    method = as_choice("method", method, EXPERIMENT_METHODS)
-    rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(method)])
+def train(cfg: ExperimentConfig, method, *, on_step: Callable[[int], None] | None = None) -> TrainResult:
+    """Adam on fresh batches of length ``train_len``; reproducible from ``cfg.seed``.
+
+    ``method`` is a name in ``EXPERIMENT_METHODS`` or a ``CustomMethod`` (whose initial
+    weights are drawn from the stream of the classic it ``shares``).
+    """
+    method = _method(method)
+    stream = method.shares if isinstance(method, CustomMethod) else method
+    rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(stream)])
     params = init_params(cfg, method, rng)
     m = {k: np.zeros_like(p) for k, p in params.items()}
     s = {k: np.zeros_like(p) for k, p in params.items()}
@@ -341,10 +425,10 @@ def train(cfg: ExperimentConfig, method: str, *, on_step: Callable[[int], None] 
     return TrainResult(params, losses)
 
 
-def evaluate(result: TrainResult, cfg: ExperimentConfig, method: str, length: int) -> float | None:
+def evaluate(result: TrainResult, cfg: ExperimentConfig, method, length: int) -> float | None:
     """Accuracy on fresh sequences of ``length``; None where the method has no
     embedding for some position (learned, past ``train_len``)."""
-    method = as_choice("method", method, EXPERIMENT_METHODS)
+    method = _method(method)
     length = as_int("length", length, min_value=2, max_value=16 * 128)
     rng = np.random.default_rng([cfg.seed, 2000, length])  # the same test sequences for every method
     x, y, valid = make_batch(cfg, cfg.eval_batch, length, rng)
@@ -356,20 +440,21 @@ def evaluate(result: TrainResult, cfg: ExperimentConfig, method: str, length: in
     return float(correct.sum() / max(valid.sum(), 1))
 
 
-def attention_scores(result: TrainResult, cfg: ExperimentConfig, method: str, tokens, offset: int) -> np.ndarray:
+def attention_scores(result: TrainResult, cfg: ExperimentConfig, method, tokens, offset: int) -> np.ndarray:
     """The trained model's attention logits (H, T, T) for a phrase placed at ``offset``.
 
     Raises PositionOutOfRange for "learned" when the phrase runs past the table.
     """
-    method = as_choice("method", method, EXPERIMENT_METHODS)
+    method = _method(method)
     tokens = np.asarray(tokens, dtype=np.int64)[None, :]
     positions = np.arange(offset, offset + tokens.shape[1])
     p = result.params
     h_in = p["E"][tokens] + _positional_input(p, method, cfg, positions)
     q = _split(h_in @ p["Wq"] + p["bq"], cfg.n_heads)
     k = _split(h_in @ p["Wk"] + p["bk"], cfg.n_heads)
-    if method == "rope":
-        cos, sin = rope_cos_sin(positions.astype(np.float64), rope_inv_freq(cfg.head_dim)[0])
+    rot = _rotation(method, cfg, positions)
+    if rot is not None:
+        cos, sin = rot
         q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
     scores = (q @ k.transpose(0, 1, 3, 2))[0] / math.sqrt(cfg.head_dim)
     bias = _bias(p, method, cfg, positions)
@@ -381,6 +466,8 @@ def run_experiment(cfg: ExperimentConfig, methods=EXPERIMENT_METHODS, *, on_prog
 
     Parameters
     ----------
+    methods : sequence of names in ``EXPERIMENT_METHODS`` and ``CustomMethod`` objects
+        The results are keyed by name (a CustomMethod's ``name``).
     on_progress : callable(fraction done in [0, 1], message) or None
 
     Returns
@@ -390,23 +477,26 @@ def run_experiment(cfg: ExperimentConfig, methods=EXPERIMENT_METHODS, *, on_prog
     {method: per-step training loss}, ``chance`` (the accuracy of a uniform guess:
     1/vocab for copy, 1/n_markers for marker) and ``results`` {method: TrainResult}.
     """
-    methods = [as_choice("methods", m, EXPERIMENT_METHODS) for m in methods]
+    methods = [m if isinstance(m, CustomMethod) else as_choice("methods", m, EXPERIMENT_METHODS) for m in methods]
+    names = [_label(m) for m in methods]
+    if len(set(names)) != len(names):
+        raise ValueError(f"methods must have distinct names, got {names}")
     lengths = [cfg.train_len * m for m in cfg.multipliers]
     accuracy, losses, results = {}, {}, {}
     total = len(methods) * cfg.steps
-    for i, method in enumerate(methods):
+    for i, (method, name) in enumerate(zip(methods, names, strict=True)):
         if on_progress is not None:
-            on_progress(i * cfg.steps / total, f"training {method}")
+            on_progress(i * cfg.steps / total, f"training {name}")
         report = None
         if on_progress is not None:
 
-            def report(step, i=i, method=method):
+            def report(step, i=i, name=name):
                 if step % 25 == 0:
-                    on_progress((i * cfg.steps + step) / total, f"training {method}")
+                    on_progress((i * cfg.steps + step) / total, f"training {name}")
 
-        results[method] = train(cfg, method, on_step=report)
-        losses[method] = results[method].losses
-        accuracy[method] = [evaluate(results[method], cfg, method, n) for n in lengths]
+        results[name] = train(cfg, method, on_step=report)
+        losses[name] = results[name].losses
+        accuracy[name] = [evaluate(results[name], cfg, method, n) for n in lengths]
     if on_progress is not None:
         on_progress(1.0, "done")
     chance = 1 / cfg.vocab if cfg.task == "copy" else 1 / cfg.n_markers

@@ -190,7 +190,7 @@ def wait_idle(page) -> None:
 #: every page the classroom checks visit: PAGES plus the reference pages (glossary, references)
 CLASSROOM_PAGES = PAGES + [(ref.url_path, ref.url_path) for ref in REFERENCE if ref.url_path not in dict(PAGES)]
 #: pages that draw no chart (every other page must draw at least one visible chart)
-CHARTLESS = frozenset({"home"} | {ref.url_path for ref in REFERENCE})
+CHARTLESS = frozenset({ref.url_path for ref in REFERENCE})
 
 #: measurement viewports: (width, height). Streamlit scrolls inside its own container, so the
 #: height is tall to lay the whole lesson out at once; screenshots clip the top to ``shot``.

@@ -48,6 +48,20 @@ def test_slope_origin_rebuilds_press_et_al_slopes(n_heads):
     np.testing.assert_allclose(rebuilt, posenc.alibi_slopes(n_heads), rtol=1e-13)
 
 
+@pytest.mark.parametrize("n_heads", [3, 5, 6, 7, 9, 12, 24, 48, 63, 100, 1000])
+def test_the_first_extra_slope_is_steeper_than_the_whole_first_schedule(n_heads):
+    slopes = np.asarray(press_get_slopes(n_heads))
+    c = 2 ** math.floor(math.log2(n_heads))
+    first, extra = slopes[:c], slopes[c:]
+    assert extra[0] == pytest.approx(2 ** (-4 / c), rel=1e-13)
+    assert extra[0] > first.max(), "not 'between the steepest slopes': steeper than all of them"
+    # each further one sits halfway, on a log scale, between two neighbouring first-schedule slopes
+    for k, s in enumerate(extra[1:], start=1):
+        lo, hi = first[k], first[k - 1]
+        assert lo < s < hi
+        assert math.log2(s) == pytest.approx((math.log2(lo) + math.log2(hi)) / 2, rel=1e-12)
+
+
 def test_slope_origin_twelve_heads_by_hand():
     # c = 8: heads 1..8 are 2^-1..2^-8; heads 9..12 take entries 1, 3, 5, 7 of the 16-head schedule
     origin = al.slope_origin(12)

@@ -254,3 +254,67 @@ def test_position_scores_validates_its_arguments():
         posenc.position_scores(np.ones((2, 2)), [0.5, 1.0], "rope")
     with pytest.raises(ValueError, match="slope"):
         posenc.position_scores(np.ones((2, 2)), 2, "alibi", slope=-1.0)
+
+
+def _bound_by_definition(head_dim: int, r: int, base: float = 10000.0) -> float:
+    """(2/Dh) sum_j |sum_{i<j} e^{i r theta_i}|, written out with Python sums."""
+    theta = [base ** (-2 * i / head_dim) for i in range(head_dim // 2)]
+    terms = [complex(math.cos(r * t), math.sin(r * t)) for t in theta]
+    return sum(abs(sum(terms[:j])) for j in range(1, head_dim // 2 + 1)) / (head_dim // 2)
+
+
+def test_rope_decay_bound_is_not_monotone():
+    # head_dim 64: 15.95 at r = 1 and 1.26 at r = 3901, but back to 7.50 at 3262 and 9.65 at 64285
+    r = [1, 2919, 3262, 3901, 28018, 64285]
+    b = posenc.rope_decay_bound(64, r)
+    np.testing.assert_allclose(b, [_bound_by_definition(64, ri) for ri in r], rtol=1e-9)
+    np.testing.assert_allclose(b, [15.9478, 1.42397, 7.50209, 1.25657, 0.924449, 9.64971], rtol=1e-5)
+    assert b[1] < b[2], "it climbs from r = 2919 to r = 3262"
+    assert b[3] < b[5] and b[4] < b[5], "past its low it comes back up, to ~60% of its value at r = 1"
+    assert b[5] > 0.6 * b[0]
+
+
+@pytest.mark.parametrize(
+    ("head_dim", "max_distance", "base"), [(64, 4096, 10000.0), (16, 1000, 10000.0), (6, 300, 100.0)]
+)
+def test_rope_decay_summary_matches_a_dense_scan(head_dim, max_distance, base):
+    s = posenc.rope.rope_decay_summary(head_dim, max_distance, base)
+    r = np.arange(1, max_distance + 1)
+    b = posenc.rope_decay_bound(head_dim, r, base)  # the direct formula at every distance
+    assert s.at_one == pytest.approx(b[0], rel=1e-12)
+    assert (s.lowest_at, s.lowest) == (int(r[np.argmin(b)]), pytest.approx(b.min(), rel=1e-9))
+    # the largest climb b[j] - b[i], i < j, by brute force over every pair
+    rise = b[None, :] - b[:, None]  # (R, R): rise[i, j] = b[j] - b[i]
+    rise[np.tril_indices(max_distance)] = -np.inf
+    assert s.climb_high - s.climb_low == pytest.approx(rise.max(), rel=1e-9)
+    assert s.climb_from < s.climb_to
+    assert s.climb_high == pytest.approx(b[s.climb_to - 1], rel=1e-9)
+    assert s.climb_low == pytest.approx(b[s.climb_from - 1], rel=1e-9)
+    edges = [1, 10, 100, 1000]
+    edges = [e for e in edges if e < max_distance] + [max_distance + 1]
+    assert s.band_edges.tolist() == edges
+    np.testing.assert_allclose(
+        s.band_means, [b[lo - 1 : hi - 1].mean() for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+    )
+
+
+def test_rope_decay_summary_head_64_up_to_65536():
+    s = posenc.rope.rope_decay_summary(64, 65536)
+    assert (s.lowest_at, s.climb_from, s.climb_to) == (28018, 28018, 64285)
+    assert s.lowest == pytest.approx(_bound_by_definition(64, 28018), rel=1e-9)
+    assert s.climb_high == pytest.approx(_bound_by_definition(64, 64285), rel=1e-9)
+    assert s.lowest < 1 < 9 < s.climb_high
+    # on average it shrinks over the first thousand distances (bands 1-9, 10-99, 100-999), then hardly at all
+    m = s.band_means
+    assert s.band_edges.tolist() == [1, 10, 100, 1000, 10000, 65537]
+    assert m[0] > 1.5 * m[1] > 2.25 * m[2] and m[2] > 1.15 * m[3]
+    assert m[3] - m[4] < 0.01 * m[3]
+
+
+def test_rope_decay_summary_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="max_distance"):
+        posenc.rope.rope_decay_summary(64, 0)
+    with pytest.raises(ValueError, match="head_dim"):
+        posenc.rope.rope_decay_summary(63, 100)
+    with pytest.raises(ValueError, match="MAX_ELEMENTS"):
+        posenc.rope.rope_decay_summary(256, 10**9)

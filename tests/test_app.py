@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
+import posenc
 from figures.export import _array
 from lessons import lesson_by_path
 
@@ -157,6 +160,35 @@ def test_why_order_recovers_from_an_empty_sentence():
     at.text_input(key="w:sentence").set_value("   ").run()
     assert_clean(at)
     assert charts(at)
+
+
+@pytest.mark.parametrize(("d_model", "pair", "gap"), [("64", 31, "25.0% lower"), ("512", 255, "3.5% lower")])
+def test_sinusoidal_layout_help_measures_tensor2tensors_other_frequencies(d_model, pair, gap):
+    d = int(d_model)
+    # tensor2tensor's get_timing_signal_1d: log_timescale_increment = ln(max / min) / (num_timescales - 1)
+    increment = math.log(10_000.0) / (d // 2 - 1)
+    theirs = np.array([math.exp(-i * increment) for i in range(d // 2)])
+    paper = np.array([10_000.0 ** (-2 * i / d) for i in range(d // 2)])
+    np.testing.assert_allclose(posenc.absolute.tensor2tensor_frequencies(d), theirs, rtol=1e-13)
+    ratio = theirs / paper
+    assert int(np.argmax(np.abs(ratio - 1))) == pair == d // 2 - 1
+    assert f"{1 - ratio[pair]:.1%} lower" == gap, "the slowest pair: 1 - base^(-2/d)"
+    at = open_page("lessons/sinusoidal.py", {"d_model": d_model})
+    assert_clean(at)
+    help_text = next(r for r in at.radio if r.label == "Layout").proto.help
+    assert "Same numbers" not in help_text
+    assert f"theirs are up to {gap} (pair {pair}, the slowest)" in help_text
+    assert "concatenate them" in help_text and "base^(−i/(d/2 − 1))" in help_text
+
+
+def test_learned_std_help_gives_each_model_its_own_initial_std():
+    at = open_page("lessons/learned.py")
+    std = at.select_slider(key="w:std")
+    assert std.value == 0.02
+    help_text = std.proto.help
+    # BERT's initializer_range is 0.02; OpenAI's GPT-2 draws wpe with stddev 0.01
+    assert "BERT draws its table with std 0.02" in help_text and "(wpe) with std 0.01" in help_text
+    assert "GPT-2 and BERT start at 0.02" not in help_text
 
 
 def test_learned_page_shows_the_core_error_past_max_len_and_none_within():

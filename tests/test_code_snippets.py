@@ -35,3 +35,17 @@ def test_every_chart_shows_code_that_reproduces_its_data(page, query):
         assert data.size == drawn.size, (key, data.shape, drawn.shape)
         # figures send float32: compare at its precision
         np.testing.assert_allclose(data.reshape(drawn.shape), drawn, rtol=2e-6, atol=2e-6, equal_nan=True, err_msg=key)
+
+
+#: views whose figures change with a choice the default URL does not make
+EXTRA_CASES = [
+    ("lessons/rope.py", {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "seq": "8192"}),
+    ("lessons/rope.py", {"view": "scaling", "method": "proportional", "p": "0.5", "factor": "1"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("page", "query"), EXTRA_CASES, ids=lambda v: v.get("method", "") if isinstance(v, dict) else ""
+)
+def test_code_reproduces_the_less_common_choices(page, query):
+    test_every_chart_shows_code_that_reproduces_its_data(page, query)

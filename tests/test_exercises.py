@@ -28,6 +28,7 @@ RIGHT = {
     "rope_slowest_turns": round(4096 * 10000 ** (-126 / 128) / (2 * math.pi), 4),
     "alibi_furthest_head": 8,
     "alibi_span_head8": 550,
+    "images_mrope_resume": 5 + max(2, 3, 4),  # one past the video's largest position, 5 + 3
 }
 #: a typical mistake per numeric exercise, and a word of the nudge it should get
 WRONG = {
@@ -38,6 +39,7 @@ WRONG = {
     "rope_slowest_turns": (0.473, "radians"),
     "alibi_furthest_head": (12, "extra heads"),
     "alibi_span_head8": (589, "approximation"),
+    "images_mrope_resume": (5 + 2 * 3 * 4, "counts every patch"),
 }
 FLAT = [(path, ex) for path, exercises in BANK.items() for ex in exercises if not isinstance(ex, Guided)]
 
@@ -202,7 +204,7 @@ def test_hint_then_wrong_then_right_on_every_exercise(path):
             assert ex.choices[ex.answer_index].why in successes
         assert _panel(at).label == f"Exercises ({done + 1} of {len(BANK[path])} solved)"
         assert not any(name.startswith("ex_") for name in at.query_params)
-    assert _home_progress(at) == f"Exercises solved in this session: {len(flat)} of {TOTAL}"
+    assert _home_progress(at) == f"Exercises solved in this browser: {len(flat)} of {TOTAL}"
 
 
 def test_checking_without_an_answer_asks_for_one():
@@ -252,7 +254,7 @@ def test_the_rope_proof_unlocks_step_by_step():
     _answer(at, s4, s4.answer_index)
     assert any("Proved" in text for text in _texts(at.success))
     assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/rope.py'])} solved)"
-    assert _home_progress(at) == f"Exercises solved in this session: 1 of {TOTAL}"
+    assert _home_progress(at) == f"Exercises solved in this browser: 1 of {TOTAL}"
 
 
 def test_progress_survives_page_switches():
@@ -262,7 +264,7 @@ def test_progress_survives_page_switches():
     at.switch_page("lessons/learned.py").run()
     learned = BANK["lessons/learned.py"][0]
     _answer(at, learned, learned.answer_index)
-    assert _home_progress(at) == f"Exercises solved in this session: 2 of {TOTAL}"
+    assert _home_progress(at) == f"Exercises solved in this browser: 2 of {TOTAL}"
     at.switch_page("lessons/sinusoidal.py").run()
     assert_clean(at)
     assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
@@ -273,3 +275,79 @@ def test_home_page_invites_before_anything_is_solved():
     at = open_page()
     assert not at.get("progress")
     assert any(f"({TOTAL} in all)" in c.value for c in at.caption)
+
+
+# progress kept in the browser (ui.progress): the restore path, given what a browser stored
+
+
+def _with_stored(raw, page: str | None = None):
+    """A fresh session whose browser reported ``raw`` from its storage (the component's state,
+    as the browser sets it), then ``page``."""
+    from app_helpers import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
+
+    from ui import progress as stored_progress
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.session_state[stored_progress.COMPONENT_KEY] = {"stored": raw}
+    at.run()
+    assert_clean(at)
+    if page is not None:
+        at.switch_page(page).run()
+        assert_clean(at)
+    return at
+
+
+def _store_data(at) -> dict:
+    """What the page last handed the storage component (its JSON data)."""
+    import json
+
+    elements = [el for el in at.get("bidi_component") if el.proto.component_name.endswith("posenc_progress_store")]
+    assert len(elements) == 1
+    return json.loads(elements[0].proto.json)
+
+
+def test_restore_keeps_only_the_keys_of_real_exercises():
+    from ui import exercises as ui_exercises
+    from ui import progress as stored_progress
+
+    valid = ui_exercises.progress_keys()
+    proof = next(ex for ex in lessons.all_exercises() if isinstance(ex, Guided))
+    # a guided exercise is solved step by step: its steps' keys are what is stored
+    assert {step.key for step in proof.steps} <= valid and proof.key not in valid
+    assert len(valid) == sum(len(ex.steps) if isinstance(ex, Guided) else 1 for ex in lessons.all_exercises())
+    raw = '["sin_pe_value", "no_such_exercise", 3, null, {"a": 1}, "sin_pe_value"]'
+    assert stored_progress.restore(raw, valid) == {"sin_pe_value"}
+    for junk in (None, "", "[", "not json", '{"sin_pe_value": true}', '"sin_pe_value"', 5, "[" + " " * 30_000 + "]"):
+        assert stored_progress.restore(junk, valid) == set(), junk
+
+
+def test_stored_progress_comes_back_in_a_new_session():
+    sin, learned = BANK["lessons/sinusoidal.py"][0], BANK["lessons/learned.py"][0]
+    at = _with_stored(f'["{sin.key}", "{learned.key}", "made_up_key"]')
+    assert _home_progress(at) == f"Exercises solved in this browser: 2 of {TOTAL}"
+    at.switch_page("lessons/sinusoidal.py").run()
+    assert_clean(at)
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
+
+
+def test_unreadable_storage_restores_nothing_and_shows_no_error():
+    at = _with_stored("{this is not json", "lessons/learned.py")
+    assert _panel(at).label == f"Exercises (0 of {len(BANK['lessons/learned.py'])} solved)"
+    assert not at.error
+
+
+def test_every_run_hands_the_browser_the_solved_and_the_valid_keys():
+    from ui import exercises as ui_exercises
+    from ui import progress as stored_progress
+
+    # a first run knows nothing of the browser's storage: the browser adds, it never replaces
+    at = _open("lessons/learned.py")
+    data = _store_data(at)
+    assert data["key"] == stored_progress.STORAGE_KEY
+    assert data["save"] == [] and data["valid"] == sorted(ui_exercises.progress_keys())
+    learned = BANK["lessons/learned.py"][0]
+    _answer(at, learned, learned.answer_index)
+    assert _store_data(at)["save"] == [learned.key]
+    at.switch_page(HOME).run()
+    assert _store_data(at)["save"] == [learned.key]

@@ -1,9 +1,11 @@
 """The NumPy training experiment: gradients, learning, reproducibility, honesty."""
 
+import math
+
 import numpy as np
 import pytest
 
-from posenc import PositionOutOfRange
+from posenc import PositionOutOfRange, custom
 from posenc import experiment as ex
 
 SMALL = dict(train_len=8, d_model=8, n_heads=2, batch=3, vocab=6, offset=2, n_markers=2)
@@ -109,3 +111,93 @@ def test_attention_scores_are_translation_invariant_only_for_relative_methods(de
 def test_config_validation_names_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         ex.ExperimentConfig(**kwargs)
+
+
+# a seventh method of the user's own (posenc.custom makes them from a design)
+
+
+def _custom_methods(cfg):
+    return {
+        "binary table": custom.experiment_method(custom.EncodingSpec(kind="binary", bits=3), cfg),
+        "ramp table": custom.experiment_method(custom.EncodingSpec(kind="ramp", ramp="position"), cfg),
+        "random rotary": custom.experiment_method(
+            custom.EncodingSpec(kind="random", placement="rotary", length_scale=2.0), cfg
+        ),
+    }
+
+
+@pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
+@pytest.mark.parametrize("which", ["binary table", "ramp table", "random rotary"])
+def test_hand_written_gradients_match_finite_differences_for_custom_methods(task, which):
+    cfg = ex.ExperimentConfig(task=task, **SMALL)
+    method = _custom_methods(cfg)[which]
+    rng = np.random.default_rng(11)
+    params = ex.init_params(cfg, method, rng)
+    assert set(params) == {"E", "Wq", "Wk", "Wv", "bq", "bk", "Wo", "bo"}, "a custom encoding has nothing to train"
+    x, y, valid = ex.make_batch(cfg, 3, 8, rng)
+    _, grads = ex.loss_and_grads(params, method, cfg, x, y, valid)
+    assert set(grads) == set(params)
+    eps = 1e-6
+    for name, value in params.items():
+        flat = value.reshape(-1)
+        for idx in rng.choice(flat.size, min(6, flat.size), replace=False):
+            old = flat[idx]
+            flat[idx] = old + eps
+            up, _ = ex.loss_and_grads(params, method, cfg, x, y, valid)
+            flat[idx] = old - eps
+            down, _ = ex.loss_and_grads(params, method, cfg, x, y, valid)
+            flat[idx] = old
+            numeric = (up - down) / (2 * eps)
+            assert grads[name].reshape(-1)[idx] == pytest.approx(numeric, rel=1e-4, abs=1e-7), (which, name, idx)
+
+
+def test_a_custom_copy_of_a_classic_gives_exactly_its_numbers():
+    cfg = ex.ExperimentConfig(steps=20, train_len=16)
+    copies = [
+        # the experiment adds sqrt(2) times the paper's table; RoPE turns by base 10000
+        custom.experiment_method(custom.EncodingSpec(amplitude=math.sqrt(2.0)), cfg, name="my sinusoid"),
+        custom.experiment_method(custom.EncodingSpec(placement="rotary"), cfg, name="my rope"),
+    ]
+    run = ex.run_experiment(cfg, methods=("sinusoidal", "rope", *copies))
+    for classic, mine in (("sinusoidal", "my sinusoid"), ("rope", "my rope")):
+        assert np.array_equal(run["losses"][mine], run["losses"][classic]), classic
+        assert run["accuracy"][mine] == run["accuracy"][classic]
+    # another encoding from the same start gives other numbers
+    other = custom.experiment_method(custom.EncodingSpec(kind="binary"), cfg, name="clock")
+    clock = ex.run_experiment(cfg, methods=(other,))
+    assert not np.array_equal(clock["losses"]["clock"], run["losses"]["sinusoidal"])
+    assert list(clock["accuracy"]) == ["clock"]
+
+
+def test_custom_methods_are_checked():
+    cfg = ex.ExperimentConfig(**SMALL)
+    with pytest.raises(ValueError, match="exactly one"):
+        ex.CustomMethod()
+    with pytest.raises(ValueError, match="exactly one"):
+        ex.CustomMethod(table=lambda p: p, inv_freq=[1.0])
+    with pytest.raises(ValueError, match="name"):
+        ex.CustomMethod(name="rope", inv_freq=[1.0, 0.5])
+    wrong_width = ex.CustomMethod(table=lambda p: np.zeros((p.size, 3)))
+    x, y, valid = ex.make_batch(cfg, 2, 8, np.random.default_rng(0))
+    params = ex.init_params(cfg, wrong_width, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="shape"):
+        ex.loss_and_grads(params, wrong_width, cfg, x, y, valid)
+    with pytest.raises(ValueError, match="head_dim"):
+        ex.loss_and_grads(params, ex.CustomMethod(inv_freq=[1.0, 0.5, 0.2]), cfg, x, y, valid)
+    twice = ex.CustomMethod(name="twice", inv_freq=[1.0, 0.5])
+    with pytest.raises(ValueError, match="distinct"):
+        ex.run_experiment(cfg, methods=(twice, twice))
+
+
+def test_a_rotary_custom_method_is_translation_invariant_and_an_added_one_is_not():
+    cfg = ex.ExperimentConfig(steps=10, train_len=16)
+    tokens = np.arange(10) % cfg.vocab
+    for spec, invariant in (
+        (custom.EncodingSpec(kind="random", placement="rotary"), True),
+        (custom.EncodingSpec(), False),
+    ):
+        method = custom.experiment_method(spec, cfg)
+        result = ex.train(cfg, method)
+        moved = ex.attention_scores(result, cfg, method, tokens, 13)
+        change = np.abs(moved - ex.attention_scores(result, cfg, method, tokens, 0)).max()
+        assert (change < 1e-9) == invariant, (spec.placement, change)

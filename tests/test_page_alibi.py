@@ -74,6 +74,19 @@ def test_non_power_of_two_heads_interleave_slopes_from_the_double_schedule(n_hea
     assert any(f"Take c = {c}" in m.value for m in at.markdown)
 
 
+@pytest.mark.parametrize(("n_heads", "further"), [(5, False), (6, True), (12, True)])
+def test_rule_text_says_the_first_extra_slope_is_the_steepest(n_heads, further):
+    at = open_page(PAGE, {"view": "slopes", "heads": str(n_heads)})
+    assert_clean(at)
+    c = 2 ** math.floor(math.log2(n_heads))
+    rule = next(m.value for m in at.markdown if "Press et al.'s rule" in m.value)
+    assert f"The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule" in rule
+    assert "between the steepest slopes" not in rule
+    assert ("each further one falls halfway" in rule) == further
+    slopes = _press_slopes(n_heads)
+    assert slopes[c] > max(slopes[:c])
+
+
 def test_a_custom_slope_changes_one_head_and_its_bias_grid():
     query = {"view": "slopes", "heads": "8", "slopes": "custom", "head": "3", "slope": str(2.0**-10), "show": "3"}
     at = open_page(PAGE, query)

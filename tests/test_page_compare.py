@@ -163,6 +163,36 @@ def test_table_texts_come_from_the_catalogue():
     assert len(table) == 9
 
 
+def test_shaw_mixes_in_only_the_query_word_rope_both():
+    x = compare_lessons.phrase(16, 32, "random", seed=0)
+    changed = x.copy()
+    changed[5] = compare_lessons.phrase(1, 32, "random", seed=7)[0]  # another word at position 5 only
+    positions = np.arange(16)
+    others = np.arange(16) != 5
+    shaw = [compare_lessons.positional_part(v, positions, "shaw", max_distance=4, seed=0) for v in (x, changed)]
+    rope = [compare_lessons.positional_part(v, positions, "rope") for v in (x, changed)]
+    # Shaw's q_i . a_(j-i): the key word at 5 changes nothing in the other rows, only row 5 (its query)
+    np.testing.assert_allclose(shaw[0][others], shaw[1][others], rtol=0, atol=1e-12)
+    assert np.abs(shaw[0][5] - shaw[1][5]).max() > 1e-3
+    # RoPE's change depends on both words: column 5 moves in the other rows too
+    assert np.abs(rope[0][others, 5] - rope[1][others, 5]).max() > 1e-3
+
+
+def test_score_patterns_notice_says_shaw_depends_on_the_query_word_only():
+    at = open_page(PAGE, {"phrase": "random"})
+    assert_clean(at)
+    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    assert "RoPE and xPos still depend on j - i, but mixed with both words" in text
+    assert "Shaw's change, q_i · a_(j−i), mixes in only the query word" in text
+    assert "Shaw, RoPE" not in text
+
+
+def test_t5_row_of_the_catalogue_says_each_stack_has_its_own_table():
+    t5 = next(m for m in METHODS if m["Method"] == "T5 buckets")
+    assert "shared by all layers" not in t5["Learned parameters"]
+    assert "encoder and the decoder each learn their own" in t5["Learned parameters"]
+
+
 # translation invariance
 
 

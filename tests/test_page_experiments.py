@@ -76,9 +76,44 @@ def test_claims_view_lists_the_claims_with_verdicts():
     assert_clean(at)
     rows = at.table[0].value.to_dict("records")
     assert len(rows) >= 5
-    verdicts = {row["Claim (lesson texts)"]: row["Verdict"] for row in rows}
+    verdicts = {row["Common claim"]: row["Verdict"] for row in rows}
     assert verdicts["Learned positions fail beyond max_len."] == "holds, by construction"
     assert any("does not hold" in v for v in verdicts.values()), "the lesson texts are not all right"
+
+
+def test_translation_notice_quotes_the_default_runs_measured_changes():
+    at = open_page(PAGE, {"view": "translation"})  # the stored default run, shift 10
+    assert_clean(at)
+    cfg = ex.ExperimentConfig()
+    stored = ce.load(ce.precomputed_path(cfg.task), cfg)
+    tokens = np.random.default_rng(cfg.seed).integers(0, cfg.vocab, 12)
+    errors = {}
+    for method, params in stored["params"].items():
+        result = ex.TrainResult(params=params, losses=stored["losses"][method])
+        at_0 = ex.attention_scores(result, cfg, method, tokens, 0)
+        moved = ex.attention_scores(result, cfg, method, tokens, 10)
+        errors[method] = float(np.abs(moved - at_0).max())
+    # scores of distances only: exactly unchanged, or (RoPE's rotations) changed by rounding alone
+    assert errors["none"] == errors["alibi"] == errors["t5"] == 0.0
+    assert 0.0 < errors["rope"] < 1e-12
+    assert errors["sinusoidal"] > 1.0 and errors["learned"] > 1.0
+    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    assert "exactly 0 for no positions, ALiBi and T5 buckets" in text
+    assert f"{errors['rope']:.1e} for RoPE, which is rounding" in text
+    assert f"{errors['learned']:.3g} for learned absolute" in text
+    assert f"{errors['sinusoidal']:.3g} for sinusoidal" in text
+    assert "about 1e-15" not in text
+
+
+def test_claims_are_common_claims_and_the_learned_vs_sinusoidal_row_cites_the_paper():
+    at = open_page(PAGE, {"view": "claims"})
+    rows = at.table[0].value.to_dict("records")
+    assert all("Common claim" in row for row in rows)
+    learned = next(r for r in rows if r["Common claim"].startswith("Learned positions perform"))
+    assert "about equal" in learned["Why"] and "Table 3 row E" in learned["Why"]
+    assert "large language models" not in learned["Why"]
+    lead = " ".join(m.value for m in at.markdown)
+    assert "Lesson texts" not in lead and "Three claims are common" in lead
 
 
 def _decode(y):

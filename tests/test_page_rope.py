@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
+import posenc
 from figures.rope import plane_centres
+from posenc import rope_decay_bound
 
 PAGE = "lessons/rope.py"
 MB = 1_000_000
@@ -201,8 +203,43 @@ def test_decay_bound_matches_roformers_sum_and_the_spread_is_sqrt_head_dim():
     assert np.all(np.abs(std - 4.0) < 0.25), "independent q, k: std is sqrt(16) at every distance"
     table = at.table[0].value
     assert list(table["distance m − n"]) == [1, 2, 3]
-    assert list(table["the lesson text's table"]) == ["3.83", "3.68", "4.57"]
+    assert list(table["a RoPE tutorial's table (head_dim 16)"]) == ["3.83", "3.68", "4.57"]
     assert all(abs(float(v) - 4.0) < 0.25 for v in table["std measured here"])
+
+
+def bound_by_definition(head_dim: int, r: int, base: float = 10_000.0) -> float:
+    t = theta(head_dim, base)
+    return float(np.mean([abs(sum(np.exp(1j * r * t[:j]))) for j in range(1, head_dim // 2 + 1)]))
+
+
+def test_decay_notice_says_the_bound_is_not_monotone_with_its_numbers():
+    at = open_page(PAGE, {"view": "decay", "dh": "64", "reach": "65536", "samples": "20"})
+    assert_clean(at)
+    text = notice(at)
+    # every distance 1..65536, from the formula (posenc's direct sum, not the view's scan)
+    b = rope_decay_bound(64, np.arange(1, 65_537))
+    low = int(np.argmin(b))
+    after = low + int(np.argmax(b[low:]))
+    assert (low + 1, after + 1) == (28_018, 64_285), "the lowest value, and the highest past it"
+    assert b[after] == pytest.approx(bound_by_definition(64, 64_285), rel=1e-9)
+    assert "not monotone" in text and "falls as the distance grows" not in text
+    assert f"{bound_by_definition(64, 1):.3g} at distance 1" in text
+    assert f"its smallest value up to 65,536 is {b[low]:.3g}, at r = 28,018" in text
+    assert f"climbs back to {b[after]:.3g} at r = 64,285" in text
+    # the band means of the scan, and shrinking on average
+    bands = [b[0:9].mean(), b[9:99].mean(), b[99:999].mean(), b[999:9999].mean(), b[9999:].mean()]
+    assert (
+        "it shrinks, with oscillations: "
+        + ", ".join(
+            f"{m:.3g} over {lo}"
+            for m, lo in zip(bands, ["1–9", "10–99", "100–999", "1,000–9,999", "10,000–65,536"], strict=True)
+        )
+        in text
+    )
+    # the distances the text names are points of the chart, so hovering finds them
+    x = arr(charts(at)[0]["data"][0]["x"])
+    assert {1, 2, 3, 28_018, 64_285} <= set(x.astype(int).tolist())
+    assert "A popular RoPE tutorial prints a table" in text and "lesson text" not in text
 
 
 def test_decay_mean_falls_with_distance_when_k_resembles_q():
@@ -375,3 +412,23 @@ def test_every_view_stays_small_at_its_largest_settings():
         at = open_page(PAGE, {**largest, "view": view})
         assert_clean(at)
         assert max(chart_bytes(at)) < MB
+
+
+def test_scaling_longrope_shows_phi_3_5_factors_and_its_attention_factor():
+    """At head_dim 96 the factors are Phi-3.5-mini's own; past L the long ones apply."""
+    phi = posenc.rope.PHI_3_5_MINI_LONGROPE
+    query = {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "factor": "32", "seq": "8192"}
+    at = open_page(PAGE, query)
+    assert_clean(at)
+    expected = 2 * np.pi * 10_000.0 ** (np.arange(0, 96, 2) / 96) * np.asarray(phi["long_factor"])
+    np.testing.assert_allclose(_plotted_wavelengths(charts(at)[0]), expected, rtol=1e-6)
+    assert metric(at, "Attention factor") == f"{math.sqrt(1 + math.log(32) / math.log(4096)):.4f}"
+    short = open_page(PAGE, {**query, "seq": "4096"})
+    expected = 2 * np.pi * 10_000.0 ** (np.arange(0, 96, 2) / 96) * np.asarray(phi["short_factor"])
+    np.testing.assert_allclose(_plotted_wavelengths(charts(short)[0]), expected, rtol=1e-6)
+
+
+def test_scaling_p_rope_stops_the_slowest_pairs():
+    at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p": "0.25", "dh": "64", "factor": "1"})
+    assert_clean(at)
+    assert metric(at, "Stopped pairs") == "24" and metric(at, "Kept pairs") == "8"

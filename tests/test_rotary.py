@@ -400,6 +400,13 @@ def test_every_registered_rope_type_runs():
             "high_freq_factor": 4.0,
             "original_max_position_embeddings": 16,
         },
+        "longrope": {
+            "short_factor": [1.0, 1.5, 2.0, 3.0],
+            "long_factor": [1.0, 2.0, 4.0, 8.0],
+            "original_max_position_embeddings": 16,
+            "max_position_embeddings": 64,
+        },
+        "proportional": {"partial_rotary_factor": 1.0},
     }
     assert set(posenc.ROPE_INIT_FUNCTIONS) == set(base_cfgs)
     x = np.random.default_rng(6).standard_normal((40, 8))

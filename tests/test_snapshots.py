@@ -35,7 +35,7 @@ def test_snapshot_file_has_every_section(snapshots):
     }
     assert expected <= set(snapshots)
     # every transformers rope_type is snapshotted ("ntk" is posenc's own, tested by formula)
-    types = {case["rope_scaling"]["rope_type"] for case in snapshots["rope_init"]}
+    types = {case["rope_scaling"]["rope_type"] for case in snapshots["rope_init"] + snapshots["rope_modern"]["init"]}
     assert types == set(posenc.ROPE_INIT_FUNCTIONS) - {"ntk"}
 
 

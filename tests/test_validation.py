@@ -20,9 +20,9 @@ import pytest
 import posenc
 
 # posenc.attention is the function; the module is reached through importlib
-absolute, freqs, rotation, relative, alibi, attention = (
+absolute, freqs, rotation, multiaxis, relative, alibi, attention = (
     importlib.import_module(f"posenc.{name}")
-    for name in ("absolute", "rope.frequencies", "rope.rotation", "relative", "alibi", "attention")
+    for name in ("absolute", "rope.frequencies", "rope.rotation", "rope.multiaxis", "relative", "alibi", "attention")
 )
 
 nan, inf = math.nan, math.inf
@@ -527,6 +527,43 @@ CASES = [
     case(attention.self_attention, x4, w_v=np.ones(4), match="w_v", id="w_v-1d"),
     case(attention.self_attention, x4, w_q=np.ones((4, 2)), w_k=np.ones((4, 3)), match="q and k", id="widths"),
     case(attention.self_attention, x4, causal="yes", match="causal", id="causal-string"),
+    case(absolute.tensor2tensor_frequencies, 7, match=r"d_model.*even.*7", id="t2t-odd"),
+    case(absolute.tensor2tensor_frequencies, 8, 1.0, match=r"base.*> 1", id="t2t-base"),
+    *bad_ints(absolute.tensor2tensor_frequencies, "d_model"),
+    # RoPE on more than one axis, and NoPE layers
+    case(multiaxis.axial_rope_frequencies, 6, match=r"head_dim.*multiple of 4", id="axial-head_dim"),
+    case(multiaxis.axial_rope_frequencies, 8, 1.0, match=r"theta.*> 1", id="axial-theta"),
+    case(multiaxis.axial_rope_2d, np.ones((2, 8)), [0, 1], [0], match=r"rows and cols.*one entry", id="axial-cols"),
+    case(multiaxis.axial_rope_2d, np.ones((2, 8)), [0, -1], [0, 1], match="rows", id="axial-negative-row"),
+    case(multiaxis.mrope_cos_sin, np.zeros((2, 3)), np.ones(4), (1, 1, 2), match=r"positions.*3 rows", id="mrope-rows"),
+    case(
+        multiaxis.mrope_cos_sin,
+        np.zeros((3, 3)),
+        np.ones(4),
+        (1, 1, 1),
+        match=r"mrope_section.*summing to 4",
+        id="mrope-sum",
+    ),
+    case(
+        multiaxis.mrope_cos_sin,
+        -np.ones((3, 3)),
+        np.ones(4),
+        (1, 1, 2),
+        match="positions.*non-negative",
+        id="mrope-negative",
+    ),
+    case(
+        multiaxis.apply_mrope,
+        np.ones((2, 8)),
+        np.zeros((3, 3)),
+        (1, 1, 2),
+        match=r"positions.*one column",
+        id="mrope-columns",
+    ),
+    case(multiaxis.qwen2_vl_positions, -1, (1, 1, 1), match=r"text_before.*>= 0", id="qwen-text"),
+    case(multiaxis.qwen2_vl_positions, 0, (1, 2), match=r"grid.*three", id="qwen-grid"),
+    case(multiaxis.irope_layer_types, 0, match=r"n_layers.*>= 1", id="irope-layers"),
+    case(multiaxis.irope_layer_types, 4, 0, match=r"interval.*>= 1", id="irope-interval"),
 ]
 
 
@@ -554,7 +591,7 @@ NOT_IN_THIS_TABLE = {
 
 
 def _public_functions():
-    for module in (absolute, freqs, rotation, relative, alibi, attention):
+    for module in (absolute, freqs, rotation, multiaxis, relative, alibi, attention):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj) and name not in NOT_IN_THIS_TABLE:

@@ -697,6 +697,151 @@ def section_xpos(meta):
 # --------------------------------------------------------------------------- main
 
 
+# --------------------------------------------------------------------------- 8. RoPE since 2024
+
+
+def _f64_case(fn):
+    """Run ``fn`` once as the reference runs it (float32) and once in float64."""
+    out32 = fn()
+    with float64_aliases():
+        out64 = fn()
+    return out32, out64
+
+
+def section_rope_modern(meta):
+    """LongRoPE, partial rotary, p-RoPE ("proportional"), M-RoPE (Qwen2-VL) and Llama 4's NoPE layers."""
+    from transformers import GPTNeoXConfig, Llama4TextConfig, Qwen2VLTextConfig
+    from transformers.models.gpt_neox import modeling_gpt_neox
+    from transformers.models.qwen2_vl import modeling_qwen2_vl
+
+    init_cases = []
+    # LongRoPE: Phi-3-style head_dim 96, original 4096, extended 131072; factor lists made up but fixed
+    short = [round(1.0 + 0.02 * i, 4) for i in range(48)]
+    long = [round(1.0 + 0.5 * i, 4) for i in range(48)]
+    longrope = {
+        "rope_type": "longrope",
+        "short_factor": short,
+        "long_factor": long,
+        "original_max_position_embeddings": 4096,
+    }
+    specs = [
+        ("longrope_short", 96, 10000.0, dict(longrope), 131072, None),
+        ("longrope_short_4096", 96, 10000.0, dict(longrope), 131072, 4096),
+        ("longrope_long", 96, 10000.0, dict(longrope), 131072, 5000),
+        ("longrope_attn", 96, 10000.0, dict(longrope, attention_factor=1.5), 131072, 5000),
+        ("longrope_factor", 96, 10000.0, dict(longrope, factor=8.0), 131072, None),
+        (
+            "linear_partial",
+            64,
+            10000.0,
+            {"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5},
+            2048,
+            None,
+        ),
+        (
+            "yarn_partial",
+            64,
+            10000.0,
+            {
+                "rope_type": "yarn",
+                "factor": 4.0,
+                "original_max_position_embeddings": 2048,
+                "partial_rotary_factor": 0.5,
+            },
+            8192,
+            None,
+        ),
+        ("proportional_quarter", 64, 10000.0, {"rope_type": "proportional", "partial_rotary_factor": 0.25}, 2048, None),
+        (
+            "proportional_half_f2",
+            128,
+            1000000.0,
+            {"rope_type": "proportional", "partial_rotary_factor": 0.5, "factor": 2.0},
+            2048,
+            None,
+        ),
+        ("proportional_zero", 32, 10000.0, {"rope_type": "proportional", "partial_rotary_factor": 0.0}, 2048, None),
+    ]
+    for label, head_dim, base, rs, mpe, seq_len in specs:
+        cfg = make_llama_config(head_dim, base, mpe, rs)
+        inv32, inv64 = _f64_case(
+            lambda cfg=cfg, rs=rs, seq_len=seq_len: ROPE_INIT_FUNCTIONS[rs["rope_type"]](cfg, None, seq_len)
+        )
+        ours = dict(rs)
+        if rs["rope_type"] == "longrope" and "factor" not in rs:
+            ours["max_position_embeddings"] = mpe  # our format carries the extended length in rope_scaling
+        init_cases.append(
+            {
+                "name": label,
+                "head_dim": head_dim,
+                "base": base,
+                "rope_scaling": ours,
+                "seq_len": seq_len,
+                "inv_freq": tolist(inv32[0]),
+                "inv_freq_f64": tolist(inv64[0]),
+                "attention_factor": float(inv64[1]),
+            }
+        )
+
+    # partial rotary in GPT-NeoX: only the first rotary_ndims dims turn (rotate_half within them)
+    x_np = np.random.default_rng(7).standard_normal((1, 1, 5, 16))
+    neox_cases = []
+    for fraction in (0.25, 0.5):
+        cfg = GPTNeoXConfig(
+            vocab_size=16,
+            hidden_size=64,
+            num_attention_heads=4,
+            intermediate_size=16,
+            num_hidden_layers=1,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": fraction},
+        )
+        positions = [0, 1, 2, 7, 30]
+        with float64_aliases():
+            emb = modeling_gpt_neox.GPTNeoXRotaryEmbedding(cfg)
+            x = torch.tensor(x_np, dtype=torch.float64)
+            cos, sin = emb(x, torch.tensor([positions]))
+            q, _ = modeling_gpt_neox.apply_rotary_pos_emb(x, x, cos.double(), sin.double())
+        neox_cases.append(
+            {"partial_rotary_factor": fraction, "positions": positions, "x": tolist(x_np), "out": tolist(q)}
+        )
+
+    # M-RoPE: Qwen2-VL's rotary embedding with three position streams, then its rotation
+    pos3 = [[0, 1, 2, 2, 2, 2, 5], [0, 1, 2, 2, 3, 3, 5], [0, 1, 2, 3, 2, 3, 5]]
+    y_np = np.random.default_rng(8).standard_normal((1, 1, 7, 16))
+    cfg = Qwen2VLTextConfig(
+        vocab_size=16,
+        hidden_size=64,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [2, 3, 3]},
+    )
+    with float64_aliases():
+        emb = modeling_qwen2_vl.Qwen2VLRotaryEmbedding(cfg)
+        y = torch.tensor(y_np, dtype=torch.float64)
+        cos, sin = emb(y, torch.tensor(pos3)[:, None, :])
+        mq, _ = modeling_qwen2_vl.apply_rotary_pos_emb(y, y, cos.double(), sin.double())
+    mrope = {"positions": pos3, "mrope_section": [2, 3, 3], "base": 1000000.0, "x": tolist(y_np), "out": tolist(mq)}
+
+    nope = []
+    for layers, interval in ((8, 4), (12, 3), (5, 1)):
+        cfg = Llama4TextConfig(num_hidden_layers=layers, no_rope_layer_interval=interval)
+        nope.append({"n_layers": layers, "interval": interval, "no_rope_layers": list(cfg.no_rope_layers)})
+
+    meta["rope_modern_note"] = (
+        "rope_init-style cases for longrope / partial_rotary_factor / proportional through "
+        "ROPE_INIT_FUNCTIONS[type](LlamaConfig(...), None, seq_len); 'inv_freq' float32 as the reference "
+        "returns it, 'inv_freq_f64' the same code with torch.float aliased to float64. longrope: factor None "
+        "-> config.max_position_embeddings / original (our format: 'max_position_embeddings' in rope_scaling); "
+        "long factors when seq_len > original. neox: GPTNeoXRotaryEmbedding + apply_rotary_pos_emb (partial: "
+        "first rotary_ndims dims rotated, rest passed). mrope: Qwen2VLRotaryEmbedding(position_ids (3, 1, T)) "
+        "+ apply_rotary_pos_emb, in float64. nope: Llama4TextConfig(...).no_rope_layers (1 = RoPE, 0 = NoPE)."
+    )
+    summary("rope_modern", f"{len(init_cases)} init cases, {len(neox_cases)} GPT-NeoX, 1 M-RoPE, {len(nope)} NoPE")
+    return {"init": init_cases, "neox": neox_cases, "mrope": mrope, "nope": nope}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -718,6 +863,7 @@ def main(argv=None):
     data["rope_apply_half"] = section_rope_apply_half(meta)
     data["rope_apply_interleaved"] = section_rope_apply_interleaved(meta)
     data["deberta_log_bucket"] = section_deberta(meta)
+    data["rope_modern"] = section_rope_modern(meta)
     xpos = section_xpos(meta)
     if xpos is not None:
         data["xpos"] = xpos

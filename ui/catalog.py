@@ -45,7 +45,8 @@ METHODS = (
     {
         "Method": "T5 buckets",
         "Where position enters": "scalar bias on the attention logits",
-        "Learned parameters": "num_buckets x heads (32 x H), shared by all layers",
+        "Learned parameters": "num_buckets x heads (32 x H) per stack, shared by its layers: "
+        "the encoder and the decoder each learn their own",
         "Relative information": "yes, log-spaced buckets",
         "Past the training length": "runs: offsets past max_distance share the last bucket",
         "Used in": "T5, mT5, Flan-T5",

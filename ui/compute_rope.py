@@ -15,8 +15,10 @@ import posenc
 from figures import display_steps
 from ui.compute import CACHE
 
-#: the lesson text's "score std by distance" table (distance -> std)
-LESSON_TEXT_STD = {1: 3.83, 2: 3.68, 3: 4.57}
+#: std of q.k by distance (distance -> std) from a table printed in a popular RoPE tutorial:
+#: head_dim 16, distances 1, 2, 3, each std measured over a few dozen random (q, k) samples.
+#: Cited to compare with, so it is the one set of numbers typed in here.
+TUTORIAL_STD = {1: 3.83, 2: 3.68, 3: 4.57}
 #: positions over which the shift errors are measured (at most)
 SHIFT_WINDOW = 256
 
@@ -75,17 +77,33 @@ def shift_errors(head_dim: int, base: float, n: int, shift: int, seed: int):
 
 
 @st.cache_data(**CACHE)
+def decay_summary(head_dim: int, base: float, max_distance: int) -> posenc.rope.DecaySummary:
+    """RoFormer's bound scanned at every distance 1..max_distance (posenc.rope.rope_decay_summary).
+
+    Apart from ``decay`` so that moving rho, the samples or the seed does not scan again.
+    """
+    return posenc.rope.rope_decay_summary(head_dim, max_distance, base)
+
+
+def marked_distances(summary: posenc.rope.DecaySummary) -> list[int]:
+    """The distances the decay view's text names: the tutorial's 1, 2, 3 and the bound's extremes."""
+    return sorted({*TUTORIAL_STD, summary.lowest_at, summary.climb_from, summary.climb_to})
+
+
+@st.cache_data(**CACHE)
 def decay(head_dim: int, base: float, max_distance: int, rho: float, n_samples: int, seed: int, n_points: int = 160):
-    """RoFormer's bound and the measured mean and std of scores, at log-spaced distances 1..max.
+    """RoFormer's bound and the measured mean and std of scores, at log-spaced distances 1..max
+    plus the distances the text names (so that hovering finds them).
 
     Returns a dict: ``distances`` (R,), ``bound`` (R,), ``mean`` and ``std`` (R,), and
     ``near`` = {distance: std} at distances 1, 2, 3.
     """
     distances = np.unique(np.geomspace(1, max_distance, n_points).round().astype(np.int64))
-    distances = np.union1d(distances, list(LESSON_TEXT_STD))  # (R,)
+    marked = marked_distances(decay_summary(head_dim, base, max_distance))
+    distances = np.union1d(distances, marked)  # (R,)
     bound = posenc.rope_decay_bound(head_dim, distances, base)
     mean, std = posenc.rope_score_stats(head_dim, distances, n_samples=n_samples, rho=rho, seed=seed, base=base)
-    near = {int(d): float(std[np.searchsorted(distances, d)]) for d in LESSON_TEXT_STD}
+    near = {int(d): float(std[np.searchsorted(distances, d)]) for d in TUTORIAL_STD}
     return dict(distances=distances, bound=bound, mean=mean, std=std, near=near)
 
 
@@ -136,12 +154,14 @@ def scaling(head_dim: int, base: float, rope_scaling: tuple[tuple[str, object], 
     ``attention_factor``. Raises posenc's ValueError for an invalid configuration.
     """
     cfg = dict(rope_scaling)
-    original, _ = posenc.rope_inv_freq(head_dim, base)
     scaled, attention_factor = posenc.rope_inv_freq(head_dim, base, cfg, seq_len)
     ratio = posenc.rope_frequency_ratio(head_dim, base, cfg, seq_len)
+    # unscaled RoPE on the same rotated dims (a partial rotary spreads its frequencies over fewer)
+    original, _ = posenc.rope_inv_freq(2 * scaled.size, base)
     return dict(
         before=2 * math.pi / original,
-        after=2 * math.pi / scaled,
+        # a pair p-RoPE stops has no wavelength: NaN, left out of the wavelength panel
+        after=np.divide(2 * math.pi, scaled, out=np.full(scaled.shape, np.nan), where=scaled > 0),
         ratio=ratio,
         region=posenc.rope.scaling_regions(ratio, float(cfg.get("factor", 1.0))),
         attention_factor=attention_factor,

@@ -5,10 +5,12 @@ shows ``progress()``. The questions, answers and explanations live beside each l
 (``lessons/<lesson>_exercises.py``); their kinds in ``ui.exercise_kinds``.
 
 Progress is kept in ``st.session_state`` under keys of our own starting with ``_ex:``, so
-it lasts for the browser session and survives page switches (Streamlit drops a widget's
-state when another page runs; these keys are not widgets). The widgets use keys starting
-with ``ex_``. Unlike lesson controls they are not mirrored in the URL: an answer is not
-part of a view one shares.
+it survives page switches (Streamlit drops a widget's state when another page runs; these
+keys are not widgets), and the solved keys are also kept in the browser's storage
+(``ui.progress``), so they survive a reload: ``keep_progress()`` saves them on every run
+and restores the ones the browser holds and the session lacks. The widgets use keys starting with ``ex_``. Unlike
+lesson controls they are not mirrored in the URL: an answer is not part of a view one
+shares.
 
 Check buttons work through ``on_click`` callbacks, which run before the script: the
 expander's "(k of n solved)" label and the home page's count are up to date in the very
@@ -21,6 +23,7 @@ import streamlit as st
 
 import lessons
 from ui import exercise_kinds as kinds
+from ui import progress as stored_progress
 from ui.exercise_kinds import Guided, MultipleChoice, Numeric
 
 #: keys of the solved exercises and guided steps (a set)
@@ -41,6 +44,23 @@ def _solved_keys() -> set[str]:
     return st.session_state.setdefault(SOLVED, set())
 
 
+def progress_keys() -> set[str]:
+    """Every key the solved set may hold: each exercise's, and each step's of a guided one."""
+    keys = set()
+    for ex in lessons.all_exercises():
+        if isinstance(ex, Guided):
+            keys.update(step.key for step in ex.steps)
+        else:
+            keys.add(ex.key)
+    return keys
+
+
+def keep_progress() -> None:
+    """Restore the solved exercises this browser stored and save the current ones;
+    called by ``render`` and by the home page before they count."""
+    stored_progress.keep(_solved_keys(), progress_keys())
+
+
 def is_solved(ex: kinds.Exercise) -> bool:
     if isinstance(ex, Guided):
         return all(step.key in _solved_keys() for step in ex.steps)
@@ -48,7 +68,8 @@ def is_solved(ex: kinds.Exercise) -> bool:
 
 
 def progress() -> tuple[int, int]:
-    """(exercises answered correctly in this session, exercises in the bank)."""
+    """(exercises answered correctly, in this session or restored from this browser's
+    storage by ``keep_progress``, exercises in the bank)."""
     exercises = lessons.all_exercises()
     return sum(is_solved(ex) for ex in exercises), len(exercises)
 
@@ -104,6 +125,7 @@ def render(lesson) -> None:
     exercises = lesson.exercises
     if not exercises:
         return
+    keep_progress()
     done = sum(is_solved(ex) for ex in exercises)
     # the key fixes the expander's identity, so it stays open while its label counts up
     with st.expander(

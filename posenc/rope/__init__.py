@@ -4,12 +4,16 @@ rotation itself, xPos, and the measurements the RoPE lesson draws.
 ===============  ============================================================================
 ``frequencies``  ``rope_inv_freq`` and the variant registry ``ROPE_VARIANTS`` (one
                  ``RopeVariant(init, keys)`` per rope_type: default, linear, ntk, dynamic,
-                 yarn, llama3), its read-only view ``ROPE_INIT_FUNCTIONS``, and
+                 yarn, llama3, longrope, proportional (p-RoPE); ``partial_rotary_factor``
+                 for any of them), its read-only view ``ROPE_INIT_FUNCTIONS``, and
                  ``rope_frequency_ratio``
 ``rotation``     ``ROPE_LAYOUTS``, ``rope_cos_sin``, ``apply_rope``,
                  ``half_to_interleaved_permutation``, ``xpos_scale``, ``apply_xpos``
 ``analysis``     ``rope_scores``, ``rope_shift_error``, ``rope_decay_bound``,
-                 ``rope_score_stats``
+                 ``rope_decay_summary`` (and its ``DecaySummary``), ``rope_score_stats``
+``multiaxis``    2-D axial RoPE for image patches (``axial_rope_2d``), Qwen2-VL's M-RoPE
+                 (``apply_mrope``, ``mrope_cos_sin``, ``qwen2_vl_positions``) and Llama 4's
+                 interleaved NoPE layers (``irope_layer_types``)
 ``lessons``      the lesson's helpers: ``random_query_key``, ``pair_trajectory``,
                  ``pair_scores``, ``dim_pairs``, ``added_scores``, ``added_shift_error``,
                  ``xpos_scores``, ``scaling_regions`` and ``SCALING_REGIONS``
@@ -29,14 +33,30 @@ References
 - NTK-aware and dynamic NTK scaling: bloc97 / emozilla (2023), as in transformers.
 - YaRN: Peng et al. 2023, arXiv:2309.00071.
 - Llama 3.1 frequency bands: transformers' ``_compute_llama3_parameters``.
+- LongRoPE: Ding et al. 2024, arXiv:2402.13753 (Phi-3's ``short_factor`` / ``long_factor``);
+  transformers' ``_compute_longrope_parameters``.
+- Partial rotary: GPT-NeoX (Black et al. 2022) rotates the first quarter of each head.
+- p-RoPE: Barbero et al. 2024, "Round and round we go! What makes Rotary Positional
+  Encodings useful?", arXiv:2410.06205; transformers' "proportional" rope_type.
+- 2-D axial RoPE: Heo et al. 2024, arXiv:2403.13298; M-RoPE: Wang et al. 2024 (Qwen2-VL),
+  arXiv:2409.12191; iRoPE: Meta's Llama 4 (2025), transformers ``Llama4TextConfig``.
 - xPos: Sun et al. 2022, "A Length-Extrapolatable Transformer", arXiv:2212.10554;
   reference code microsoft/torchscale ``xpos_relative_position.py``.
 """
 
-from . import analysis, frequencies, lessons, rotation
-from .analysis import rope_decay_bound, rope_score_stats, rope_scores, rope_shift_error
+from . import analysis, frequencies, lessons, multiaxis, rotation
+from .analysis import (
+    DecaySummary,
+    rope_decay_bound,
+    rope_decay_summary,
+    rope_score_stats,
+    rope_scores,
+    rope_shift_error,
+)
 from .frequencies import ROPE_INIT_FUNCTIONS, ROPE_VARIANTS, RopeVariant, rope_frequency_ratio, rope_inv_freq
 from .lessons import (
+    PHI_3_5_MINI_HEAD_DIM,
+    PHI_3_5_MINI_LONGROPE,
     SCALING_REGIONS,
     added_scores,
     added_shift_error,
@@ -44,8 +64,18 @@ from .lessons import (
     pair_scores,
     pair_trajectory,
     random_query_key,
+    resample_factors,
     scaling_regions,
     xpos_scores,
+)
+from .multiaxis import (
+    LAYER_TYPES,
+    apply_mrope,
+    axial_rope_2d,
+    axial_rope_frequencies,
+    irope_layer_types,
+    mrope_cos_sin,
+    qwen2_vl_positions,
 )
 from .rotation import (
     ROPE_LAYOUTS,
@@ -61,12 +91,23 @@ __all__ = [
     "analysis",
     "frequencies",
     "lessons",
+    "multiaxis",
     "rotation",
     # their public names
+    "DecaySummary",
+    "LAYER_TYPES",
+    "apply_mrope",
+    "axial_rope_2d",
+    "axial_rope_frequencies",
+    "irope_layer_types",
+    "mrope_cos_sin",
+    "qwen2_vl_positions",
     "ROPE_INIT_FUNCTIONS",
     "ROPE_LAYOUTS",
     "ROPE_VARIANTS",
     "RopeVariant",
+    "PHI_3_5_MINI_HEAD_DIM",
+    "PHI_3_5_MINI_LONGROPE",
     "SCALING_REGIONS",
     "added_scores",
     "added_shift_error",
@@ -77,8 +118,10 @@ __all__ = [
     "pair_scores",
     "pair_trajectory",
     "random_query_key",
+    "resample_factors",
     "rope_cos_sin",
     "rope_decay_bound",
+    "rope_decay_summary",
     "rope_frequency_ratio",
     "rope_inv_freq",
     "rope_score_stats",

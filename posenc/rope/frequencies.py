@@ -147,6 +147,69 @@ def _init_llama3(head_dim, base, cfg, seq_len):
     return np.where(medium, smoothed, scaled), 1.0
 
 
+def _factor_list(cfg: Mapping, key: str, n_pairs: int) -> np.ndarray:
+    if key not in cfg:
+        raise ValueError(f"rope_scaling: rope_type 'longrope' needs the key {key!r}, which is missing")
+    values = np.asarray(cfg[key], dtype=np.float64) if _is_number_list(cfg[key]) else None
+    if values is None or values.ndim != 1 or values.size != n_pairs:
+        raise ValueError(
+            f"rope_scaling[{key!r}] must be a list of {n_pairs} numbers (one per rotated pair), got {cfg[key]!r:.80}"
+        )
+    if not (np.isfinite(values).all() and (values > 0).all()):
+        raise ValueError(f"rope_scaling[{key!r}] must hold finite numbers > 0")
+    return values
+
+
+def _is_number_list(value) -> bool:
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    return arr.dtype.kind in "iuf"
+
+
+def _init_longrope(head_dim, base, cfg, seq_len):
+    # Phi-3's LongRoPE: a searched rescale factor per pair, one list for short inputs and one
+    # for inputs longer than the training context (transformers' _compute_longrope_parameters)
+    original = _original_len(cfg, "longrope")
+    if cfg.get("factor") is not None:
+        factor = as_float("rope_scaling['factor']", cfg["factor"], gt=0.0)
+    elif "max_position_embeddings" in cfg:
+        longest = as_int("rope_scaling['max_position_embeddings']", cfg["max_position_embeddings"], min_value=1)
+        factor = longest / original
+    else:
+        raise ValueError(
+            "rope_scaling: rope_type 'longrope' needs 'factor' or 'max_position_embeddings' (the extended "
+            "context length), which are missing"
+        )
+    attention_factor = cfg.get("attention_factor")
+    if attention_factor is None:
+        # sqrt(1 + ln(s) / ln(L_0)), as the LongRoPE paper suggests
+        attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
+    attention_factor = as_float("rope_scaling['attention_factor']", attention_factor, gt=0.0)
+    key = "long_factor" if seq_len and seq_len > original else "short_factor"
+    ext_factors = _factor_list(cfg, key, head_dim // 2)
+    _factor_list(cfg, "short_factor" if key == "long_factor" else "long_factor", head_dim // 2)  # both must be valid
+    return 1.0 / (ext_factors * base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)), attention_factor
+
+
+def _init_proportional(head_dim, base, cfg, seq_len):
+    # p-RoPE (Barbero et al. 2024), transformers' "proportional" rope_type: only the fastest
+    # fraction of the pairs turns; the slowest ones get frequency 0 and carry no position
+    fraction = _partial_fraction(cfg, allow_zero=True)
+    factor = as_float("rope_scaling['factor']", cfg.get("factor", 1.0), gt=0.0)
+    rotated = int(fraction * head_dim // 2)
+    inv_freq = np.zeros(head_dim // 2)
+    inv_freq[:rotated] = 1.0 / base ** (np.arange(0, 2 * rotated, 2, dtype=np.float64) / head_dim)
+    return inv_freq / factor, 1.0
+
+
+def _partial_fraction(cfg: Mapping, *, allow_zero: bool = False) -> float:
+    # p-RoPE may turn nothing at all (p = 0 is NoPE); a partial rotary needs a rotated pair
+    bounds = {"ge": 0.0} if allow_zero else {"gt": 0.0}
+    return as_float("rope_scaling['partial_rotary_factor']", cfg.get("partial_rotary_factor", 1.0), le=1.0, **bounds)
+
+
 # the registry
 
 
@@ -156,11 +219,14 @@ class RopeVariant:
 
     ``init(head_dim, base, rope_scaling, seq_len) -> (inv_freq (Dh/2,), attention_factor)``;
     ``keys`` (any iterable of names, kept as a frozenset) leaves out ``"rope_type"`` and its
-    older name ``"type"``, which every variant takes.
+    older name ``"type"``, and ``"partial_rotary_factor"``, which every variant takes.
     """
 
     init: Callable[[int, float, Mapping, int | None], tuple[np.ndarray, float]]
     keys: frozenset[str] = frozenset()
+    #: True when the variant reads ``partial_rotary_factor`` itself (p-RoPE keeps every pair
+    #: and zeroes the slow ones); otherwise only the first int(Dh * f) dims rotate
+    own_partial: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "keys", frozenset(self.keys))
@@ -189,6 +255,18 @@ ROPE_VARIANTS: Mapping[str, RopeVariant] = MappingProxyType(
         "llama3": RopeVariant(
             _init_llama3, {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}
         ),
+        "longrope": RopeVariant(
+            _init_longrope,
+            {
+                "factor",
+                "original_max_position_embeddings",
+                "max_position_embeddings",
+                "short_factor",
+                "long_factor",
+                "attention_factor",
+            },
+        ),
+        "proportional": RopeVariant(_init_proportional, {"factor"}, own_partial=True),
     }
 )
 
@@ -214,17 +292,22 @@ def rope_inv_freq(head_dim: int, base: float = 10000.0, rope_scaling=None, seq_l
     rope_scaling : dict or None
         Hugging Face transformers format, ``{"rope_type": ..., "factor": ..., ...}``.
         Types: ``"default"``, ``"linear"``, ``"ntk"`` (static NTK-aware),
-        ``"dynamic"``, ``"yarn"``, ``"llama3"`` (see ``ROPE_VARIANTS``).
-        ``original_max_position_embeddings`` is the training context length; it plays
-        the role of transformers' ``max_position_embeddings`` for ``"dynamic"``.
+        ``"dynamic"``, ``"yarn"``, ``"llama3"``, ``"longrope"`` (Phi-3: ``short_factor``
+        and ``long_factor``, one number per pair) and ``"proportional"`` (p-RoPE) (see
+        ``ROPE_VARIANTS``). ``original_max_position_embeddings`` is the training context
+        length; it plays the role of transformers' ``max_position_embeddings`` for
+        ``"dynamic"``. Any type takes ``partial_rotary_factor`` f in (0, 1]: only the
+        first int(Dh f) dims rotate (GPT-NeoX, Pythia, Phi-2), except under
+        ``"proportional"``, where every pair stays and the slowest ones get frequency 0.
     seq_len : int or None
-        Current length (largest position + 1); only ``"dynamic"`` uses it, and a
-        length at most the training length means no scaling.
+        Current length (largest position + 1); ``"dynamic"`` rescales once it exceeds
+        the training length, and ``"longrope"`` then switches to its long factors.
 
     Returns
     -------
-    inv_freq : (Dh/2,) ndarray
-        Radians per position of each pair; default ``base**(-2i/Dh)``.
+    inv_freq : (Dr/2,) ndarray
+        Radians per position of each rotated pair (Dr = int(Dh f) rotated dims, Dh
+        without ``partial_rotary_factor``); default ``base**(-2i/Dh)``.
     attention_factor : float
         Multiplies cos and sin (YaRN's temperature); 1.0 for the other types.
 
@@ -262,14 +345,24 @@ def rope_inv_freq(head_dim: int, base: float = 10000.0, rope_scaling=None, seq_l
         raise ValueError("rope_scaling needs the key 'rope_type', which is missing")
     rope_type = as_choice("rope_scaling['rope_type']", rope_type, tuple(ROPE_VARIANTS))
     variant = ROPE_VARIANTS[rope_type]
-    unknown = set(rope_scaling) - variant.keys - {"rope_type", "type"}
+    unknown = set(rope_scaling) - variant.keys - {"rope_type", "type", "partial_rotary_factor"}
     if unknown:
         allowed = ", ".join(sorted(variant.keys)) or "none"
         raise ValueError(
             f"rope_scaling: unknown key(s) {', '.join(map(repr, sorted(unknown)))} for rope_type "
             f"{rope_type!r}; allowed: {allowed}"
         )
-    inv_freq, attention_factor = variant.init(head_dim, base, rope_scaling, seq_len)
+    rotary_dim = head_dim
+    if "partial_rotary_factor" in rope_scaling and not variant.own_partial:
+        # GPT-NeoX, Pythia, Phi-2: only the first int(Dh * f) dims rotate, with frequencies
+        # spread over those dims alone (transformers: dim = int(head_dim * partial_rotary_factor))
+        rotary_dim = int(head_dim * _partial_fraction(rope_scaling))
+        if rotary_dim < 2 or rotary_dim % 2:
+            raise ValueError(
+                f"rope_scaling['partial_rotary_factor'] must leave an even number >= 2 of rotated dims; "
+                f"head_dim {head_dim} x {rope_scaling['partial_rotary_factor']!r} gives {rotary_dim}"
+            )
+    inv_freq, attention_factor = variant.init(rotary_dim, base, rope_scaling, seq_len)
     return np.asarray(inv_freq, dtype=np.float64), float(attention_factor)
 
 
@@ -278,10 +371,13 @@ def rope_frequency_ratio(head_dim: int, base: float = 10000.0, rope_scaling=None
 
     Returns
     -------
-    ratio : (Dh/2,) ndarray, scaled over original ``inv_freq``: 1 means the pair is
-    left alone (extrapolated), ``1/factor`` means fully interpolated, in between
-    means blended (YaRN's ramp, Llama 3's middle band) or NTK's graded change.
+    ratio : (Dr/2,) ndarray, scaled over original ``inv_freq`` (of the same rotated
+    dims): 1 means the pair is left alone (extrapolated), ``1/factor`` means fully
+    interpolated, in between means blended (YaRN's ramp, Llama 3's middle band, LongRoPE's
+    searched factors) or NTK's graded change, 0 means the pair no longer turns (p-RoPE).
     """
     scaled, _ = rope_inv_freq(head_dim, base, rope_scaling, seq_len)
-    original, _ = rope_inv_freq(head_dim, base)
+    # compare with unscaled RoPE on the same rotated dims: a partial rotary spreads its
+    # frequencies over its Dr dims alone, p-RoPE keeps all Dh/2 pairs
+    original, _ = rope_inv_freq(2 * scaled.size, base)
     return scaled / original

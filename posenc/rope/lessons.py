@@ -28,6 +28,8 @@ from .frequencies import rope_inv_freq
 from .rotation import ROPE_LAYOUTS, apply_rope, apply_xpos
 
 __all__ = [
+    "PHI_3_5_MINI_HEAD_DIM",
+    "PHI_3_5_MINI_LONGROPE",
     "SCALING_REGIONS",
     "added_scores",
     "added_shift_error",
@@ -35,13 +37,142 @@ __all__ = [
     "pair_scores",
     "pair_trajectory",
     "random_query_key",
+    "resample_factors",
     "scaling_regions",
     "xpos_scores",
 ]
 
 #: How a context-extension method treats a pair, by ``rope_frequency_ratio``:
-#: "kept" (ratio 1, extrapolated), "blended" (in between), "interpolated" (ratio 1/factor).
-SCALING_REGIONS = ("kept", "blended", "interpolated")
+#: "kept" (ratio 1, extrapolated), "blended" (in between), "interpolated" (ratio 1/factor),
+#: "stopped" (ratio 0: the pair no longer turns, as p-RoPE does to the slowest pairs).
+SCALING_REGIONS = ("kept", "blended", "interpolated", "stopped")
+
+
+#: Phi-3.5-mini-instruct's LongRoPE factors (its config.json, ``rope_scaling``; head_dim 96,
+#: 48 pairs), searched by Microsoft for a 4,096-token model stretched to 131,072 tokens
+PHI_3_5_MINI_LONGROPE = {
+    "rope_type": "longrope",
+    "original_max_position_embeddings": 4096,
+    "max_position_embeddings": 131072,
+    "short_factor": (
+        1.0,
+        1.0199999809265137,
+        1.0299999713897705,
+        1.0299999713897705,
+        1.0499999523162842,
+        1.0499999523162842,
+        1.0499999523162842,
+        1.0499999523162842,
+        1.0499999523162842,
+        1.0699999332427979,
+        1.0999999046325684,
+        1.1099998950958252,
+        1.1599998474121094,
+        1.1599998474121094,
+        1.1699998378753662,
+        1.2899998426437378,
+        1.339999794960022,
+        1.679999828338623,
+        1.7899998426437378,
+        1.8199998140335083,
+        1.8499997854232788,
+        1.8799997568130493,
+        1.9099997282028198,
+        1.9399996995925903,
+        1.9899996519088745,
+        2.0199997425079346,
+        2.0199997425079346,
+        2.0199997425079346,
+        2.0199997425079346,
+        2.0199997425079346,
+        2.0199997425079346,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0299997329711914,
+        2.0799996852874756,
+        2.0899996757507324,
+        2.189999580383301,
+        2.2199995517730713,
+        2.5899994373321533,
+        2.729999542236328,
+        2.749999523162842,
+        2.8399994373321533,
+    ),
+    "long_factor": (
+        1.0800000429153442,
+        1.1100000143051147,
+        1.1399999856948853,
+        1.340000033378601,
+        1.5899999141693115,
+        1.600000023841858,
+        1.6200000047683716,
+        2.620000123977661,
+        3.2300000190734863,
+        3.2300000190734863,
+        4.789999961853027,
+        7.400000095367432,
+        7.700000286102295,
+        9.09000015258789,
+        12.199999809265137,
+        17.670000076293945,
+        24.46000099182129,
+        28.57000160217285,
+        30.420001983642578,
+        30.840002059936523,
+        32.590003967285156,
+        32.93000411987305,
+        42.320003509521484,
+        44.96000289916992,
+        50.340003967285156,
+        50.45000457763672,
+        57.55000305175781,
+        57.93000411987305,
+        58.21000289916992,
+        60.1400032043457,
+        62.61000442504883,
+        62.62000274658203,
+        62.71000289916992,
+        63.1400032043457,
+        63.1400032043457,
+        63.77000427246094,
+        63.93000411987305,
+        63.96000289916992,
+        63.970001220703125,
+        64.02999877929688,
+        64.06999969482422,
+        64.08000183105469,
+        64.12000274658203,
+        64.41000366210938,
+        64.4800033569336,
+        64.51000213623047,
+        64.52999877929688,
+        64.83999633789062,
+    ),
+}
+#: the head width Phi-3.5-mini's factors belong to
+PHI_3_5_MINI_HEAD_DIM = 96
+
+
+def resample_factors(factors, n_pairs: int) -> np.ndarray:
+    """A per-pair factor list carried to another number of pairs, by the pair's relative
+    place from fastest (0) to slowest (1): linear interpolation. The exact list when
+    ``n_pairs`` is its own length.
+
+    Returns
+    -------
+    (n_pairs,) ndarray
+    """
+    factors = as_float_array("factors", factors, ndim=1)
+    n_pairs = as_int("n_pairs", n_pairs, min_value=1, max_value=1 << 20)
+    if factors.size == n_pairs:
+        return factors.copy()
+    return np.interp(np.linspace(0.0, 1.0, n_pairs), np.linspace(0.0, 1.0, factors.size), factors)
 
 
 # helpers
@@ -274,7 +405,8 @@ def scaling_regions(ratio, factor: float, *, rtol: float = 1e-9) -> np.ndarray:
         Index into ``SCALING_REGIONS``: 0 "kept" (ratio 1: the pair turns as in
         training, i.e. extrapolates), 2 "interpolated" (ratio 1/s: positions squeezed
         s times), 1 "blended" (anything else: YaRN's ramp, Llama 3's middle band, NTK's
-        graded change). With s = 1 every pair counts as kept.
+        graded change), 3 "stopped" (ratio 0: p-RoPE's frequency-free pairs). With
+        s = 1 every turning pair counts as kept.
 
     Examples
     --------
@@ -286,4 +418,4 @@ def scaling_regions(ratio, factor: float, *, rtol: float = 1e-9) -> np.ndarray:
     rtol = as_float("rtol", rtol, gt=0.0)
     kept = np.isclose(ratio, 1.0, rtol=rtol, atol=0.0)
     interpolated = np.isclose(ratio, 1.0 / factor, rtol=rtol, atol=0.0) & ~kept
-    return np.where(kept, 0, np.where(interpolated, 2, 1))
+    return np.where(ratio == 0, 3, np.where(kept, 0, np.where(interpolated, 2, 1)))

@@ -93,18 +93,20 @@ def apply_rope(x, positions=None, *, base: float = 10000.0, layout: str = "inter
     x : (..., T, Dh) array_like
         Queries or keys; Dh even.
     positions : None, int or (T,) array_like
-        Position of each row; default ``0..T-1``. With ``"dynamic"`` scaling the
-        length used is the largest position + 1.
+        Position of each row; default ``0..T-1``. With ``"dynamic"`` and
+        ``"longrope"`` scaling the length used is the largest position + 1.
     base : float, default 10000
     layout : {"interleaved", "half"}
         Which dims form a pair: (2i, 2i+1) or (i, i + Dh/2).
     rope_scaling : dict or None
-        As for ``rope_inv_freq``.
+        As for ``rope_inv_freq``. With ``partial_rotary_factor`` f only the first
+        Dr = int(Dh f) dims rotate (pairs formed within them by ``layout``); the others
+        are returned unchanged.
 
     Returns
     -------
     (..., T, Dh) ndarray
-        Norms are kept (times ``attention_factor`` under YaRN), and
+        Norms are kept (times ``attention_factor`` under YaRN and LongRoPE), and
         ``apply_rope(q, m) . apply_rope(k, n)`` depends on ``m - n`` only.
 
     Notes
@@ -125,12 +127,19 @@ def apply_rope(x, positions=None, *, base: float = 10000.0, layout: str = "inter
     pos = _rope_positions(positions, x.shape[-2])  # (T,)
     seq_len = int(math.floor(pos.max())) + 1
     inv_freq, attention_factor = rope_inv_freq(x.shape[-1], base, rope_scaling, seq_len=seq_len)
-    angles = pos[:, None] * inv_freq[None, :]  # (T, Dh/2)
+    angles = pos[:, None] * inv_freq[None, :]  # (T, Dr/2)
     cos, sin = np.cos(angles), np.sin(angles)
     if attention_factor != 1.0:
         cos *= attention_factor
         sin *= attention_factor
-    return _rotate_pairs(x, cos, sin, layout)
+    rotary_dim = 2 * inv_freq.size
+    if rotary_dim == x.shape[-1]:
+        return _rotate_pairs(x, cos, sin, layout)
+    # partial rotary: the first Dr dims turn (paired within themselves), the rest pass through,
+    # as GPT-NeoX's and GPT-J's rotary_dim do
+    out = x.copy()
+    out[..., :rotary_dim] = _rotate_pairs(x[..., :rotary_dim], cos, sin, layout)
+    return out
 
 
 def half_to_interleaved_permutation(head_dim: int) -> np.ndarray:

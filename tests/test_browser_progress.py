@@ -1,0 +1,126 @@
+"""Exercise progress in the real app: it survives a reload (the browser's localStorage),
+and a browser that blocks storage still works, for the session only.
+
+Uses the shared ``server`` and ``browser`` fixtures (conftest.py: browser_support's
+``serve()`` and ``chromium()``); each test has a browser context of its own, so its
+storage starts empty.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser_support import wait_idle
+
+import lessons
+from ui import progress
+
+pytestmark = pytest.mark.browser
+
+PATH = "learned"
+EXERCISES = lessons.BANK["lessons/learned.py"]
+FIRST = EXERCISES[0]  # a multiple choice
+TOTAL = len(lessons.all_exercises())
+
+# makes every touch of window.localStorage throw, as a browser set to block site data does
+BLOCK_STORAGE = """
+Object.defineProperty(window, 'localStorage', {
+  configurable: true,
+  get() { throw new DOMException('The operation is insecure.', 'SecurityError'); },
+});
+"""
+
+
+def _label(solved: int) -> str:
+    return f"Exercises ({solved} of {len(EXERCISES)} solved)"
+
+
+def _open(context, path: str):
+    page = context.new_page()
+    outside: list[str] = []
+    page.on(
+        "request",
+        lambda r: outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None,
+    )
+    page.goto(path, wait_until="domcontentloaded")
+    wait_idle(page)
+    return page, outside
+
+
+def _solve_first(page) -> None:
+    page.get_by_text(_label(0)).click()
+    choice = FIRST.choices[FIRST.answer_index].text
+    page.locator(f".st-key-ex_{FIRST.key}_choice").get_by_text(choice, exact=True).click()
+    wait_idle(page)
+    page.locator(f".st-key-ex_{FIRST.key}_check button").click()
+    page.get_by_text(_label(1)).wait_for(timeout=30_000)
+    wait_idle(page)
+
+
+def _stored(page):
+    raw = page.evaluate(f"() => window.localStorage.getItem({progress.STORAGE_KEY!r})")
+    return None if raw is None else json.loads(raw)
+
+
+def test_a_solved_exercise_is_still_solved_after_a_reload(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    try:
+        page, outside = _open(context, f"{server}/{PATH}")
+        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        _solve_first(page)
+        # saved by the component on the run after the check
+        page.wait_for_function(
+            f"() => (window.localStorage.getItem({progress.STORAGE_KEY!r}) || '').includes({FIRST.key!r})",
+            timeout=15_000,
+        )
+        assert _stored(page) == [FIRST.key]
+
+        page.reload(wait_until="domcontentloaded")
+        wait_idle(page)
+        # restored on the session's second run, once the browser has reported
+        page.get_by_text(_label(1)).wait_for(timeout=30_000)
+        assert page.get_by_text(_label(0)).count() == 0
+
+        page.goto(f"{server}/", wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text(f"Exercises solved in this browser: 1 of {TOTAL}").wait_for(timeout=30_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside, f"requests left localhost: {outside[:5]}"
+    finally:
+        context.close()
+
+
+def test_unknown_keys_in_storage_are_ignored(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    stored = json.dumps([FIRST.key, "no_such_exercise", "<script>"])
+    context.add_init_script(f"window.localStorage.setItem({progress.STORAGE_KEY!r}, {stored!r});")
+    try:
+        page, outside = _open(context, f"{server}/{PATH}")
+        page.get_by_text(_label(1)).wait_for(timeout=30_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        context.close()
+
+
+def test_blocked_storage_keeps_progress_for_the_session_without_an_error(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    context.add_init_script(BLOCK_STORAGE)
+    try:
+        page, outside = _open(context, f"{server}/{PATH}")
+        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        _solve_first(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+
+        page.reload(wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        # give a (wrong) restore time to show up: it must not
+        page.wait_for_timeout(1_500)
+        wait_idle(page)
+        assert page.get_by_text(_label(0)).count() == 1
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        context.close()

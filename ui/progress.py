@@ -1,0 +1,91 @@
+"""The exercises a student has solved, kept in the browser (``localStorage``) so they
+survive a reload, a closed tab or a new session.
+
+A small ``st.components.v2`` component with no visible part runs in the app's own page.
+Every run hands it the session's solved keys and the keys that exist; it writes the
+solved ones into storage, added to what is stored there (so a first run that knows
+nothing yet, or a second open tab, never erases anything). When storage holds a real
+exercise the session has not counted, it reports the stored value back (one rerun, only
+then: a fresh browser or a fully restored session costs nothing), and the server keeps
+only the keys that name real exercises (``restore``). Nothing leaves the browser but
+that report to the app's own server. Where storage is blocked (private modes, strict
+settings) every access is caught and progress lasts for the session only, as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, MutableSet
+
+import streamlit as st
+
+#: the browser's storage key; a new format gets a new version
+STORAGE_KEY = "posenc-lab:solved:v1"
+#: the component's key (its state holds what the browser last reported)
+COMPONENT_KEY = "ex_progress_store"
+#: a stored value longer than this is not read (the whole bank is a few hundred characters)
+MAX_STORED_CHARS = 20_000
+
+# data: {key: storage key, save: [the session's solved keys], valid: [every key that exists]}
+_JS = """
+export default function ({ data, setStateValue }) {
+  let storage = null;
+  try {
+    storage = window.localStorage;
+  } catch (e) {
+    return;  // blocked: the session keeps its own progress
+  }
+  try {
+    const valid = new Set(data.valid);
+    let stored = [];
+    const raw = storage.getItem(data.key);
+    if (raw && raw.length <= data.max_chars) {
+      try {
+        const parsed = JSON.parse(raw);
+        if (Array.isArray(parsed)) stored = parsed.filter(k => typeof k === 'string' && valid.has(k));
+      } catch (e) { /* unreadable: replaced below */ }
+    }
+    const all = Array.from(new Set(stored.concat(data.save))).sort();
+    if (raw !== JSON.stringify(all)) storage.setItem(data.key, JSON.stringify(all));
+    const session = new Set(data.save);
+    if (stored.some(k => !session.has(k))) setStateValue('stored', JSON.stringify(stored));
+  } catch (e) {
+    /* blocked, full or in a private mode: nothing to keep */
+  }
+}
+"""
+
+_STORE = st.components.v2.component("posenc_progress_store", js=_JS)
+
+
+def restore(raw, valid: Collection[str]) -> set[str]:
+    """The keys in a stored value that name real exercises (or guided steps).
+
+    ``raw`` is what the browser reported: a JSON list of strings, or anything else
+    (empty, too long, not JSON, not a list), which gives nothing.
+    """
+    if not isinstance(raw, str) or not raw or len(raw) > MAX_STORED_CHARS:
+        return set()
+    try:
+        keys = json.loads(raw)
+    except ValueError:
+        return set()
+    if not isinstance(keys, list):
+        return set()
+    return {key for key in keys if isinstance(key, str) and key in valid}
+
+
+def keep(solved: MutableSet[str], valid: Collection[str]) -> None:
+    """Mount the store: add to ``solved`` the stored keys the browser reported (those in
+    ``valid``), and hand ``solved`` to the browser to save.
+
+    Call it once per run, before anything counts ``solved``.
+    """
+    result = _STORE(
+        key=COMPONENT_KEY,
+        data={"key": STORAGE_KEY, "save": sorted(solved), "valid": sorted(valid), "max_chars": MAX_STORED_CHARS},
+        default={"stored": None},
+        on_stored_change=lambda: None,
+    )
+    # the report reaches the server before the run: counted in the same run that shows it
+    solved |= restore(result.get("stored"), valid)
