@@ -65,7 +65,7 @@ def positions(container=None) -> int:
 
 
 def offset() -> int:
-    return state.int_slider("offset", "Offset k", 1, 64, 5, help="Lesson texts check k = 5: PE[0], PE[5], PE[10].")
+    return state.int_slider("offset", "Offset k", 1, 64, 5, help="A common check uses k = 5: PE[0], PE[5], PE[10].")
 
 
 def draw(container=None) -> int:
@@ -121,8 +121,9 @@ def settings() -> dict:
     st.sidebar.header("Settings of every measurement")
     return dict(
         tokens=tokens(),
-        d_model=d_model(),
-        draw=draw(),
+        # the two a teacher moves in front of the room: the width, and the random draw the verdicts survive
+        d_model=d_model(container=layout.key_control()),
+        draw=draw(container=layout.key_control()),
         n=positions(),
         base=controls.base(),
         offset=offset(),
