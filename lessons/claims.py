@@ -190,7 +190,7 @@ def intro() -> dict:
     st.session_state[NUMBER_CODES] = {}
     layout.lesson(
         "Common claims, measured",
-        "Lesson texts about position in Transformers repeat some claims that hold, some that hold in part "
+        "Explanations of position in Transformers repeat some claims that hold, some that hold in part "
         "and some that are false. Here each one is tested live: the claim as it is usually put, the "
         "measurement that settles it (with the code), a verdict read off the numbers, and why. Change the "
         "settings in the sidebar: the verdicts are recomputed, never written in advance.",
@@ -244,7 +244,7 @@ data = np.array([[r.out_invariance, r.out_equivariance], [r.weights_invariance, 
     )
     layout.notice(
         "the right-hand bars sit at rounding level (about 1e-16) for every T, width and draw, the left-hand "
-        "ones at the size of the outputs. Lesson texts that say 'invariant' usually go on to describe "
+        "ones at the size of the outputs. Explanations that say 'invariant' usually go on to describe "
         "equivariance ('the same output, just shuffled')."
     )
 

@@ -1,6 +1,6 @@
 """Common claims about positional encodings, each reduced to a measurement.
 
-Lesson texts repeat a handful of statements about position in Transformers; some hold,
+Explanations of Transformers repeat a handful of statements about position; some hold,
 some hold only in part, some are false. Each function here computes the numbers that
 settle one of them, for any setting, so that the verdict is read off a measurement and
 never written in advance. The lesson "Common claims, measured" draws them.
