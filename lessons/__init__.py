@@ -11,6 +11,7 @@ from lessons import (
     alibi,
     choices,
     claims,
+    class_mode,
     compare,
     design,
     experiments,
@@ -24,7 +25,7 @@ from lessons import (
     sinusoidal,
     why_order,
 )
-from ui.exercise_kinds import Exercise, Guided
+from ui.exercise_kinds import Exercise, Guided, Poll
 from ui.lesson import Lesson
 
 HOME: Lesson = home.LESSON
@@ -45,6 +46,8 @@ LESSONS: tuple[Lesson, ...] = tuple(
         claims,
     )
 )
+#: the class page: live polls and a class's shared progress (``ui.class_views``)
+CLASS: Lesson = class_mode.LESSON
 #: pages to look things up in, outside the lesson path
 REFERENCE: tuple[Lesson, ...] = (glossary.LESSON, references.LESSON)
 
@@ -53,7 +56,7 @@ BANK: dict[str, tuple[Exercise, ...]] = {lesson.path: lesson.exercises for lesso
 
 
 def lesson_by_path(path: str) -> Lesson:
-    return next(lesson for lesson in (HOME, *LESSONS, *REFERENCE) if lesson.path == path)
+    return next(lesson for lesson in (HOME, CLASS, *LESSONS, *REFERENCE) if lesson.path == path)
 
 
 def lesson_by_url(url_path: str) -> Lesson | None:
@@ -64,9 +67,23 @@ def all_exercises() -> list[Exercise]:
     return [ex for exercises in BANK.values() for ex in exercises]
 
 
+def all_polls() -> list[Poll]:
+    """Every lesson's class-mode questions, in lesson order."""
+    return [poll for lesson in LESSONS for poll in lesson.polls]
+
+
+def poll_by_key(key: str) -> Poll | None:
+    return next((poll for poll in all_polls() if poll.key == key), None)
+
+
+def lesson_of_poll(key: str) -> Lesson | None:
+    return next((lesson for lesson in LESSONS if any(poll.key == key for poll in lesson.polls)), None)
+
+
 def _check_unique_keys() -> None:
-    # a key names an exercise's widgets and its record of progress: one per exercise
-    keys = []
+    # a key names an exercise's widgets and its record of progress, a poll's the class's
+    # votes: one per exercise and per poll, across both (the dashboard lists them together)
+    keys = [poll.key for poll in all_polls()]
     for ex in all_exercises():
         keys.append(ex.key)
         if isinstance(ex, Guided):

@@ -19,6 +19,7 @@ LESSON = Lesson(
     question="Add or concatenate, cache or recompute, absolute or relative or both: what does each choice cost?",
     icon=":material/tune:",
     exercises=choices_exercises.EXERCISES,
+    polls=choices_exercises.POLLS,
     largest={
         "d_model": "1024",
         "t": "1024",

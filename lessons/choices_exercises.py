@@ -6,11 +6,15 @@ explanations are measured with posenc when this module is imported, never typed 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+import figures
 import posenc
 from posenc import properties as props
-from ui.exercise_kinds import Choice, MultipleChoice
+from ui import compute_choices
+from ui.exercise_kinds import Choice, MultipleChoice, Poll
 
 # what the explanations quote, measured on the lesson's own settings
 _WIDTH = 512
@@ -133,5 +137,149 @@ EXERCISES = (
             ),
         ),
         hint="Which of them is a rotation, and which a rotation followed by a scaling?",
+    ),
+)
+
+
+# class-mode polls ("predict before you see it"), computed when the teacher opens or reveals them
+
+#: the width of the score-parts poll, and what it offers: the position part against the content part
+PARTS_WIDTH = 512
+RATIO_OPTIONS = (
+    "The content part is larger",
+    "About the same size",
+    "About 10 times larger",
+    "About 100 times larger",
+    "About 1,000 times larger",
+)
+#: the cache poll: token T + 1 arrives with training length L (dynamic NTK has rescaled since L)
+CACHE_T, CACHE_L = 96, 64
+#: the methods the cache poll offers, in order; its last option is "none of them"
+CACHE_OFFERED = ("rope", "rope_yarn", "rope_dynamic", "alibi")
+
+
+@functools.lru_cache(maxsize=1)
+def _parts() -> tuple[float, float, float]:
+    """Typical size of the content, cross and position parts of the lesson's 64-token phrase:
+    ``compute_choices.add_or_concat``'s, without the read-back test it also runs (a second, cold).
+    Kept once per process, as floats: every student's reveal reads it."""
+    tokens = props.token_embeddings(
+        compute_choices.PHRASE_TOKENS, PARTS_WIDTH, scale="unit", seed=compute_choices.SEED + 1
+    )  # (T, D)
+    parts = props.score_part_rms(tokens, posenc.sinusoidal(compute_choices.PHRASE_TOKENS, PARTS_WIDTH))
+    return tuple(float(v) for v in parts)
+
+
+def _ratio_answer() -> float:
+    content, _, position = _parts()
+    ratio = position / content
+    if ratio < 1:
+        return 0.0
+    # the option whose power of ten is nearest on a log scale: 1, 10, 100, 1000
+    return float(min(1 + round(np.log10(ratio)), len(RATIO_OPTIONS) - 1))
+
+
+def _ratio_reveal(answer: float) -> str:
+    content, cross, position = _parts()
+    return (
+        f"**{RATIO_OPTIONS[int(answer)]}**: {position / content:,.0f} times. At d = {PARTS_WIDTH} the sinusoid's "
+        f"code has norm sqrt(d/2) = {np.sqrt(PARTS_WIDTH / 2):.0f} against about 1 for a token vector of std "
+        f"1/sqrt(d), so in typical size the position part p_i·p_j ({position:.3g}) dwarfs the cross terms "
+        f"({cross:.3g}) and the content part x_i·x_j ({content:.3g}). Vaswani et al. multiply their embeddings "
+        "by sqrt(d_model), which brings a token's norm to about sqrt(d)."
+    )
+
+
+def _ratio_figure():
+    return figures.grouped_bars(
+        ["content", "cross", "position"],
+        {"root mean square over all pairs": list(_parts())},
+        title=f"The three parts of the score of a 64-token phrase, d = {PARTS_WIDTH}, added sinusoid",
+        x_title="part of (x_i + p_i)·(x_j + p_j)",
+        y_title="typical size (log scale)",
+        log_y=True,
+        y_range=(1e-5, 1e4),
+        show_values=True,
+        height=420,
+    )
+
+
+def _cache() -> dict:
+    return compute_choices.cache_steps(CACHE_T, CACHE_L)
+
+
+def _changed(steps: dict) -> dict[str, float]:
+    return dict(zip(steps["methods"], steps["changed"], strict=True))
+
+
+def _cache_answer() -> float:
+    changed = _changed(_cache())
+    stale = [i for i, m in enumerate(CACHE_OFFERED) if changed[m] > 0]
+    # one offered method must redo its cache, or none: two would make the poll ambiguous (the tests check)
+    return float(stale[0] if len(stale) == 1 else len(CACHE_OFFERED))
+
+
+def _cache_options() -> tuple[str, ...]:
+    return (*(compute_choices.CACHE_LABELS[m] for m in CACHE_OFFERED), "None of them")
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _cache_reveal(answer: float) -> str:
+    steps = _cache()
+    changed = _changed(steps)
+    change = dict(zip(steps["methods"], steps["max_change"], strict=True))
+    kept = [compute_choices.CACHE_LABELS[m] for m in CACHE_OFFERED if changed[m] == 0]
+    cached = CACHE_T * compute_choices.CACHE_HEAD_DIM
+    return (
+        f"**{_cache_options()[int(answer)]}.** When token {CACHE_T + 1} arrives, RoPE with dynamic NTK changes "
+        f"{changed['rope_dynamic']:,.0f} of the {cached:,} cached key entries, by up to "
+        f"{change['rope_dynamic']:.2f}: past L = {CACHE_L} it raises RoPE's base with every new token, so the keys "
+        f"turned earlier are off and must be turned again. "
+    ) + (f"{_and(kept)} change none: what they cache does not depend on the text's length." if kept else "")
+
+
+def _cache_figure():
+    steps = _cache()
+    return figures.grouped_bars(
+        [compute_choices.CACHE_LABELS[m] for m in steps["methods"]],
+        {"cached entries that change": steps["changed"]},
+        title=f"Appending token {CACHE_T + 1}: cached entries that must be redone (L = {CACHE_L}, Dh = 64)",
+        x_title="method",
+        y_title="entries (log scale)",
+        log_y=True,
+        y_range=(0.5, 1e5),
+        value_format=",.0f",
+        show_values=True,
+        height=440,
+    )
+
+
+POLLS = (
+    Poll(
+        key="poll-choices-position-vs-content",
+        prompt=(
+            f"Token vectors of norm about 1, plus the sinusoid, at d = {PARTS_WIDTH}. In the score "
+            "(x_i + p_i)·(x_j + p_j), how does the position part p_i·p_j compare with the content part x_i·x_j?"
+        ),
+        options=RATIO_OPTIONS,
+        answer=_ratio_answer,
+        reveal=_ratio_reveal,
+        figure=_ratio_figure,
+        view="choices?view=add",
+    ),
+    Poll(
+        key="poll-choices-stale-cache",
+        prompt=(
+            f"A decoder caches its position-encoded keys. Trained at L = {CACHE_L}, it has {CACHE_T} tokens and "
+            f"token {CACHE_T + 1} arrives. Which method must recompute keys it already cached?"
+        ),
+        options=_cache_options(),
+        answer=_cache_answer,
+        reveal=_cache_reveal,
+        figure=_cache_figure,
+        view="choices?view=cache",
     ),
 )

@@ -4,7 +4,11 @@ The kinds and how they are checked: ``ui.exercise_kinds``."""
 
 from __future__ import annotations
 
-from ui.exercise_kinds import Choice, MultipleChoice
+import numpy as np
+
+import figures
+from ui import compute_claims
+from ui.exercise_kinds import Choice, MultipleChoice, Poll
 
 EXERCISES = (
     MultipleChoice(
@@ -136,5 +140,188 @@ EXERCISES = (
             ),
         ),
         hint="The number of buckets is a setting of T5, not a function of the training length.",
+    ),
+)
+
+
+# class-mode polls ("predict before you see it"), at the lesson's default settings, computed when asked
+
+#: the sinusoids view's defaults: d_model 128, base 10000, positions 0..99
+SIN_WIDTH, SIN_BASE, SIN_N = 128, 10000.0, 100
+FAST_OPTIONS = (
+    "The first ones (dimensions 0 and 1)",
+    f"The last ones (dimensions {SIN_WIDTH - 2} and {SIN_WIDTH - 1})",
+    "All change at the same speed",
+)
+#: the equal-differences test as it is usually written: positions 0, 5 and 10
+DIFF_K, DIFF_CLOSE = 5, 0.1
+DIFF_OPTIONS = (
+    "Equal, up to rounding",
+    f"Close: off by less than {DIFF_CLOSE:g}",
+    f"Far off: by {DIFF_CLOSE:g} or more somewhere",
+)
+#: drawn at this on a log axis (exact zeros), as the lesson does
+FLOOR = 1e-17
+
+
+def _differences():
+    return compute_claims.differences(SIN_WIDTH, SIN_BASE, DIFF_K)
+
+
+def _differences_answer() -> float:
+    worst = float(_differences().equal_differences.max())
+    if worst < compute_claims.ROUNDING:
+        return 0.0
+    return 1.0 if worst < DIFF_CLOSE else 2.0
+
+
+def _differences_reveal(answer: float) -> str:
+    r = _differences()
+    k = DIFF_K
+    return (
+        f"**{DIFF_OPTIONS[int(answer)]}**: off by up to {r.equal_differences.max():.2f}, in dimension "
+        f"{int(np.argmax(r.equal_differences))}. Yet one rotation M_{k} takes PE[0] to PE[{k}] and PE[{k}] to "
+        f"PE[{2 * k}] to within {r.rotation.max():.0e}. Each sin/cos pair moves along a circle, and two equal turns "
+        "do not give two equal straight steps: the test checks a property the sinusoid never had."
+    )
+
+
+def _differences_figure():
+    r = _differences()
+    k = DIFF_K
+    fig = figures.line_chart(
+        np.arange(SIN_WIDTH),
+        {
+            "equal differences": np.maximum(r.equal_differences, FLOOR),
+            f"one rotation M_{k}": np.maximum(r.rotation, FLOOR),
+        },
+        title=f"Two checks of a correct sinusoid, d_model = {SIN_WIDTH}, k = {k} (exact zeros drawn at {FLOOR:g})",
+        x_title="dimension",
+        y_title="|error| (log scale)",
+        x_name="dimension",
+        value_name="error",
+        value_format=".1e",
+        log_y=True,
+        height=420,
+    )
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+def _dim0():
+    return compute_claims.dim0(SIN_N, SIN_WIDTH, SIN_BASE)
+
+
+def _dim0_answer() -> float:
+    counts, _ = _dim0()
+    return float(counts.changes)
+
+
+def _dim0_reveal(answer: float) -> str:
+    counts, _ = _dim0()
+    return (
+        f"**{answer:.0f}** sign changes in {counts.steps} steps, one every {counts.steps / counts.changes:.2f} "
+        "steps, not one per step. Dimension 0 is sin(p): its angle grows by 1 radian per position, and a sine "
+        "keeps its sign for π radians, so it runs for three or four positions before it flips."
+    )
+
+
+def _dim0_figure():
+    _, shown = _dim0()
+    fig = figures.line_chart(
+        np.arange(shown.size),
+        {"PE[p, 0] = sin(p)": shown},
+        title=f"Dimension 0 of the sinusoid at positions 0 to {shown.size - 1}",
+        x_title="position p",
+        y_title="PE[p, 0]",
+        x_name="position",
+        value_name="PE",
+        styles={"PE[p, 0] = sin(p)": {"mode": "lines+markers", "size": 8}},
+        height=380,
+    )
+    fig.add_hline(y=0, line=dict(color="#777", dash="dot"))
+    return fig
+
+
+def _wavelengths() -> np.ndarray:
+    """(D/2,) wavelength of each sin/cos pair, in positions."""
+    return compute_claims.wavelengths(SIN_WIDTH, SIN_BASE)
+
+
+def _fast_answer() -> float:
+    lam = _wavelengths()
+    if np.allclose(lam, lam[0]):
+        return 2.0
+    # the fastest pair has the shortest wavelength
+    return 0.0 if int(np.argmin(lam)) == 0 else 1.0
+
+
+def _fast_reveal(answer: float) -> str:
+    lam = _wavelengths()
+    return (
+        f"**{FAST_OPTIONS[int(answer)]}.** Pair 0 repeats every {lam[0]:.2f} positions (1 radian per position); "
+        f"the last pair every {lam[-1]:,.0f}. The frequency base^(-2i/d) falls as the index i grows, so the low "
+        "dimensions carry the high frequencies: the claim that they carry the low ones has it backwards."
+    )
+
+
+def _fast_figure():
+    lam = _wavelengths()
+    fig = figures.line_chart(
+        np.arange(lam.size),
+        {"wavelength": lam},
+        title=f"Wavelength of each sin/cos pair, d_model = {SIN_WIDTH} (log scale)",
+        x_title="pair index i (dimensions 2i and 2i + 1)",
+        y_title="wavelength (positions)",
+        x_name="pair",
+        value_name="wavelength",
+        value_format=",.1f",
+        log_y=True,
+        height=400,
+    )
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+POLLS = (
+    Poll(
+        key="poll-claims-dim0-flips",
+        prompt=(
+            "Tutorials say dimension 0 of the sinusoidal encoding flips sign at every position. Over positions 0 to "
+            f"{SIN_N - 1}, how many times does it actually change sign?"
+        ),
+        answer=_dim0_answer,
+        reveal=_dim0_reveal,
+        figure=_dim0_figure,
+        tolerance=2.0,
+        low=0.0,
+        high=float(SIN_N - 1),
+        integer=True,
+        unit="sign changes",
+        view="claims?view=sinusoids",
+    ),
+    Poll(
+        key="poll-claims-fast-dims",
+        prompt=(
+            f"In the sinusoidal encoding with d_model = {SIN_WIDTH}, which dimensions change fastest from one "
+            "position to the next?"
+        ),
+        options=FAST_OPTIONS,
+        answer=_fast_answer,
+        reveal=_fast_reveal,
+        figure=_fast_figure,
+        view="claims?view=sinusoids",
+    ),
+    Poll(
+        key="poll-claims-equal-differences",
+        prompt=(
+            f"A common check of a sinusoidal encoding: PE[{2 * DIFF_K}] - PE[{DIFF_K}] should equal "
+            f"PE[{DIFF_K}] - PE[0]. On a correct sinusoid (d_model = {SIN_WIDTH}), how far apart are the two sides?"
+        ),
+        options=DIFF_OPTIONS,
+        answer=_differences_answer,
+        reveal=_differences_reveal,
+        figure=_differences_figure,
+        view="claims?view=sinusoids",
     ),
 )

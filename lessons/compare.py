@@ -19,6 +19,7 @@ LESSON = Lesson(
     question="Side by side: what each method adds, what it costs, and whether it runs at twice the training length.",
     icon=":material/balance:",
     exercises=compare_exercises.EXERCISES,
+    polls=compare_exercises.POLLS,
     largest={
         "seq_len": "512",
         "head_dim": "256",

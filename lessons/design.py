@@ -23,6 +23,7 @@ LESSON = Lesson(
     "shiftable, and does a model trained with it read longer texts?",
     icon=":material/tune:",
     exercises=design_exercises.EXERCISES,
+    polls=design_exercises.POLLS,
     largest={"kind": "waves", "d_model": "256", "n_pos": "1024", "pairs": "128", "k": "64", "metric": "cosine"},
 )
 

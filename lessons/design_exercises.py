@@ -6,7 +6,16 @@ are measured with ``posenc.custom`` in tests/test_custom.py."""
 
 from __future__ import annotations
 
-from ui.exercise_kinds import Choice, MultipleChoice
+import numpy as np
+
+import figures
+from posenc import custom
+from posenc import properties as props
+from ui import compute_design
+from ui.exercise_kinds import Choice, MultipleChoice, Poll
+
+#: misses below this are drawn at it on a log axis (exact zeros), as the lesson does
+FLOOR = 1e-17
 
 EXERCISES = (
     MultipleChoice(
@@ -107,5 +116,142 @@ EXERCISES = (
             ),
         ),
         hint="Compute the code of position 10 for N = 100 and for N = 1000.",
+    ),
+)
+
+
+# class-mode polls ("predict before you see it"), computed when the teacher opens or reveals them
+
+#: the lesson's default width and number of positions
+POLL_WIDTH, POLL_N = 32, 256
+#: the binary counter of the shift poll: 8 digits, as the lesson's menu starts it
+BINARY = custom.EncodingSpec(kind="binary", d_model=POLL_WIDTH, bits=8)
+SINUSOID = custom.EncodingSpec(d_model=POLL_WIDTH)
+SHIFT_OPTIONS = ("Yes: counting up is one fixed step", "No: no single matrix does it")
+#: one sin/cos pair, wavelength 2 pi: the smallest sinusoid
+ONE_PAIR = custom.EncodingSpec(d_model=2)
+#: what the one-pair poll offers, split at CLOSE
+CLOSE = 0.05
+PAIR_OPTIONS = (
+    "Two codes are identical",
+    f"Closer than {CLOSE:g}, yet never identical",
+    f"No two closer than {CLOSE:g}",
+)
+
+
+def _fit(spec: custom.EncodingSpec) -> dict:
+    """The least-squares M_1 of ``spec`` over the lesson's positions (``custom.shift_fit``)."""
+    return compute_design.shift(compute_design.design(spec), POLL_N, 1)
+
+
+def _shift_answer() -> float:
+    return 0.0 if _fit(BINARY)["linear"] else 1.0
+
+
+def _shift_reveal(answer: float) -> str:
+    binary, sinusoid = _fit(BINARY), _fit(SINUSOID)
+    return (
+        f"**{SHIFT_OPTIONS[int(answer)]}.** The best single matrix M_1 has a worst miss of {binary['relative']:.2f} "
+        f"of the largest binary code; for the sinusoid, {sinusoid['relative']:.0e}"
+        + (" (rounding)" if sinusoid["linear"] else "")
+        + ". Adding 1 to a binary number carries: whether digit b flips depends on every digit below it, "
+        "a rule no matrix can apply. A sin/cos pair just turns by the same angle at every step."
+    )
+
+
+def _shift_figure():
+    columns = {}
+    for name, spec in (("binary counter, 8 digits", BINARY), ("sinusoid", SINUSOID)):
+        fit = _fit(spec)
+        # exact zeros drawn at FLOOR on the log axis
+        columns[name] = np.maximum(fit["miss"] / fit["scale"], FLOOR)
+    size = min(c.size for c in columns.values())
+    fig = figures.line_chart(
+        np.arange(size),
+        {name: c[:size] for name, c in columns.items()},
+        title=f"How far the best M_1 PE(p) lands from PE(p + 1), d = {POLL_WIDTH}",
+        x_title="position p",
+        y_title="miss / largest code (log scale)",
+        x_name="position",
+        value_name="miss",
+        value_format=".1e",
+        log_y=True,
+        height=420,
+    )
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+def _pair() -> dict:
+    return compute_design.uniqueness(compute_design.design(ONE_PAIR), POLL_N)
+
+
+def _pair_answer() -> float:
+    found = _pair()
+    if not found["unique"]:
+        return 0.0
+    return 1.0 if found["distance"] < CLOSE else 2.0
+
+
+def _pair_reveal(answer: float) -> str:
+    found = _pair()
+    p, q = found["pair"]
+    return (
+        f"**{PAIR_OPTIONS[int(answer)]}.** Any two positions {q - p} apart, such as {p} and {q}, have codes only "
+        f"{found['distance']:.3f} apart: {q - p} positions are {(q - p) / (2 * np.pi):.3f} turns of the wave, "
+        "almost a whole number. The wavelength "
+        "2π is irrational, so the code never repeats exactly, yet far-apart positions can look alike: one pair "
+        "cannot tell them apart reliably. Slower pairs are what separate them."
+    )
+
+
+def _pair_figure():
+    found = _pair()
+    p, q = found["pair"]
+    offsets = np.arange(1, POLL_N)
+    # the codes of p and p + k are the same distance apart for every p (a chord of the unit circle)
+    distance = props.sinusoid_offset_distance(offsets, ONE_PAIR.d_model)
+    fig = figures.line_chart(
+        offsets,
+        {"one pair, wavelength 2π": distance},
+        title=f"Distance between the codes of two positions k apart, d = 2, k up to {POLL_N - 1}",
+        x_title="offset k (positions)",
+        y_title="distance (log scale)",
+        x_name="k",
+        value_name="distance",
+        value_format=".3f",
+        log_y=True,
+        vlines={f"closest: {q - p} apart": q - p},
+        height=420,
+    )
+    # down to the decade below the closest pair, so the axis names the scale of the deepest dip
+    fig.update_yaxes(exponentformat="power", range=[np.floor(np.log10(distance.min())), np.log10(2.5)])
+    return fig
+
+
+POLLS = (
+    Poll(
+        key="poll-design-binary-shift",
+        prompt=(
+            "Encode position p by its binary digits (as -1/+1). For the sinusoid, one fixed matrix turns the code of "
+            "p into the code of p + 1. Is there such a matrix for the binary counter?"
+        ),
+        options=SHIFT_OPTIONS,
+        answer=_shift_answer,
+        reveal=_shift_reveal,
+        figure=_shift_figure,
+        view="design?view=shift",
+    ),
+    Poll(
+        key="poll-design-one-pair",
+        prompt=(
+            "The smallest sinusoid: one sin/cos pair, (sin p, cos p), wavelength 2π. Over positions 0 to "
+            f"{POLL_N - 1}, how close do the two closest codes come?"
+        ),
+        options=PAIR_OPTIONS,
+        answer=_pair_answer,
+        reveal=_pair_reveal,
+        figure=_pair_figure,
+        view="design?view=unique",
     ),
 )

@@ -17,6 +17,7 @@ LESSON = Lesson(
     question="Train short, test long: which claims about extrapolation survive a measurement?",
     icon=":material/science:",
     exercises=experiments_exercises.EXERCISES,
+    polls=experiments_exercises.POLLS,
     largest={"train_len": "32", "width": "32", "steps": "300", "seed": "9"},
 )
 

@@ -18,6 +18,7 @@ LESSON = Lesson(
     question="How do models give positions to image patches and video frames, and can a model do without any?",
     icon=":material/grid_on:",
     exercises=images_exercises.EXERCISES,
+    polls=images_exercises.POLLS,
     largest={
         "rows": "32",
         "cols": "32",

@@ -8,8 +8,11 @@ import math
 
 import numpy as np
 
+import figures
 import posenc
-from ui.exercise_kinds import Choice, MultipleChoice, Numeric
+from figures import relative as relfig
+from ui import compute_relative
+from ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
 
 T5_SETTINGS = dict(bidirectional=True, num_buckets=32, max_distance=128)
 
@@ -90,5 +93,130 @@ EXERCISES = (
             ),
         ),
         hint="Apply clip(j − i, −K, K) to both offsets.",
+    ),
+)
+
+
+# class-mode polls
+
+EDGE_LENGTH = 64
+EDGE_CLIP = 3
+
+
+def _vector_counts() -> tuple[np.ndarray, np.ndarray]:
+    """Shaw et al. with K = 3 on 64 positions: the offsets -K..K (2K+1,) and how many of the
+    64 x 64 (query, key) pairs read each offset's vector (2K+1,)."""
+    _, clipped = compute_relative.offsets(EDGE_LENGTH, EDGE_CLIP)  # (T, T) in -K..K
+    offsets = np.arange(-EDGE_CLIP, EDGE_CLIP + 1)
+    return offsets, np.bincount((clipped + EDGE_CLIP).ravel(), minlength=offsets.size)
+
+
+def _edge_answer() -> float:
+    offsets, counts = _vector_counts()
+    edge = np.abs(offsets) == EDGE_CLIP
+    return float(100 * counts[edge].sum() / counts.sum())
+
+
+def _edge_reveal(answer: float) -> str:
+    offsets, counts = _vector_counts()
+    inner = int(counts[np.abs(offsets) < EDGE_CLIP].sum())
+    return (
+        f"**{answer:.1f}%** of the {counts.sum():,} pairs read one of the two edge vectors $w_{{-3}}$ or "
+        f"$w_{{3}}$; only {inner} pairs, those within 2 of the query, get a vector of their own offset. "
+        "With a small K the position part of the score only tells near keys apart: for most pairs of a long "
+        "text it says just 'somewhere before' or 'somewhere after', and the rest must come from the words."
+    )
+
+
+def _edge_figure():
+    offsets, counts = _vector_counts()
+    labels = [f"{o:+d}" if o else "0" for o in offsets]
+    labels[0], labels[-1] = f"≤ {labels[0]}", f"≥ {labels[-1]}"  # the edge vectors
+    fig = figures.grouped_bars(
+        labels,
+        {"(query, key) pairs": counts},
+        title=f"Which relative vector each pair reads: Shaw et al., K = {EDGE_CLIP}, T = {EDGE_LENGTH}",
+        x_title="offset j - i, clipped (the vector read)",
+        y_title="pairs",
+        value_format=",.0f",
+        show_values=True,
+    )
+    # labels such as "+1" would otherwise make Plotly draw a numeric axis and drop the edge labels
+    return fig.update_xaxes(type="category")
+
+
+SHARED_OFFSET = -50
+
+
+def _shared() -> tuple[int, np.ndarray]:
+    """T5's encoder buckets: the bucket of offset -50 and every offset -128..0 in it."""
+    offsets = np.arange(-T5_SETTINGS["max_distance"], 1)
+    buckets = posenc.t5_bucket(offsets, **T5_SETTINGS)
+    bucket = int(posenc.t5_bucket(SHARED_OFFSET, **T5_SETTINGS))
+    return bucket, offsets[buckets == bucket]
+
+
+def _shared_answer() -> float:
+    return float(_shared()[1].size)
+
+
+def _shared_reveal(answer: float) -> str:
+    bucket, held = _shared()
+    exact = posenc.relative.t5_max_exact(T5_SETTINGS["num_buckets"], T5_SETTINGS["bidirectional"])
+    return (
+        f"**{answer:.0f} offsets**: bucket {bucket} holds every offset from {held.min()} to {held.max()}, and "
+        f"one learned bias serves them all. T5 gives offsets −{exact - 1} to {exact - 1} a bucket each, then "
+        f"spaces the buckets logarithmically up to {T5_SETTINGS['max_distance']}: the farther a key, the coarser "
+        f"its distance, so {-held.max()} and {-held.min()} words back are the same place to this bias."
+    )
+
+
+def _shared_figure():
+    bucket, held = _shared()
+    curve = compute_relative.t5_curve(T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"], True)
+    # keys before the query, out to max_distance: the side the question is about, wide enough to read
+    before = (curve["rel"] <= 0) & (curve["rel"] >= -T5_SETTINGS["max_distance"])
+    return relfig.bucket_chart(
+        curve["rel"][before],
+        curve["bucket"][before],
+        curve["region"][before],
+        compute_relative.T5_REGIONS,
+        title=f"T5's encoder buckets (32 buckets, max_distance 128): bucket {bucket} runs {held.min()} to {held.max()}",
+        x_title="relative position j - i (key minus query)",
+        vlines=[dict(x=int(held.min()), text=str(held.min())), dict(x=int(held.max()), text=str(held.max()), level=1)],
+    )
+
+
+POLLS = (
+    Poll(
+        key="poll-relative-edge-vectors",
+        prompt=(
+            "Shaw et al. clip offsets to ±3: offsets beyond share the edge vector $w_{-3}$ or $w_3$. In a 64-token "
+            "text, what percentage of the 64 × 64 (query, key) pairs read an edge vector?"
+        ),
+        answer=_edge_answer,
+        reveal=_edge_reveal,
+        figure=_edge_figure,
+        tolerance=5.0,
+        low=0.0,
+        high=100.0,
+        unit="%",
+        view="relative?view=matrix",
+    ),
+    Poll(
+        key="poll-relative-t5-shared-bucket",
+        prompt=(
+            "T5's encoder (32 buckets, max_distance 128) puts the offset $j - i = -50$ in a bucket. How many "
+            "offsets share that bucket, −50 included?"
+        ),
+        answer=_shared_answer,
+        reveal=_shared_reveal,
+        figure=_shared_figure,
+        tolerance=2.0,
+        low=1.0,
+        high=64.0,
+        integer=True,
+        unit="offsets",
+        view="relative?view=t5",
     ),
 )

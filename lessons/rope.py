@@ -23,6 +23,7 @@ LESSON = Lesson(
     "and how do NTK and YaRN stretch it?",
     icon=":material/rotate_right:",
     exercises=rope_exercises.EXERCISES,
+    polls=rope_exercises.POLLS,
     largest={
         "dh": "256",
         "n": "4096",

@@ -8,8 +8,10 @@ import math
 
 import numpy as np
 
+import figures
 import posenc
-from ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Pick, close_to, too_far
+from ui import compute_rope
+from ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Pick, Poll, close_to, too_far
 
 ROPE_HEAD_DIM = 64
 ROPE_SEED = 0
@@ -211,5 +213,129 @@ EXERCISES = (
             "past the training length are new to it: that is what PI, NTK, YaRN and Llama 3 scaling address."
         ),
         nudge=_rope_turns_nudge,
+    ),
+)
+
+
+# class-mode polls
+
+SHIFT_M, SHIFT_N = 5, 2  # the query and key positions of the guided proof
+SHIFT_FAR = 1000
+SHIFT_OPTIONS = ("Not at all (rounding only)", "A little (under 10%)", "A lot (as much as the score)")
+
+
+def _shift_curves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shifts s = 0, 10, ..., 1000 and the score of q at 5 + s against k at 2 + s: RoPE and
+    the sinusoid added instead, each (S,), for the lesson's head_dim 64, seed 0 pair."""
+    q, k = _rope_qk()
+    shifts = np.arange(0, SHIFT_FAR + 1, 10)  # (S,)
+    m, n = SHIFT_M + shifts, SHIFT_N + shifts
+    # the diagonal of the (S, S) grid: query and key moved together
+    rope = np.diag(posenc.rope_scores(q, k, m, n))
+    added = np.diag(posenc.rope.added_scores(q, k, m, n))
+    return shifts, rope, added
+
+
+def _shift_poll_answer() -> float:
+    _, rope, _ = _shift_curves()
+    change = float(np.abs(rope - rope[0]).max())
+    return float(0 if change < 1e-9 * abs(rope[0]) else 1 if change < 0.1 * abs(rope[0]) else 2)
+
+
+def _shift_poll_reveal(answer: float) -> str:
+    _, rope, added = _shift_curves()
+    return (
+        f"**{SHIFT_OPTIONS[int(answer)]}.** The RoPE score stays {rope[0]:.4f} at every shift, to within "
+        f"{np.abs(rope - rope[0]).max():.0e}. With the sinusoid added to q and k instead, the same move swings "
+        f"the score between {added.min():.1f} and {added.max():.1f}. RoPE's score depends on n − m only: "
+        "a phrase means the same to attention wherever it stands."
+    )
+
+
+def _shift_poll_figure():
+    shifts, rope, added = _shift_curves()
+    return figures.line_chart(
+        shifts,
+        {"RoPE": rope, "sinusoid added": added},
+        title=f"Score of q at {SHIFT_M} + s and k at {SHIFT_N} + s (head_dim {ROPE_HEAD_DIM})",
+        x_title="shift s of both positions",
+        y_title="score",
+        x_name="s",
+        value_name="score",
+    )
+
+
+DECAY_SETTINGS = (ROPE_HEAD_DIM, 10000.0, 4096, 0.0, 2000, ROPE_SEED)  # head_dim, base, reach, rho, samples, seed
+DECAY_OPTIONS = ("It shrinks a lot", "It stays about the same", "It grows")
+
+
+def _decay_out() -> dict:
+    # the Long-term decay view's cached measurement, at its defaults (independent q and k)
+    return compute_rope.decay(*DECAY_SETTINGS)
+
+
+def _decay_answer() -> float:
+    out = _decay_out()
+    ratio = float(out["std"][-1] / out["std"][0])  # farthest distance against distance 1
+    return float(0 if ratio < 0.5 else 2 if ratio > 2 else 1)
+
+
+def _decay_reveal(answer: float) -> str:
+    out = _decay_out()
+    far = int(out["distances"][-1])
+    root = math.sqrt(ROPE_HEAD_DIM)
+    return (
+        f"**{DECAY_OPTIONS[int(answer)]}.** Over 2,000 random (q, k) pairs the std of q·k is {out['std'][0]:.2f} "
+        f"at distance 1 and {out['std'][-1]:.2f} at {far:,}, both close to √{ROPE_HEAD_DIM} = {root:.0f}: "
+        "rotating k does not change its spread. RoFormer's 'long-term decay' is about a bound, which does fall "
+        f"(from {out['bound'][0]:.3g} at distance 1 to {out['bound'][-1]:.3g} at {far:,}, with ups and downs): "
+        "a ceiling on the score, not what a score does."
+    )
+
+
+def _decay_figure():
+    out = _decay_out()
+    root = math.sqrt(ROPE_HEAD_DIM)
+    reference = f"√head_dim = {root:.0f}"
+    fig = figures.line_chart(
+        out["distances"],
+        {"std of q·k, measured": out["std"], reference: np.full(out["std"].size, root)},
+        title=f"Spread of RoPE scores of random q, k by distance (head_dim {ROPE_HEAD_DIM}, 2,000 pairs)",
+        x_title="distance m − n (log scale)",
+        y_title="std of q·k",
+        x_name="distance",
+        value_name="std",
+        value_format=".2f",
+        log_x=True,
+        styles={reference: {"dash": "dash"}},
+    )
+    # from 0: a range fitted to the data would blow sampling noise of a few percent up to the full height
+    return fig.update_yaxes(range=[0.0, 1.25 * float(out["std"].max())])
+
+
+POLLS = (
+    Poll(
+        key="poll-rope-shift-phrase",
+        prompt=(
+            "With RoPE, a query at position 5 scores a key at position 2. Move both 1,000 positions later. "
+            "How much does their score change?"
+        ),
+        options=SHIFT_OPTIONS,
+        answer=_shift_poll_answer,
+        reveal=_shift_poll_reveal,
+        figure=_shift_poll_figure,
+        view="rope?view=relative",
+    ),
+    Poll(
+        key="poll-rope-long-term-decay",
+        prompt=(
+            "RoPE is said to have 'long-term decay'. For random, unrelated q and k, what happens to the spread "
+            "of the score q·k as the distance grows from 1 to 4,096?"
+        ),
+        options=DECAY_OPTIONS,
+        answer=_decay_answer,
+        reveal=_decay_reveal,
+        figure=_decay_figure,
+        view="rope?view=decay",
     ),
 )

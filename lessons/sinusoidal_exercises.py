@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+import figures
 import posenc
-from ui.exercise_kinds import Choice, MultipleChoice, Numeric, close_to, too_far
+from ui import compute
+from ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, close_to, too_far
 
 
 def _pe_answer() -> float:
@@ -115,5 +119,129 @@ EXERCISES = (
             ),
         ),
         hint="Look at the Shift view: which letter is missing from M_k, and what does attention do with vectors?",
+    ),
+)
+
+
+# class-mode polls
+
+SIMILARITY_WIDTH = 128
+SIMILARITY_ANCHOR = 50
+SIMILARITY_OFFSET = 10
+SIDE_OPTIONS = (
+    f"position {SIMILARITY_ANCHOR - SIMILARITY_OFFSET}",
+    f"position {SIMILARITY_ANCHOR + SIMILARITY_OFFSET}",
+    "exactly equally similar",
+)
+
+
+def _similarity_curve() -> np.ndarray:
+    # the Similarity view's curve: PE[p] . PE[50] for p = 0..100, d_model 128, base 10000
+    n = 2 * SIMILARITY_ANCHOR + 1
+    _, _, curve, _ = compute.sinusoid_similarity(n, SIMILARITY_WIDTH, 10000.0, "interleaved", "dot", SIMILARITY_ANCHOR)
+    return curve
+
+
+def _side_answer() -> float:
+    curve = _similarity_curve()
+    before, after = curve[SIMILARITY_ANCHOR - SIMILARITY_OFFSET], curve[SIMILARITY_ANCHOR + SIMILARITY_OFFSET]
+    # equal up to float64 rounding of a sum of 64 cosines
+    if abs(before - after) <= 1e-9 * curve[SIMILARITY_ANCHOR]:
+        return 2.0
+    return 0.0 if before > after else 1.0
+
+
+def _side_reveal(answer: float) -> str:
+    curve = _similarity_curve()
+    before, after = curve[SIMILARITY_ANCHOR - SIMILARITY_OFFSET], curve[SIMILARITY_ANCHOR + SIMILARITY_OFFSET]
+    return (
+        f"**{SIDE_OPTIONS[int(answer)].capitalize()}.** PE[40] · PE[50] = {before:.4f} and PE[60] · PE[50] = "
+        f"{after:.4f} (d_model = {SIMILARITY_WIDTH}; PE[50] · PE[50] = {curve[SIMILARITY_ANCHOR]:.0f}). The dot "
+        "product is a sum of cos((p − q)ωᵢ), and a cosine cannot tell +10 from −10: the encodings know how far "
+        "apart two positions are, but a dot product alone cannot say which one comes first."
+    )
+
+
+def _side_figure():
+    curve = _similarity_curve()
+    return figures.line_chart(
+        np.arange(curve.size),
+        {"PE[p] · PE[50]": curve},
+        title=f"Similarity of every position to position {SIMILARITY_ANCHOR} (d_model {SIMILARITY_WIDTH})",
+        x_title="position p",
+        y_title="dot product",
+        x_name="position",
+        value_name="dot",
+        vlines={
+            str(SIMILARITY_ANCHOR - SIMILARITY_OFFSET): SIMILARITY_ANCHOR - SIMILARITY_OFFSET,
+            str(SIMILARITY_ANCHOR + SIMILARITY_OFFSET): SIMILARITY_ANCHOR + SIMILARITY_OFFSET,
+        },
+    )
+
+
+TURNS_WIDTH = 512
+TURNS_CONTEXT = 512
+
+
+def _turns_answer() -> float:
+    # a pair completes a turn within the context when its wavelength 2 pi base^{2i/d} <= the context
+    return float((posenc.wavelengths(TURNS_WIDTH) <= TURNS_CONTEXT).sum())
+
+
+def _turns_reveal(answer: float) -> str:
+    lam = posenc.wavelengths(TURNS_WIDTH)
+    return (
+        f"**{answer:.0f} of {lam.size} pairs.** Wavelengths grow geometrically from 2π ≈ {lam[0]:.2f} to "
+        f"{lam[-1]:,.0f} positions; pair {int(answer) - 1} repeats every {lam[int(answer) - 1]:.0f} positions, "
+        f"pair {int(answer)} every {lam[int(answer)]:.0f}. The other {lam.size - int(answer)} pairs never repeat "
+        f"within {TURNS_CONTEXT} positions: they rise or fall steadily, and that is what tells the beginning of "
+        "the text from its end."
+    )
+
+
+def _turns_figure():
+    lam = posenc.wavelengths(TURNS_WIDTH)
+    return figures.line_chart(
+        np.arange(lam.size),
+        {"wavelength": lam, f"{TURNS_CONTEXT} positions": np.full(lam.size, float(TURNS_CONTEXT))},
+        title=f"Wavelength of each sin/cos pair, d_model {TURNS_WIDTH} (log scale)",
+        x_title="pair index i",
+        y_title="wavelength (positions)",
+        x_name="pair",
+        value_name="wavelength",
+        value_format=",.1f",
+        log_y=True,
+        styles={f"{TURNS_CONTEXT} positions": {"dash": "dash"}},
+    )
+
+
+POLLS = (
+    Poll(
+        key="poll-sinusoidal-left-right",
+        prompt=(
+            "Sinusoidal encodings, $d_{model} = 128$. Which is more similar to position 50 (by dot product): "
+            "position 40 or position 60?"
+        ),
+        options=SIDE_OPTIONS,
+        answer=_side_answer,
+        reveal=_side_reveal,
+        figure=_side_figure,
+        view="sinusoidal?view=similarity",
+    ),
+    Poll(
+        key="poll-sinusoidal-full-turns",
+        prompt=(
+            "$d_{model} = 512$ gives 256 sin/cos pairs. How many of them complete at least one full wave "
+            "within the first 512 positions?"
+        ),
+        answer=_turns_answer,
+        reveal=_turns_reveal,
+        figure=_turns_figure,
+        tolerance=10.0,
+        low=0.0,
+        high=256.0,
+        integer=True,
+        unit="pairs",
+        view="sinusoidal?view=wavelengths",
     ),
 )

@@ -18,6 +18,7 @@ LESSON = Lesson(
     question="Why can't attention tell 'dog bites man' from 'man bites dog' on its own?",
     icon=":material/shuffle:",
     exercises=why_order_exercises.EXERCISES,
+    polls=why_order_exercises.POLLS,
     largest={"sentence": " ".join(f"w{i}" for i in range(16)), "width": "64", "positions": "1"},
 )
 

@@ -16,12 +16,18 @@ from __future__ import annotations
 import functools
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 SNAPSHOT_PATH = Path(__file__).parent / "data" / "reference_snapshots.json"
+
+# The class database of every app the tests start (AppTest sessions, servers, the installed
+# app) unless a test names its own: a file of this test run's, never the user's default
+# under ~/.local/share, nor a database the developer's own setting points at.
+os.environ["POSENC_CLASS_DB"] = str(Path(tempfile.mkdtemp(prefix="posenc-class-tests-")) / "classes.sqlite3")
 
 # derandomized runs replay the same examples, so there is no example database to keep
 settings.register_profile("default", deadline=None, max_examples=50, derandomize=True, database=None)
@@ -89,3 +95,38 @@ def browser():
     import browser_support
 
     yield from browser_support.launch_browser()
+
+
+# the class database (classroom.store): real SQLite and a real, throwaway PostgreSQL server
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """The session's PostgreSQL server (tests/pg_support.py); a missing install fails, never skips."""
+    import pg_support
+
+    try:
+        server = pg_support.PostgresServer()
+    except pg_support.PostgresMissing as error:
+        pytest.fail(str(error), pytrace=False)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(postgres_cluster) -> str:
+    """The base URL of the session's PostgreSQL server (its ``postgres`` database)."""
+    return postgres_cluster.base_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def class_db_url(request, tmp_path) -> str:
+    """A URL for an empty class database of each kind: a new SQLite file, a new PostgreSQL database."""
+    import pg_support
+
+    if request.param == "sqlite":
+        return pg_support.fresh_sqlite_url(tmp_path)
+    return pg_support.fresh_database(request.getfixturevalue("postgres_server"))

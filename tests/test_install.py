@@ -34,7 +34,7 @@ from streamlit.proto.NewSession_pb2 import Config
 from websockets.sync.client import connect
 
 import posenc
-from lessons import HOME, LESSONS, REFERENCE, sinusoidal
+from lessons import CLASS, HOME, LESSONS, REFERENCE, sinusoidal
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
@@ -344,7 +344,11 @@ def test_posenc_lab_serves_a_lesson_from_the_install(lesson_visit, venv):
     assert not visit.exceptions
     # the installed entry script ran, found its pages beside it, and ran the lesson asked for
     assert Path(visit.new_session.main_script_path).is_relative_to(venv)
-    assert set(visit.pages.values()) == {HOME.url_path, *(lesson.url_path for lesson in (*LESSONS, *REFERENCE))}
+    assert set(visit.pages.values()) == {
+        HOME.url_path,
+        CLASS.url_path,
+        *(lesson.url_path for lesson in (*LESSONS, *REFERENCE)),
+    }
     assert visit.landed == sinusoidal.LESSON.url_path
     assert sinusoidal.LESSON.title in visit.headings
     assert visit.elements["plotly_chart"] >= 1  # posenc computed, figures drew

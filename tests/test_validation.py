@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import posenc
+from classroom import store as class_store
 
 # posenc.attention is the function; the module is reached through importlib
 absolute, freqs, rotation, multiaxis, relative, alibi, attention = (
@@ -564,6 +565,17 @@ CASES = [
     case(multiaxis.qwen2_vl_positions, 0, (1, 2), match=r"grid.*three", id="qwen-grid"),
     case(multiaxis.irope_layer_types, 0, match=r"n_layers.*>= 1", id="irope-layers"),
     case(multiaxis.irope_layer_types, 4, 0, match=r"interval.*>= 1", id="irope-interval"),
+    # classroom.store's module functions (the Store methods' bad arguments are tested against
+    # both databases in tests/test_class_store.py)
+    case(class_store.normalize_code, 42, match=r"code must be a string", id="code-int"),
+    case(class_store.normalize_code, None, match=r"code must be a string", id="code-none"),
+    case(class_store.clean_nickname, None, match=r"nickname must be a string", id="nickname-none"),
+    case(class_store.clean_nickname, b"Ada", match=r"nickname must be a string.*bytes", id="nickname-bytes"),
+    case(class_store.database_url, None, match=r"environ must be a mapping", id="environ-none"),
+    case(class_store.database_url, {"POSENC_CLASS_DB": 5}, match=r"POSENC_CLASS_DB.*must be a string", id="setting"),
+    case(class_store.open_store, "mysql://u@h/db", match=r"url must be .*postgresql://.*mysql", id="url-scheme"),
+    case(class_store.open_store, 42, match=r"url must be a string", id="url-int"),
+    case(class_store.open_store, "sqlite://rel.db", match=r"url: .*must name an absolute path", id="url-relative"),
 ]
 
 
@@ -591,7 +603,7 @@ NOT_IN_THIS_TABLE = {
 
 
 def _public_functions():
-    for module in (absolute, freqs, rotation, multiaxis, relative, alibi, attention):
+    for module in (absolute, freqs, rotation, multiaxis, relative, alibi, attention, class_store):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj) and name not in NOT_IN_THIS_TABLE:

@@ -88,6 +88,51 @@ class Guided:
 Exercise = MultipleChoice | Numeric | Guided
 
 
+@dataclass(frozen=True)
+class Poll:
+    """A "predict before you see it" question that a teacher opens in class mode
+    (``ui.classroom``): the class votes, may vote again after talking it over, and the
+    reveal shows everyone the answer with the measurement that settles it.
+
+    Multiple choice when ``options`` is given (``answer()`` is the right option's index),
+    numeric otherwise (``answer()`` is the number; a vote within ``tolerance`` of it counts
+    as right, and the teacher's histogram bins the votes between ``low`` and ``high``).
+    The answer, the reveal text and the figure are computed with posenc when asked, like
+    an exercise's: nothing the class is told is a stored literal.
+    """
+
+    key: str  # unique across every lesson's polls and exercises; names the class's votes
+    prompt: str  # plain text, read from the back row and on a phone: one or two sentences
+    answer: Callable[[], float]  # () -> the right option's index, or the number
+    reveal: Callable[[float], str]  # (answer) -> markdown: the measurement that settles it
+    figure: Callable[[], object] | None = None  # () -> a Plotly figure shown with the reveal
+    options: tuple[str, ...] = ()  # plain text; empty for a numeric poll
+    tolerance: float = 0.0  # numeric: |vote - answer| <= tolerance counts as right
+    low: float = 0.0  # numeric: the smallest vote the input takes
+    high: float = 1.0  # numeric: the largest
+    integer: bool = False  # numeric: whole numbers only
+    unit: str = ""  # numeric: shown after the input ("positions", "%")
+    view: str = ""  # "<url_path>?view=<key>": where to explore it after the reveal
+
+    def __post_init__(self):
+        if self.options and len(self.options) < 2:
+            raise ValueError(f"poll {self.key!r}: a multiple-choice poll needs two options or more")
+        if not self.options and not self.low < self.high:
+            raise ValueError(f"poll {self.key!r}: a numeric poll needs low < high")
+
+    @property
+    def numeric(self) -> bool:
+        return not self.options
+
+    def is_right(self, vote: float, answer: float | None = None) -> bool:
+        """Whether a vote (an option's index, or a number) is right; ``answer`` saves
+        computing the answer again when the caller holds it."""
+        answer = float(self.answer() if answer is None else answer)
+        if self.options:
+            return int(vote) == int(answer)
+        return close_to(float(vote), answer, self.tolerance)
+
+
 def close_to(value: float, target: float, tolerance: float) -> bool:
     return abs(value - target) <= tolerance
 

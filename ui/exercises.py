@@ -22,6 +22,7 @@ from __future__ import annotations
 import streamlit as st
 
 import lessons
+from ui import classroom
 from ui import exercise_kinds as kinds
 from ui import progress as stored_progress
 from ui.exercise_kinds import Guided, MultipleChoice, Numeric
@@ -58,7 +59,11 @@ def progress_keys() -> set[str]:
 def keep_progress() -> None:
     """Restore the solved exercises this browser stored and save the current ones;
     called by ``render`` and by the home page before they count."""
-    stored_progress.keep(_solved_keys(), progress_keys())
+    valid = progress_keys()
+    # a student in a class gets back what the class database holds (another browser, a
+    # restarted server), then the browser's own store adds its part and keeps the union
+    classroom.restore_solved(_solved_keys(), valid)
+    stored_progress.keep(_solved_keys(), valid)
 
 
 def is_solved(ex: kinds.Exercise) -> bool:
@@ -85,8 +90,11 @@ def _picks(ex: Numeric) -> dict[str, int]:
     return {p.name: int(st.session_state.get(_widget(ex.key, p.name), p.default)) for p in ex.picks}
 
 
-def _record(key: str, given, picks: dict[str, int], ok: bool | None, text: str) -> None:
+def _record(key: str, given, picks: dict[str, int], ok: bool | None, text: str, shown: str = "") -> None:
     st.session_state[ATTEMPT + key] = {"given": given, "picks": picks, "ok": ok, "text": text}
+    if ok is not None:
+        # in a class, the teacher's dashboard counts it (``shown``: the answer as a person reads it)
+        classroom.record_attempt(key, shown or str(given), ok)
     if ok:
         _solved_keys().add(key)
     elif ok is False:
@@ -99,7 +107,7 @@ def _check_choice(ex: MultipleChoice) -> None:
         _record(ex.key, None, {}, None, "Pick an answer first.")
         return
     choice = ex.choices[given]
-    _record(ex.key, given, {}, choice.right, choice.why)
+    _record(ex.key, given, {}, choice.right, choice.why, shown=f"{chr(ord('A') + given)}. {_plain_text(choice.text)}")
 
 
 def _check_number(ex: Numeric) -> None:
@@ -113,7 +121,13 @@ def _check_number(ex: Numeric) -> None:
     except ValueError as exc:  # posenc refused the picks: say so, as the lessons do
         _record(ex.key, given, picks, None, str(exc))
         return
-    _record(ex.key, given, picks, ok, text)
+    shown = f"{float(given):.6g}" + "".join(f" ({name} {value})" for name, value in picks.items())
+    _record(ex.key, given, picks, ok, text, shown=shown)
+
+
+def _plain_text(markdown: str) -> str:
+    # the dashboard shows an option as plain words: no $, *, ` from its Markdown
+    return " ".join(markdown.replace("$", "").replace("*", "").replace("`", "").split())
 
 
 # drawing

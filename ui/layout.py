@@ -54,11 +54,13 @@ def key_control():
     return slots[taken]
 
 
-def navigation_links(home, lessons, reference) -> None:
-    """The app's menu at the top of the sidebar: the start page, the numbered lessons,
-    the reference pages (Streamlit marks the current page's link)."""
+def navigation_links(home, lessons, reference, class_page=None) -> None:
+    """The app's menu at the top of the sidebar: the start page, the class page, the
+    numbered lessons, the reference pages (Streamlit marks the current page's link)."""
     with st.sidebar.container(key="site_nav"):
         st.page_link(home.path, label=home.title, icon=home.icon)
+        if class_page is not None:
+            st.page_link(class_page.path, label=class_page.title, icon=class_page.icon)
         st.markdown("**Lessons**")
         for number, lesson in enumerate(lessons, start=1):
             st.page_link(lesson.path, label=f"{number}. {lesson.title}", icon=lesson.icon)
@@ -114,7 +116,7 @@ def _draw(fig, key: str, alt: str) -> None:
     )
 
 
-def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -> None:
+def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, downloads: bool = True) -> None:
     """A Plotly figure, full width, its title as text above it, with SVG and PNG saving,
     the data as CSV and .npy, a standalone HTML file, and, when ``code`` is given, the
     posenc call that made its data.
@@ -130,6 +132,8 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -
     ``data`` (an array) replaces the figure's own table in the downloads and in that
     comparison, for figures whose traces are not a plain table (animations, arrows).
     A figure with frames gets buttons that play, pause and step it (also by keyboard).
+    ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
+    as a class's live votes, whose numbers the gradebook gives).
     """
     title, rows = figcache.prepared(fig, presenting())
     if title:
@@ -145,6 +149,8 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None) -
                 if panel_title:
                     st.markdown(_plain(panel_title))
                 _draw(panel, panel_key, display.describe(panel, title, panel_title))
+    if not downloads:
+        return
     first = rows[0][0]
     frame_ms = (first.layout.meta or {}).get("frame_ms", 120) if isinstance(first.layout.meta, dict) else 120
     chart_tools.tools(key, keys, filename, animated=bool(first.frames), frame_ms=frame_ms)

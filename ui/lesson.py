@@ -46,6 +46,8 @@ class Lesson:
     icon: str = ""  # a Material icon (Streamlit serves its font itself; emoji need an emoji font)
     #: the lesson's exercises (``ui.exercise_kinds``), shown at the end of the page
     exercises: tuple = ()
+    #: the lesson's "predict before you see it" questions for class mode (``exercise_kinds.Poll``)
+    polls: tuple = ()
     #: the largest URL settings the page allows (the page budget benchmark measures them)
     largest: dict[str, str] = field(default_factory=dict)
     #: key -> view, in the order of the picker; empty for a lesson of one figure set

@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 import lessons
-from ui import exercises, layout, state
+from ui import classroom, exercises, layout, state
 
 #: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
 CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
@@ -39,6 +39,7 @@ def pages() -> list[st.Page]:
     home = st.Page(lessons.HOME.path, title=lessons.HOME.title, default=True)
     return [
         home,
+        st.Page(lessons.CLASS.path, title=lessons.CLASS.title, url_path=lessons.CLASS.url_path),
         *(
             st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path)
             for lesson in (*lessons.LESSONS, *lessons.REFERENCE)
@@ -50,8 +51,10 @@ def run(page: st.Page) -> None:
     """Draw the shell and run ``page`` inside it."""
     # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
     # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
-    layout.navigation_links(lessons.HOME, lessons.LESSONS, lessons.REFERENCE)
+    layout.navigation_links(lessons.HOME, lessons.LESSONS, lessons.REFERENCE, lessons.CLASS)
     state.start_run(page.url_path)
+    # a student's class link is kept in the address bar on every page (ui.classroom)
+    classroom.follow_link()
     present = state.toggle(
         "present",
         "Presenter mode",

@@ -47,8 +47,18 @@ def finish_run(notice_area) -> None:
         notice_area.warning("Some values in the link could not be used:\n\n" + "\n".join(f"- {n}" for n in notices))
 
 
+def own(*names: str) -> None:
+    """Keep these URL names in the address bar at the end of this run (a page's own
+    parameters that are not controls, such as a class link's)."""
+    st.session_state.setdefault(_OWNED, []).extend(names)
+
+
 def _note(text: str) -> None:
     st.session_state.setdefault(_NOTICES, []).append(text)
+
+
+#: a page's own note about a URL value it could not use (shown with the controls' notes)
+note = _note
 
 
 # generic machinery

@@ -1,0 +1,1030 @@
+"""The class database: classes, students, poll rounds, votes and exercise attempts.
+
+One schema and one list of migrations serve SQLite (the embedded default: one file in WAL
+mode, shared by every app process on the machine) and PostgreSQL (``postgresql://`` URLs,
+psycopg 3, for app processes on several machines). The SQL is the subset both accept;
+queries are written with ``?`` and turned into psycopg's ``%s`` in one place (``_Tx``).
+
+Pure Python: no Streamlit, no Plotly. psycopg is imported only when a PostgreSQL URL is
+opened, so SQLite needs nothing beyond the standard library.
+
+Every public method of ``Store`` raises ``StoreUnavailable`` (a message for people) when
+the database cannot be reached, never a raw driver error; bad arguments get a ValueError
+naming them; teacher-only actions without the teacher key get ``NotTeacher``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import hmac
+import io
+import math
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "JOIN_FAILURES_ALLOWED",
+    "JOIN_FAILURE_WINDOW_S",
+    "NETWORK_FAILURES_ALLOWED",
+    "MIGRATIONS",
+    "NICKNAME_CHARS",
+    "SETTING",
+    "TTL_HOURS",
+    "ClassInfo",
+    "ItemSummary",
+    "JoinRefused",
+    "NewClass",
+    "NotTeacher",
+    "Round",
+    "Store",
+    "StoreUnavailable",
+    "Student",
+    "clean_nickname",
+    "database_url",
+    "normalize_code",
+    "open_store",
+]
+
+SETTING = "POSENC_CLASS_DB"
+TTL_HOURS = 12.0
+MAX_TTL_HOURS = 168.0  # a week: a class is a lesson or a course block, not a permanent room
+NICKNAME_CHARS = 24
+TITLE_CHARS = 60
+JOIN_FAILURES_ALLOWED = 10
+JOIN_FAILURE_WINDOW_S = 300.0
+#: wrong codes from one network address (``join(network=...)``) in the same window: a class
+#: behind one school address makes far fewer typos than this, a guesser far more tries
+NETWORK_FAILURES_ALLOWED = 100
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+VOTE_CHARS = 64
+ATTEMPT_CHARS = 200
+ID_CHARS = 64
+KEY_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.:-]{0,63}")
+POOL_IDLE = 4  # idle connections kept per Store; more concurrent users get extra, short-lived ones
+CONNECT_TIMEOUT_S = 3
+SQLITE_BUSY_MS = 10_000
+# an arbitrary constant: the key of the PostgreSQL advisory lock that serializes migrations
+MIGRATION_LOCK = 7_281_913_013
+# cells a spreadsheet would run as a formula (OWASP "CSV injection"), tab and CR included
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"-[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
+    (
+        1,
+        (
+            """CREATE TABLE classes (
+                code TEXT PRIMARY KEY,
+                teacher_hash TEXT NOT NULL,
+                title TEXT NOT NULL,
+                created DOUBLE PRECISION NOT NULL,
+                expires DOUBLE PRECISION NOT NULL)""",
+            "CREATE INDEX classes_expires ON classes (expires)",
+            """CREATE TABLE students (
+                code TEXT NOT NULL,
+                student_id TEXT NOT NULL,
+                nickname TEXT NOT NULL,
+                joined DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (code, student_id))""",
+            # seq orders a class's rounds even when two are opened within one clock tick
+            """CREATE TABLE rounds (
+                id TEXT PRIMARY KEY,
+                code TEXT NOT NULL,
+                poll_key TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                opened DOUBLE PRECISION NOT NULL,
+                closed DOUBLE PRECISION,
+                revealed DOUBLE PRECISION)""",
+            # the pages poll "the class's current round" every second
+            "CREATE UNIQUE INDEX rounds_code_seq ON rounds (code, seq)",
+            "CREATE UNIQUE INDEX rounds_code_poll_number ON rounds (code, poll_key, number)",
+            # is_right: RIGHT is reserved in PostgreSQL; the primary key also serves count(round)
+            """CREATE TABLE answers (
+                round_id TEXT NOT NULL,
+                student_id TEXT NOT NULL,
+                vote TEXT NOT NULL,
+                is_right INTEGER NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (round_id, student_id))""",
+            """CREATE TABLE attempts (
+                code TEXT NOT NULL,
+                student_id TEXT NOT NULL,
+                exercise_key TEXT NOT NULL,
+                answer TEXT NOT NULL,
+                is_right INTEGER NOT NULL,
+                at DOUBLE PRECISION NOT NULL)""",
+            "CREATE INDEX attempts_code_key ON attempts (code, exercise_key)",
+            "CREATE INDEX attempts_code_student ON attempts (code, student_id)",
+            "CREATE TABLE join_failures (client TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX join_failures_client_at ON join_failures (client, at)",
+            "CREATE INDEX join_failures_at ON join_failures (at)",
+        ),
+    ),
+]
+
+
+# ------------------------------------------------------------------ errors and records
+
+
+class StoreUnavailable(Exception):
+    """The class database cannot be reached; ``str()`` is a sentence for people.
+
+    The store raises ``StoreUnavailable.of(kind, where, reason)``, which writes the sentence
+    and keeps its parts (``kind``, ``where``, ``reason``); a page that has no store at all
+    may raise ``StoreUnavailable("its own sentence")``.
+    """
+
+    def __init__(self, message: str, *, kind: str = "", where: str = "", reason: str = ""):
+        super().__init__(message)
+        self.kind, self.where, self.reason = kind, where, reason or message
+
+    @classmethod
+    def of(cls, kind: str, where: str, reason: str) -> StoreUnavailable:
+        label = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}.get(kind, kind)
+        message = f"The class database ({label} at {where}) cannot be reached: {reason}."
+        return cls(message, kind=kind, where=where, reason=reason)
+
+
+class JoinRefused(Exception):
+    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None."""
+
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class NotTeacher(PermissionError):
+    """A teacher-only action without the class's teacher key."""
+
+
+@dataclass(frozen=True)
+class NewClass:
+    code: str
+    teacher_key: str
+    expires: float
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    code: str
+    title: str
+    created: float
+    expires: float
+
+
+@dataclass(frozen=True)
+class Student:
+    student_id: str
+    nickname: str
+
+
+@dataclass(frozen=True)
+class Round:
+    id: str
+    code: str
+    poll_key: str
+    number: int
+    opened: float
+    closed: float | None
+    revealed: float | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed is None
+
+
+@dataclass(frozen=True)
+class ItemSummary:
+    key: str
+    kind: str  # "exercise" | "poll"
+    number: int  # the poll's round number; 0 for an exercise
+    answered: int
+    right: int
+    wrong: tuple[tuple[str, int], ...]
+
+
+# ------------------------------------------------------------------ settings and text
+
+
+def _default_sqlite_path(environ: Mapping[str, str]) -> Path:
+    data_home = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "posenc-lab" / "classes.sqlite3"
+
+
+def database_url(environ: Mapping[str, str] = os.environ) -> str:
+    """The class database to use: ``$POSENC_CLASS_DB``, else the default SQLite file.
+
+    The default is ``$XDG_DATA_HOME/posenc-lab/classes.sqlite3`` (``~/.local/share`` when
+    XDG_DATA_HOME is unset); its folder is created here, so a first run needs no setup.
+    """
+    if not isinstance(environ, Mapping):
+        raise ValueError(f"environ must be a mapping such as os.environ, got {type(environ).__name__}")
+    value = environ.get(SETTING) or ""
+    if not isinstance(value, str):
+        raise ValueError(f"environ[{SETTING!r}] must be a string, got {type(value).__name__}")
+    if value.strip():
+        return value.strip()
+    path = _default_sqlite_path(environ)
+    # an uncreatable folder is reported by open_store, with the path, as StoreUnavailable
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+def _require_str(value, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+    return value
+
+
+def normalize_code(text: str) -> str:
+    """A join code as typed, made comparable: stripped, upper case, no spaces or dashes.
+
+    >>> normalize_code(" k7q-m3p ")
+    'K7QM3P'
+    """
+    _require_str(text, "code")
+    return re.sub(r"[\s\-\u2010-\u2015\u2212]+", "", text).upper()
+
+
+def _clean_text(text: str, limit: int) -> str:
+    text = unicodedata.normalize("NFC", text)
+    # line and paragraph breaks become spaces before the other invisible characters go
+    text = "".join(" " if ch.isspace() else ch for ch in text)
+    text = "".join(ch for ch in text if not unicodedata.category(ch).startswith("C"))
+    return " ".join(text.split())[:limit].strip()
+
+
+def clean_nickname(text: str) -> str:
+    """Plain text for a nickname: control and format characters (bidi overrides, zero-width
+    joiners) removed, whitespace collapsed to single spaces, cut to NICKNAME_CHARS.
+
+    Markdown and HTML are left as typed: the page shows the text escaped. "" is allowed
+    (an anonymous student).
+
+    >>> clean_nickname("  Ada\\n\\u202eLovelace  ")
+    'Ada Lovelace'
+    """
+    return _clean_text(_require_str(text, "nickname"), NICKNAME_CHARS)
+
+
+def _check_key(value, name: str) -> str:
+    _require_str(value, name)
+    if not KEY_PATTERN.fullmatch(value):
+        raise ValueError(
+            f"{name} must be 1 to 64 characters of a-z, 0-9 and _ . : - starting with a letter or digit, "
+            f"got {value!r:.80}"
+        )
+    return value
+
+
+def _check_id(value, name: str) -> str:
+    _require_str(value, name)
+    if not value or len(value) > ID_CHARS or not value.isprintable() or value != value.strip():
+        raise ValueError(f"{name} must be 1 to {ID_CHARS} printable characters, got {value!r:.80}")
+    return value
+
+
+def _check_right(value) -> bool:
+    if value not in (True, False):
+        raise ValueError(f"right must be True or False, got {value!r:.40}")
+    return bool(value)
+
+
+def _check_text(value, name: str, limit: int) -> str:
+    _require_str(value, name)
+    cleaned = _clean_text(value, limit + 1)
+    if not cleaned or len(cleaned) > limit:
+        raise ValueError(f"{name} must be 1 to {limit} characters, got {len(value)}")
+    return cleaned
+
+
+def _new_id(nbytes: int) -> str:
+    """A random URL-safe id that starts with a letter or digit (never "-": a CSV formula guard
+    would prefix it in the gradebook, and a leading dash reads as an option in a shell)."""
+    while True:
+        token = secrets.token_urlsafe(nbytes)
+        if token[0].isalnum():
+            return token
+
+
+def _hash_key(teacher_key: str) -> str:
+    return hashlib.sha256(teacher_key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _shown_code(code: str) -> str:
+    """A code as it may appear in a message: short and printable whatever was typed."""
+    shown = _clean_text(code, 16)
+    return shown if len(shown) <= 12 else shown[:12] + "..."
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _spreadsheet_safe(cell: str) -> str:
+    # a negative number ("-0.5", a numeric vote) is data, not a formula: it stays a number
+    if cell.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    line = text[0].strip().rstrip(".") if text else type(error).__name__
+    return line[:200]
+
+
+# ------------------------------------------------------------------ connections
+
+
+def _postgres_where(url: str) -> str:
+    """The URL without its password (in the netloc or as a query parameter)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        netloc = userinfo.split(":", 1)[0] + "@" + host
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"], safe="/")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+class _Tx:
+    """One transaction on one connection: ``?`` placeholders, fetch helpers."""
+
+    def __init__(self, conn, postgres: bool):
+        self._conn = conn
+        self._postgres = postgres
+
+    def _execute(self, sql: str, params: tuple):
+        if self._postgres:
+            sql = sql.replace("?", "%s")  # the one place queries change dialect
+        return self._conn.execute(sql, params)
+
+    def run(self, sql: str, *params) -> int:
+        return self._execute(sql, params).rowcount
+
+    def all(self, sql: str, *params) -> list[tuple]:
+        return list(self._execute(sql, params).fetchall())
+
+    def one(self, sql: str, *params) -> tuple | None:
+        return self._execute(sql, params).fetchone()
+
+    def value(self, sql: str, *params):
+        row = self.one(sql, *params)
+        return None if row is None else row[0]
+
+
+class _Backend:
+    kind = ""
+
+    def connect(self): ...
+    def begin(self, conn, write: bool) -> None: ...
+    def is_unavailable(self, error: BaseException) -> bool: ...
+    def is_broken(self, conn) -> bool: ...
+    def migration_lock(self, tx: _Tx) -> None: ...
+
+
+class _SQLite(_Backend):
+    kind = "sqlite"
+
+    def __init__(self, path: str):
+        self.path = path
+        self.where = path
+        if sqlite3.sqlite_version_info < (3, 24):  # INSERT ... ON CONFLICT DO UPDATE
+            raise StoreUnavailable.of(self.kind, path, f"SQLite {sqlite3.sqlite_version} is too old (3.24 needed)")
+
+    def connect(self):
+        # autocommit (isolation_level=None) with explicit BEGIN IMMEDIATE for writes: the write
+        # lock is taken up front, so two writers never deadlock upgrading a read lock
+        conn = sqlite3.connect(self.path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
+            mode = self._set_wal(conn)
+            if str(mode).lower() != "wal":
+                raise sqlite3.OperationalError(f"the file cannot use WAL mode (journal_mode is {mode})")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @staticmethod
+    def _set_wal(conn) -> str:
+        # switching a new file to WAL while another process does the same can report "database
+        # is locked" at once, without waiting on busy_timeout: retry for as long as it would wait
+        deadline = time.monotonic() + SQLITE_BUSY_MS / 1000
+        while True:
+            try:
+                return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01 + 0.04 * secrets.randbelow(100) / 100)
+
+    def begin(self, conn, write: bool) -> None:
+        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    def is_unavailable(self, error: BaseException) -> bool:
+        # IntegrityError and ProgrammingError are bugs here, not an unreachable database
+        return isinstance(error, sqlite3.OperationalError) or type(error) is sqlite3.DatabaseError
+
+    def is_broken(self, conn) -> bool:
+        return False
+
+    def migration_lock(self, tx: _Tx) -> None:
+        pass  # BEGIN IMMEDIATE already holds the only write lock
+
+
+class _Postgres(_Backend):
+    kind = "postgresql"
+
+    def __init__(self, url: str):
+        self.url = url
+        self.where = _postgres_where(url)
+        try:
+            import psycopg
+        except ImportError as error:
+            raise StoreUnavailable.of(
+                self.kind, self.where, 'psycopg is not installed (pip install "posenc-lab[postgresql]")'
+            ) from error
+        self.psycopg = psycopg
+
+    def connect(self):
+        return self.psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S, application_name="posenc-lab")
+
+    def begin(self, conn, write: bool) -> None:
+        pass  # psycopg opens a transaction with the first statement
+
+    def is_unavailable(self, error: BaseException) -> bool:
+        return isinstance(error, self.psycopg.OperationalError | self.psycopg.InterfaceError)
+
+    def is_broken(self, conn) -> bool:
+        return conn.closed or conn.broken
+
+    def migration_lock(self, tx: _Tx) -> None:
+        tx.one("SELECT pg_advisory_xact_lock(?)", MIGRATION_LOCK)
+
+
+def _backend_for(url: str) -> _Backend:
+    _require_str(url, "url")
+    text = url.strip()
+    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
+    if scheme in ("postgresql", "postgres"):
+        return _Postgres(text)
+    if scheme == "sqlite":
+        path = text[len("sqlite://") :]
+        if not path.startswith("/"):
+            raise ValueError(f"url: a sqlite URL must name an absolute path (sqlite:///abs/path), got {url!r}")
+        # sqlite:////abs/path (SQLAlchemy's spelling of an absolute path) names the same file
+        return _SQLite("/" + path.lstrip("/"))
+    if scheme:
+        raise ValueError(
+            f"url must be a SQLite file path, sqlite:///abs/path or a postgresql:// URL, got a {scheme}:// URL"
+        )
+    if not text:
+        raise ValueError(f"url must be a SQLite file path or a postgresql:// URL (setting {SETTING}), got ''")
+    return _SQLite(str(Path(text).expanduser().absolute()))
+
+
+# ------------------------------------------------------------------ the store
+
+
+def open_store(url: str | None = None, *, clock: Callable[[], float] = time.time) -> Store:
+    """Open (and migrate) the class database at ``url``; None reads the setting.
+
+    Raises StoreUnavailable when it cannot be reached, ValueError for a URL of another kind.
+    """
+    store = Store(_backend_for(database_url() if url is None else url), clock)
+    try:
+        store._migrate()
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+class Store:
+    """The class database behind one URL; thread-safe (Streamlit runs sessions in threads).
+
+    Connections come from a small pool and are handed to one user at a time; a PostgreSQL
+    connection that broke is thrown away, and a transaction that found its pooled connection
+    dead (the server restarted) is retried once on a fresh one.
+    """
+
+    def __init__(self, backend: _Backend, clock: Callable[[], float] = time.time):
+        self._backend = backend
+        self.kind: str = backend.kind
+        self.where: str = backend.where
+        self._clock = clock
+        self._idle: list = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<Store {self.kind} at {self.where}>"
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -------------------------------------------------------------- plumbing
+
+    def _unavailable(self, reason: str) -> StoreUnavailable:
+        return StoreUnavailable.of(self.kind, self.where, reason)
+
+    def _checkout(self):
+        with self._lock:
+            if self._closed:
+                raise self._unavailable("this connection to it was closed")
+            while self._idle:
+                conn = self._idle.pop()
+                if not self._backend.is_broken(conn):
+                    return conn, True
+                with contextlib.suppress(Exception):
+                    conn.close()
+        try:
+            return self._backend.connect(), False
+        except Exception as error:
+            if self._backend.is_unavailable(error):
+                raise self._unavailable(_first_line(error)) from error
+            raise
+
+    def _checkin(self, conn, broken: bool) -> None:
+        with self._lock:
+            if not broken and not self._closed and len(self._idle) < POOL_IDLE:
+                self._idle.append(conn)
+                return
+        with contextlib.suppress(Exception):
+            conn.close()
+
+    @contextlib.contextmanager
+    def _tx(self, write: bool = False) -> Iterator[_Tx]:
+        """A transaction; retried once on a fresh connection if a pooled one was dead."""
+        for attempt in range(2):
+            conn, reused = self._checkout()
+            started = False  # whether the caller's code ran: after that a retry could repeat it
+            try:
+                self._backend.begin(conn, write)
+                tx = _Tx(conn, self._backend.kind == "postgresql")
+                if reused and self._backend.kind == "postgresql":
+                    tx.one("SELECT 1")  # a dead pooled connection fails here, before any work
+                started = True
+                yield tx
+                conn.commit()
+            except BaseException as error:
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                self._checkin(conn, broken=self._backend.is_unavailable(error) or self._backend.is_broken(conn))
+                if self._backend.is_unavailable(error):
+                    if reused and not started and attempt == 0:
+                        continue
+                    raise self._unavailable(_first_line(error)) from error
+                raise
+            else:
+                self._checkin(conn, broken=False)
+                return
+
+    def _migrate(self) -> None:
+        with self._tx(write=True) as tx:
+            self._backend.migration_lock(tx)
+            tx.run(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, applied DOUBLE PRECISION NOT NULL)"
+            )
+            done = {row[0] for row in tx.all("SELECT version FROM schema_migrations")}
+            for version, statements in MIGRATIONS:
+                if version in done:
+                    continue
+                for statement in statements:
+                    tx.run(statement)
+                tx.run("INSERT INTO schema_migrations (version, applied) VALUES (?, ?)", version, self._clock())
+
+    def schema_versions(self) -> list[int]:
+        """The migrations applied to this database, in order."""
+        with self._tx() as tx:
+            return [row[0] for row in tx.all("SELECT version FROM schema_migrations ORDER BY version")]
+
+    def _require_teacher(self, tx: _Tx, code: str, teacher_key: str) -> str:
+        code = normalize_code(code)
+        _require_str(teacher_key, "teacher_key")
+        stored = tx.value("SELECT teacher_hash FROM classes WHERE code = ?", code)
+        if stored is None or not hmac.compare_digest(stored, _hash_key(teacher_key)):
+            raise NotTeacher(f"Only the teacher link of class {_shown_code(code)} can do this.")
+        return code
+
+    @staticmethod
+    def _round(row) -> Round:
+        rid, code, poll_key, number, opened, closed, revealed = row
+        return Round(rid, code, poll_key, int(number), float(opened), closed, revealed)
+
+    _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed"
+
+    # -------------------------------------------------------------- classes
+
+    def create_class(self, title: str = "", ttl_hours: float = TTL_HOURS) -> NewClass:
+        title = _clean_text(_require_str(title, "title"), TITLE_CHARS)
+        if (
+            isinstance(ttl_hours, bool)
+            or not isinstance(ttl_hours, int | float)
+            or not math.isfinite(ttl_hours)
+            or not 0 < ttl_hours <= MAX_TTL_HOURS
+        ):
+            raise ValueError(f"ttl_hours must be a number in (0, {MAX_TTL_HOURS:g}], got {ttl_hours!r}")
+        teacher_key = secrets.token_urlsafe(24)
+        with self._tx(write=True) as tx:
+            now = self._clock()
+            expires = now + float(ttl_hours) * 3600.0
+            for _ in range(20):
+                code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                inserted = tx.run(
+                    "INSERT INTO classes (code, teacher_hash, title, created, expires) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (code) DO NOTHING",
+                    code,
+                    _hash_key(teacher_key),
+                    title,
+                    now,
+                    expires,
+                )
+                if inserted == 1:
+                    return NewClass(code, teacher_key, expires)
+        raise self._unavailable("no free class code was found; purge old classes")
+
+    def class_info(self, code: str) -> ClassInfo | None:
+        code = normalize_code(code)
+        with self._tx() as tx:
+            row = tx.one("SELECT code, title, created, expires FROM classes WHERE code = ?", code)
+        return None if row is None else ClassInfo(row[0], row[1], float(row[2]), float(row[3]))
+
+    def is_open(self, code: str) -> bool:
+        info = self.class_info(code)
+        return info is not None and self._clock() < info.expires
+
+    def is_teacher(self, code: str, teacher_key: str) -> bool:
+        code = normalize_code(code)
+        if not isinstance(teacher_key, str) or not teacher_key:
+            return False
+        with self._tx() as tx:
+            stored = tx.value("SELECT teacher_hash FROM classes WHERE code = ?", code)
+        return stored is not None and hmac.compare_digest(stored, _hash_key(teacher_key))
+
+    # -------------------------------------------------------------- students
+
+    def join(
+        self, code: str, nickname: str = "", *, client: str = "", network: str = "", student_id: str | None = None
+    ) -> Student:
+        normalized = normalize_code(code)
+        nickname = clean_nickname(nickname)
+        client = _require_str(client, "client")[:200]
+        # a second, wider bucket: every client of one network address (a class behind one
+        # school address shares it, so its limit is higher; a guesser cannot escape it by
+        # starting new sessions)
+        network = _require_str(network, "network")[:200]
+        buckets = [(client, JOIN_FAILURES_ALLOWED, "this device")]
+        if network:
+            buckets.append(("net:" + network, NETWORK_FAILURES_ALLOWED, "this network"))
+        if student_id is not None:
+            _check_id(student_id, "student_id")
+        refusal: JoinRefused | None = None
+        with self._tx(write=True) as tx:
+            now = self._clock()
+            window_start = now - JOIN_FAILURE_WINDOW_S
+            tx.run("DELETE FROM join_failures WHERE at <= ?", window_start)
+            for bucket, allowed, who in buckets:
+                failures = [
+                    row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", bucket)
+                ]
+                if len(failures) >= allowed:
+                    # refused until enough failures age out to leave one more try
+                    oldest = failures[len(failures) - allowed]
+                    wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+                    raise JoinRefused(f"Too many wrong codes from {who}. Try again in {wait} s.", retry_after=wait)
+            expires = tx.value("SELECT expires FROM classes WHERE code = ?", normalized)
+            if expires is None:
+                for bucket, _, _ in buckets:
+                    tx.run("INSERT INTO join_failures (client, at) VALUES (?, ?)", bucket, now)
+                # committed below before refusing, so the failure counts
+                refusal = JoinRefused(
+                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen."
+                )
+            elif now >= expires:
+                refusal = JoinRefused(f"Class {normalized} has ended.")
+            else:
+                if student_id is not None:
+                    row = tx.one(
+                        "SELECT nickname FROM students WHERE code = ? AND student_id = ?", normalized, student_id
+                    )
+                    if row is not None:
+                        if nickname and nickname != row[0]:
+                            tx.run(
+                                "UPDATE students SET nickname = ? WHERE code = ? AND student_id = ?",
+                                nickname,
+                                normalized,
+                                student_id,
+                            )
+                            return Student(student_id, nickname)
+                        return Student(student_id, row[0])
+                new_id = _new_id(9)
+                tx.run(
+                    "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
+                    normalized,
+                    new_id,
+                    nickname,
+                    now,
+                )
+                return Student(new_id, nickname)
+        raise refusal
+
+    def student(self, code: str, student_id: str) -> Student | None:
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        with self._tx() as tx:
+            row = tx.one(
+                "SELECT student_id, nickname FROM students WHERE code = ? AND student_id = ?", code, student_id
+            )
+        return None if row is None else Student(row[0], row[1])
+
+    def students(self, code: str) -> list[Student]:
+        code = normalize_code(code)
+        with self._tx() as tx:
+            rows = tx.all("SELECT student_id, nickname FROM students WHERE code = ? ORDER BY joined, student_id", code)
+        return [Student(sid, nick) for sid, nick in rows]
+
+    # -------------------------------------------------------------- polls
+
+    def open_poll(self, code: str, teacher_key: str, poll_key: str) -> Round:
+        _check_key(poll_key, "poll_key")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            # the row lock (PostgreSQL) serializes two teacher tabs opening polls at once;
+            # SQLite's BEGIN IMMEDIATE already does
+            tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)
+            now = self._clock()
+            tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL", now, code)
+            number = 1 + (
+                tx.value("SELECT MAX(number) FROM rounds WHERE code = ? AND poll_key = ?", code, poll_key) or 0
+            )
+            seq = 1 + (tx.value("SELECT MAX(seq) FROM rounds WHERE code = ?", code) or 0)
+            rid = _new_id(12)
+            tx.run(
+                "INSERT INTO rounds (id, code, poll_key, number, seq, opened) VALUES (?, ?, ?, ?, ?, ?)",
+                rid,
+                code,
+                poll_key,
+                number,
+                seq,
+                now,
+            )
+        return Round(rid, code, poll_key, number, now, None, None)
+
+    def _current_round_id(self, tx: _Tx, code: str) -> str | None:
+        return tx.value("SELECT id FROM rounds WHERE code = ? ORDER BY seq DESC LIMIT 1", code)
+
+    def close_round(self, code: str, teacher_key: str) -> None:
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rid = self._current_round_id(tx, code)
+            if rid is not None:
+                tx.run("UPDATE rounds SET closed = ? WHERE id = ? AND closed IS NULL", self._clock(), rid)
+
+    def reveal(self, code: str, teacher_key: str) -> None:
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rid = self._current_round_id(tx, code)
+            if rid is not None:
+                now = self._clock()
+                tx.run(
+                    "UPDATE rounds SET closed = COALESCE(closed, ?), revealed = COALESCE(revealed, ?) WHERE id = ?",
+                    now,
+                    now,
+                    rid,
+                )
+
+    def current_round(self, code: str) -> Round | None:
+        code = normalize_code(code)
+        with self._tx() as tx:
+            row = tx.one(
+                f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE code = ? ORDER BY seq DESC LIMIT 1",
+                code,
+            )
+        return None if row is None else self._round(row)
+
+    def rounds(self, code: str, poll_key: str) -> list[Round]:
+        code = normalize_code(code)
+        _check_key(poll_key, "poll_key")
+        with self._tx() as tx:
+            rows = tx.all(
+                f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE code = ? AND poll_key = ? ORDER BY number",
+                code,
+                poll_key,
+            )
+        return [self._round(row) for row in rows]
+
+    def answer(self, round_id: str, student_id: str, vote: str, right: bool) -> bool:
+        _check_id(round_id, "round_id")
+        _check_id(student_id, "student_id")
+        vote = _check_text(vote, "vote", VOTE_CHARS)
+        right = _check_right(right)
+        with self._tx(write=True) as tx:
+            now = self._clock()
+            allowed = tx.one(
+                "SELECT 1 FROM rounds r JOIN classes c ON c.code = r.code "
+                "JOIN students s ON s.code = r.code AND s.student_id = ? "
+                "WHERE r.id = ? AND r.closed IS NULL AND c.expires > ?",
+                student_id,
+                round_id,
+                now,
+            )
+            if allowed is None:
+                return False
+            tx.run(
+                "INSERT INTO answers (round_id, student_id, vote, is_right, at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (round_id, student_id) DO UPDATE SET "
+                "vote = excluded.vote, is_right = excluded.is_right, at = excluded.at",
+                round_id,
+                student_id,
+                vote,
+                int(right),
+                now,
+            )
+        return True
+
+    def votes(self, round_id: str) -> list[tuple[str, bool]]:
+        _check_id(round_id, "round_id")
+        with self._tx() as tx:
+            rows = tx.all("SELECT vote, is_right FROM answers WHERE round_id = ? ORDER BY at, student_id", round_id)
+        return [(vote, bool(right)) for vote, right in rows]
+
+    def count(self, round_id: str) -> int:
+        _check_id(round_id, "round_id")
+        with self._tx() as tx:
+            return int(tx.value("SELECT COUNT(*) FROM answers WHERE round_id = ?", round_id))
+
+    # -------------------------------------------------------------- exercises
+
+    def record_attempt(self, code: str, student_id: str, exercise_key: str, answer: str, right: bool) -> None:
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        _check_key(exercise_key, "exercise_key")
+        answer = _check_text(answer, "answer", ATTEMPT_CHARS)
+        right = _check_right(right)
+        with self._tx(write=True) as tx:
+            tx.run(
+                "INSERT INTO attempts (code, student_id, exercise_key, answer, is_right, at) "
+                "SELECT code, student_id, ?, ?, ?, ? FROM students WHERE code = ? AND student_id = ?",
+                exercise_key,
+                answer,
+                int(right),
+                self._clock(),
+                code,
+                student_id,
+            )
+
+    def solved(self, code: str, student_id: str) -> set[str]:
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        with self._tx() as tx:
+            rows = tx.all(
+                "SELECT DISTINCT exercise_key FROM attempts WHERE code = ? AND student_id = ? AND is_right = 1",
+                code,
+                student_id,
+            )
+        return {row[0] for row in rows}
+
+    # -------------------------------------------------------------- the teacher's views
+
+    def summary(self, code: str, teacher_key: str) -> list[ItemSummary]:
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            exercise_rows = tx.all(
+                "SELECT exercise_key, COUNT(DISTINCT student_id), "
+                "COUNT(DISTINCT CASE WHEN is_right = 1 THEN student_id END) "
+                "FROM attempts WHERE code = ? GROUP BY exercise_key ORDER BY exercise_key",
+                code,
+            )
+            # a wrong answer counts once per student who gave it, however often they retried
+            exercise_wrong = tx.all(
+                "SELECT exercise_key, answer, COUNT(DISTINCT student_id) FROM attempts "
+                "WHERE code = ? AND is_right = 0 GROUP BY exercise_key, answer",
+                code,
+            )
+            round_rows = tx.all(
+                "SELECT r.id, r.poll_key, r.number, COUNT(a.student_id), "
+                "COALESCE(SUM(a.is_right), 0) FROM rounds r LEFT JOIN answers a ON a.round_id = r.id "
+                "WHERE r.code = ? GROUP BY r.id, r.poll_key, r.number ORDER BY r.poll_key, r.number",
+                code,
+            )
+            round_wrong = tx.all(
+                "SELECT a.round_id, a.vote, COUNT(*) FROM answers a JOIN rounds r ON r.id = a.round_id "
+                "WHERE r.code = ? AND a.is_right = 0 GROUP BY a.round_id, a.vote",
+                code,
+            )
+        out = [
+            ItemSummary(key, "exercise", 0, int(n), int(r), _top_wrong(exercise_wrong, key))
+            for key, n, r in exercise_rows
+        ]
+        out += [
+            ItemSummary(key, "poll", int(number), int(n), int(r), _top_wrong(round_wrong, rid))
+            for rid, key, number, n, r in round_rows
+        ]
+        return out
+
+    def gradebook_csv(self, code: str, teacher_key: str, exercise_keys: list[str], poll_keys: list[str]) -> str:
+        if isinstance(exercise_keys, str) or isinstance(poll_keys, str):
+            raise ValueError("exercise_keys and poll_keys must be lists of keys, not a single string")
+        exercise_keys = list(dict.fromkeys(_check_key(k, "exercise_keys") for k in exercise_keys))
+        poll_keys = list(dict.fromkeys(_check_key(k, "poll_keys") for k in poll_keys))
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            students = tx.all(
+                "SELECT student_id, nickname, joined FROM students WHERE code = ? ORDER BY joined, student_id", code
+            )
+            tried: dict[tuple[str, str], bool] = {}
+            for sid, key, right in tx.all(
+                "SELECT student_id, exercise_key, MAX(is_right) FROM attempts WHERE code = ? "
+                "GROUP BY student_id, exercise_key",
+                code,
+            ):
+                tried[sid, key] = bool(right)
+            rounds = tx.all("SELECT id, poll_key, number FROM rounds WHERE code = ? ORDER BY poll_key, number", code)
+            votes = {
+                (rid, sid): (vote, bool(right))
+                for rid, sid, vote, right in tx.all(
+                    "SELECT a.round_id, a.student_id, a.vote, a.is_right FROM answers a "
+                    "JOIN rounds r ON r.id = a.round_id WHERE r.code = ?",
+                    code,
+                )
+            }
+        by_poll: dict[str, list[tuple[str, int]]] = {}
+        for rid, key, number in rounds:
+            by_poll.setdefault(key, []).append((rid, int(number)))
+        poll_columns = [(key, rid, number) for key in poll_keys for rid, number in by_poll.get(key, [])]
+
+        header = ["nickname", "student id", "joined", "exercises solved", *exercise_keys]
+        for key, _, number in poll_columns:
+            header += [f"{key} round {number}", f"{key} round {number} right"]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\r\n")
+        writer.writerow(header)
+        for sid, nickname, joined in students:
+            marks = [("solved" if tried[sid, k] else "tried") if (sid, k) in tried else "" for k in exercise_keys]
+            row = [nickname or "anonymous", sid, _iso(float(joined)), str(marks.count("solved")), *marks]
+            for _, rid, _ in poll_columns:
+                vote = votes.get((rid, sid))
+                row += ["", ""] if vote is None else [vote[0], "1" if vote[1] else "0"]
+            writer.writerow([_spreadsheet_safe(cell) for cell in row])
+        return buffer.getvalue()
+
+    # -------------------------------------------------------------- housekeeping
+
+    def purge(self, older_than_days: float = 30.0) -> int:
+        if (
+            isinstance(older_than_days, bool)
+            or not isinstance(older_than_days, int | float)
+            or not math.isfinite(older_than_days)
+            or older_than_days < 0
+        ):
+            raise ValueError(f"older_than_days must be a finite number >= 0, got {older_than_days!r}")
+        with self._tx(write=True) as tx:
+            now = self._clock()
+            cutoff = now - older_than_days * 86400.0
+            old = "SELECT code FROM classes WHERE expires < ?"
+            tx.run(f"DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code IN ({old}))", cutoff)
+            for table in ("rounds", "students", "attempts"):
+                tx.run(f"DELETE FROM {table} WHERE code IN ({old})", cutoff)
+            deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
+            tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+        return int(deleted)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+
+def _top_wrong(rows: list[tuple], item) -> tuple[tuple[str, int], ...]:
+    """The three most common wrong answers of ``item`` from (item, answer, students) rows."""
+    mine = sorted(((answer, int(n)) for key, answer, n in rows if key == item), key=lambda an: (-an[1], an[0]))
+    return tuple(mine[:3])

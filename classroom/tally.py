@@ -1,0 +1,107 @@
+"""Counting a class's votes for the teacher's histogram and the dashboard: pure Python,
+no database and no Streamlit (``classroom.store`` keeps the votes, ``ui.class_views``
+draws them).
+
+A vote is stored as text: a multiple-choice vote is the option's index (``"2"``), a
+numeric vote the number (``"0.25"``). Text that is neither (a vote stored before a poll
+changed its options, say) is counted nowhere rather than in the wrong bar.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+#: the most bars a numeric histogram gets: readable on a phone, fine enough to show a split
+NUMERIC_BINS = 10
+
+
+def encode_choice(index: int) -> str:
+    return str(int(index))
+
+
+def encode_number(value: float, integer: bool = False) -> str:
+    """A numeric vote as stored: whole numbers without a decimal point, others to 6 digits."""
+    if not math.isfinite(value):
+        raise ValueError(f"value must be a finite number, got {value!r}")
+    return str(int(round(value))) if integer else f"{value:.6g}"
+
+
+def _as_index(vote: str, options: int) -> int | None:
+    try:
+        index = int(vote)
+    except (TypeError, ValueError):
+        return None
+    return index if 0 <= index < options else None
+
+
+def _as_number(vote: str) -> float | None:
+    try:
+        value = float(vote)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def choice_counts(votes: Iterable[str], options: int) -> list[int]:
+    """Votes per option, in the options' order."""
+    counts = [0] * options
+    for vote in votes:
+        index = _as_index(vote, options)
+        if index is not None:
+            counts[index] += 1
+    return counts
+
+
+def numeric_edges(low: float, high: float, integer: bool = False, bins: int = NUMERIC_BINS) -> list[float]:
+    """Bin edges for a numeric poll between ``low`` and ``high``: one bin per whole number
+    when a poll of whole numbers has few enough of them, else ``bins`` equal bins."""
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"low and high must be finite with low < high, got {low!r} and {high!r}")
+    if integer and high - low + 1 <= bins:
+        return [low - 0.5 + i for i in range(int(high - low) + 2)]
+    step = (high - low) / bins
+    return [low + i * step for i in range(bins)] + [high]
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def numeric_labels(edges: Sequence[float], integer: bool = False) -> list[str]:
+    """A label per bin: the whole number it holds, or its range."""
+    if integer and all(abs(e - round(e) - 0.5) < 1e-9 or abs(e - round(e) + 0.5) < 1e-9 for e in edges):
+        return [_fmt(edges[i] + 0.5) for i in range(len(edges) - 1)]
+    return [f"{_fmt(edges[i])} to {_fmt(edges[i + 1])}" for i in range(len(edges) - 1)]
+
+
+def numeric_counts(votes: Iterable[str], edges: Sequence[float]) -> list[int]:
+    """Votes per bin; a bin holds its left edge, the last bin also its right edge, and
+    votes outside the edges are not counted (the input does not allow them)."""
+    counts = [0] * (len(edges) - 1)
+    for vote in votes:
+        value = _as_number(vote)
+        if value is None or not edges[0] <= value <= edges[-1]:
+            continue
+        i = 0
+        while i < len(counts) - 1 and value >= edges[i + 1]:
+            i += 1
+        counts[i] += 1
+    return counts
+
+
+def bin_of(value: float, edges: Sequence[float]) -> int | None:
+    """The bin that holds ``value`` (as ``numeric_counts`` counts it), or None outside."""
+    counts = numeric_counts([repr(float(value))], edges)
+    return counts.index(1) if 1 in counts else None
+
+
+def vote_label(vote: str, options: Sequence[str] = (), unit: str = "") -> str:
+    """A vote as a person reads it: the option's text, or the number with its unit."""
+    if options:
+        index = _as_index(vote, len(options))
+        return options[index] if index is not None else vote
+    value = _as_number(vote)
+    if value is None:
+        return vote
+    return f"{value:.4g} {unit}".strip()

@@ -1,0 +1,821 @@
+"""The class database (classroom.store) against a real SQLite file and a real PostgreSQL server.
+
+Every test that takes ``class_db_url`` runs twice, once per database (tests/conftest.py;
+the PostgreSQL server is tests/pg_support.py's throwaway cluster, a fresh database per test).
+Time is injected (``Clock``) wherever expiry or rate limits matter, so nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pg_support
+import psycopg
+import pytest
+
+import classroom
+from classroom import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    JOIN_FAILURE_WINDOW_S,
+    JOIN_FAILURES_ALLOWED,
+    MIGRATIONS,
+    NICKNAME_CHARS,
+    JoinRefused,
+    NotTeacher,
+    StoreUnavailable,
+    clean_nickname,
+    database_url,
+    normalize_code,
+    open_store,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+T0 = 1_795_000_000.0  # 2026-11-18, a fixed "now" for the injected clock
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = T0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def store(class_db_url, clock):
+    with open_store(class_db_url, clock=clock) as s:
+        yield s
+
+
+def raw_rows(url: str, sql: str) -> list[tuple]:
+    """Rows straight from the driver, not through the store under test."""
+    if url.startswith("postgresql://"):
+        with psycopg.connect(url) as conn:
+            return list(conn.execute(sql).fetchall())
+    conn = sqlite3.connect(url)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
+
+
+def run_python(code: str, *args: str, timeout: float = 60) -> subprocess.Popen:
+    """Start ``code`` in a new interpreter (another app process) with classroom importable."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen, timeout: float = 60) -> str:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out
+
+
+def class_with_students(store, n: int, ttl_hours: float = 12.0):
+    new = store.create_class("Class", ttl_hours)
+    students = [store.join(new.code, f"s{i}", client=f"c{i}") for i in range(n)]
+    return new, students
+
+
+# ------------------------------------------------------------------ the setting
+
+
+def test_database_url_reads_the_setting_or_defaults_to_a_file_under_xdg_data_home(tmp_path):
+    assert database_url({"POSENC_CLASS_DB": "  postgresql://u@h/db  "}) == "postgresql://u@h/db"
+    url = database_url({"XDG_DATA_HOME": str(tmp_path / "data")})
+    assert url == str(tmp_path / "data" / "posenc-lab" / "classes.sqlite3")
+    assert (tmp_path / "data" / "posenc-lab").is_dir()  # created, so a first run needs no setup
+    home = database_url({"HOME": "/unused"})
+    assert home == str(Path.home() / ".local" / "share" / "posenc-lab" / "classes.sqlite3")
+
+
+def test_open_store_reads_the_setting_when_no_url_is_given(tmp_path, monkeypatch):
+    monkeypatch.setenv("POSENC_CLASS_DB", str(tmp_path / "from-setting.sqlite3"))
+    with open_store() as s:
+        assert (s.kind, s.where) == ("sqlite", str(tmp_path / "from-setting.sqlite3"))
+    assert (tmp_path / "from-setting.sqlite3").exists()
+
+
+def test_sqlite_and_postgres_url_forms_are_accepted(tmp_path, postgres_server):
+    for url in (f"sqlite://{tmp_path}/a.sqlite3", f"sqlite:///{tmp_path}/a.sqlite3"):  # sqlite:///abs, sqlite:////abs
+        with open_store(url) as s:
+            assert (s.kind, s.where) == ("sqlite", f"{tmp_path}/a.sqlite3")
+    url = pg_support.fresh_database(postgres_server)
+    with open_store("postgres://" + url.removeprefix("postgresql://")) as s:
+        assert s.kind == "postgresql"
+        assert s.create_class().code
+
+
+@pytest.mark.parametrize(
+    ("url", "match"),
+    [
+        ("mysql://u@h/db", r"url must be .*postgresql://.*mysql"),
+        ("sqlite://relative.db", r"url: .*absolute path"),
+        ("", r"url must be"),
+        (42, r"url must be a string"),
+    ],
+)
+def test_a_url_of_another_kind_is_refused_naming_it(url, match):
+    with pytest.raises(ValueError, match=match):
+        open_store(url)
+
+
+# ------------------------------------------------------------------ migrations
+
+
+def test_a_new_database_gets_the_schema(store, class_db_url):
+    assert store.schema_versions() == [version for version, _ in MIGRATIONS]
+    tables = {"classes", "students", "rounds", "answers", "attempts", "join_failures", "schema_migrations"}
+    for table in tables:
+        assert raw_rows(class_db_url, f"SELECT COUNT(*) FROM {table}")[0][0] >= 0
+
+
+def test_reopening_applies_no_migration_twice(class_db_url):
+    with open_store(class_db_url, clock=Clock(T0)) as first:
+        new = first.create_class("kept")
+    with open_store(class_db_url, clock=Clock(T0 + 3600)) as again:
+        assert again.schema_versions() == [version for version, _ in MIGRATIONS]
+        assert again.class_info(new.code).title == "kept"
+    applied = raw_rows(class_db_url, "SELECT version, applied FROM schema_migrations ORDER BY version")
+    assert applied == [(version, T0) for version, _ in MIGRATIONS]  # written once, by the first open
+
+
+def test_two_processes_opening_a_new_database_at_once_both_succeed(class_db_url):
+    code = """
+        import sys, time
+        from classroom import open_store
+        url, start = sys.argv[1], float(sys.argv[2])
+        time.sleep(max(0.0, start - time.time()))
+        with open_store(url) as s:
+            print(s.create_class("from a process").code)
+    """
+    start = time.time() + 1.5  # both interpreters are up by then, and open the new database together
+    procs = [run_python(code, class_db_url, str(start)) for _ in range(2)]
+    codes = [finish(p).strip() for p in procs]
+    assert len(set(codes)) == 2
+    assert raw_rows(class_db_url, "SELECT COUNT(*) FROM schema_migrations") == [(len(MIGRATIONS),)]
+    assert raw_rows(class_db_url, "SELECT COUNT(*) FROM classes") == [(2,)]
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path):
+    path = tmp_path / "wal.sqlite3"
+    with open_store(str(path)) as s:
+        s.create_class()
+        assert raw_rows(str(path), "PRAGMA journal_mode") == [("wal",)]
+
+
+# ------------------------------------------------------------------ codes and expiry
+
+
+def test_codes_are_short_unambiguous_and_distinct(store):
+    codes = [store.create_class().code for _ in range(60)]
+    assert all(len(c) == CODE_LENGTH and set(c) <= set(CODE_ALPHABET) for c in codes)
+    assert len(set(codes)) == len(codes)
+    assert not set("01IO") & set(CODE_ALPHABET)
+
+
+@pytest.mark.parametrize(
+    ("typed", "code"),
+    [("k7q-m3p", "K7QM3P"), ("  K7Q M3P\n", "K7QM3P"), ("k7q\u2013m3p", "K7QM3P"), ("", "")],
+)
+def test_normalize_code(typed, code):
+    assert normalize_code(typed) == code
+
+
+def test_a_code_is_found_however_it_was_typed(store):
+    new = store.create_class("Typed")
+    typed = (new.code[:3] + "-" + new.code[3:]).lower()
+    assert store.class_info(typed).code == new.code
+    assert store.join(" " + typed + " ").student_id
+
+
+def test_an_unknown_code_is_refused_with_a_plain_message(store):
+    store.create_class()
+    with pytest.raises(JoinRefused) as info:
+        store.join("abc-123", client="laptop")
+    assert info.value.reason == "No class has the code ABC123. Check it on the teacher's screen."
+    assert info.value.retry_after is None
+    assert store.class_info("ABC123") is None and not store.is_open("ABC123")
+
+
+def test_an_expired_class_refuses_joins_and_answers(store, clock):
+    new, (ada,) = class_with_students(store, 1, ttl_hours=1.0)
+    rnd = store.open_poll(new.code, new.teacher_key, "sin.extrapolate")
+    assert store.is_open(new.code)
+    clock.now += 3600.0
+    assert not store.is_open(new.code)
+    with pytest.raises(JoinRefused) as info:
+        store.join(new.code, client="late")
+    assert info.value.reason == f"Class {new.code} has ended."
+    with pytest.raises(JoinRefused, match="has ended"):
+        store.join(new.code, student_id=ada.student_id)
+    assert store.answer(rnd.id, ada.student_id, "A", True) is False
+    assert store.count(rnd.id) == 0
+    # the teacher still reads the dashboard and exports after the end
+    assert store.is_teacher(new.code, new.teacher_key)
+    assert store.summary(new.code, new.teacher_key)[0].answered == 0
+
+
+def test_ttl_hours_sets_the_expiry_within_bounds(store, clock):
+    assert store.create_class().expires == T0 + 12 * 3600
+    assert store.create_class(ttl_hours=168).expires == T0 + 168 * 3600
+    assert store.create_class(ttl_hours=0.25).expires == T0 + 900
+    for bad in (0, -1, 168.01, float("nan"), float("inf"), True, "12"):
+        with pytest.raises(ValueError, match=r"ttl_hours must be a number in \(0, 168\]"):
+            store.create_class(ttl_hours=bad)
+
+
+def test_a_title_is_cleaned_like_a_nickname_and_cut_to_60(store):
+    new = store.create_class("  **Week 3**\n<script>x</script>  " + "y" * 100)
+    title = store.class_info(new.code).title
+    assert title.startswith("**Week 3** <script>x</script> y")
+    assert len(title) == 60
+
+
+# ------------------------------------------------------------------ the teacher key
+
+
+def test_only_the_teacher_key_controls_a_class(store):
+    new, (ada,) = class_with_students(store, 1)
+    other = store.create_class("another class")
+    for key in ("", "wrong", other.teacher_key, new.teacher_key + "x", new.teacher_key.upper()):
+        assert not store.is_teacher(new.code, key)
+        with pytest.raises(NotTeacher, match=f"Only the teacher link of class {new.code} can do this"):
+            store.open_poll(new.code, key, "q1")
+        for action in (store.close_round, store.reveal, store.summary):
+            with pytest.raises(NotTeacher):
+                action(new.code, key)
+        with pytest.raises(NotTeacher):
+            store.gradebook_csv(new.code, key, [], [])
+    assert store.current_round(new.code) is None  # nothing was opened
+    assert not store.is_teacher("NOSUCH", new.teacher_key)
+    assert store.is_teacher(new.code.lower(), new.teacher_key)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    assert store.answer(rnd.id, ada.student_id, "A", True)
+    store.reveal(new.code, new.teacher_key)
+    assert store.current_round(new.code).revealed is not None
+    assert issubclass(NotTeacher, PermissionError)
+
+
+def test_only_a_hash_of_the_teacher_key_is_stored(store, class_db_url):
+    new = store.create_class()
+    ((stored,),) = raw_rows(class_db_url, "SELECT teacher_hash FROM classes")
+    assert new.teacher_key not in stored and len(stored) == 64
+
+
+# ------------------------------------------------------------------ guessing codes
+
+
+def test_wrong_codes_are_rate_limited_per_client(store, clock):
+    new = store.create_class()
+    for i in range(JOIN_FAILURES_ALLOWED):
+        clock.now = T0 + i
+        with pytest.raises(JoinRefused, match="No class has the code"):
+            store.join("ZZZZZZ", client="guesser")
+    clock.now = T0 + 20
+    with pytest.raises(JoinRefused) as info:
+        store.join(new.code, client="guesser")  # even the right code, before it is looked up
+    wait = JOIN_FAILURE_WINDOW_S - 20  # until the first failure, at T0, ages out
+    assert info.value.retry_after == wait
+    assert info.value.reason == f"Too many wrong codes from this device. Try again in {wait:.0f} s."
+    # another device in the same room is unaffected
+    assert store.join(new.code, client="neighbour").student_id
+    # refusals do not extend the wait; once the oldest failure ages out, one more try is allowed
+    clock.now = T0 + JOIN_FAILURE_WINDOW_S + 0.5
+    assert store.join(new.code, client="guesser").student_id
+    with pytest.raises(JoinRefused, match="No class has the code"):
+        store.join("YYYYYY", client="guesser")
+    with pytest.raises(JoinRefused) as info:
+        store.join(new.code, client="guesser")
+    assert info.value.retry_after == 1  # the failure at T0 + 1 ages out next
+
+
+def test_new_sessions_from_one_network_address_meet_a_wider_limit(store, clock):
+    """A guesser cannot escape the per-session limit by opening new sessions: the network
+    address has its own, higher one; a class behind one school address stays under it."""
+    from classroom.store import NETWORK_FAILURES_ALLOWED
+
+    new = store.create_class()
+    for i in range(NETWORK_FAILURES_ALLOWED):
+        clock.now = T0 + i * 0.5
+        with pytest.raises(JoinRefused, match="No class has the code"):
+            store.join("ZZZZZZ", client=f"203.0.113.9|session{i}", network="203.0.113.9")
+    with pytest.raises(JoinRefused) as info:
+        store.join(new.code, client="203.0.113.9|fresh", network="203.0.113.9")
+    assert info.value.reason.startswith("Too many wrong codes from this network.")
+    # a student at another address, or the same one once the window passes, gets in
+    assert store.join(new.code, client="198.51.100.2|s", network="198.51.100.2").student_id
+    clock.now = T0 + JOIN_FAILURE_WINDOW_S + NETWORK_FAILURES_ALLOWED
+    assert store.join(new.code, client="203.0.113.9|fresh", network="203.0.113.9").student_id
+
+
+def test_the_rate_limit_is_shared_by_app_processes(class_db_url, clock):
+    """Two stores on one URL stand for two app processes behind nginx."""
+    with open_store(class_db_url, clock=clock) as one, open_store(class_db_url, clock=clock) as two:
+        new = one.create_class()
+        for i in range(JOIN_FAILURES_ALLOWED):
+            with pytest.raises(JoinRefused, match="No class"):
+                (one if i % 2 else two).join("QQQQQQ", client="10.0.0.7")
+        with pytest.raises(JoinRefused, match="Too many wrong codes"):
+            one.join(new.code, client="10.0.0.7")
+        with pytest.raises(JoinRefused, match="Too many wrong codes"):
+            two.join(new.code, client="10.0.0.7")
+
+
+# ------------------------------------------------------------------ nicknames
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Ada", "Ada"),
+        ("", ""),
+        ("   ", ""),
+        ("Ada\nLovelace", "Ada Lovelace"),
+        ("Ada\r\n\t Lovelace", "Ada Lovelace"),
+        ("evil\u202egnp.exe", "evilgnp.exe"),  # right-to-left override removed
+        ("a\u200bb\u2066c\u2069", "abc"),  # zero-width space, bidi isolates
+        ("bell\x07\x00nul", "bellnul"),
+        ("**bold** _it_", "**bold** _it_"),  # Markdown stays as typed: the page escapes it
+        ("<b>hi</b>", "<b>hi</b>"),
+        ("<img src=x onerror=alert(1)>", "<img src=x onerror=alert"),
+        ("x" * 1000, "x" * NICKNAME_CHARS),
+        ("Zoë", "Zoë"),
+        ("Zoe\u0308", "Zoë"),  # composed, so the limit counts what people see
+    ],
+)
+def test_nicknames_are_plain_text_cut_to_24(typed, kept):
+    assert clean_nickname(typed) == kept
+    assert len(clean_nickname(typed)) <= NICKNAME_CHARS
+
+
+def test_a_nickname_is_stored_cleaned_and_a_rejoin_keeps_the_student(store, clock):
+    new = store.create_class()
+    ada = store.join(new.code, "[click](http://x)\u202e\n" + "y" * 1000, client="a")
+    clock.now += 1  # students() lists by join time
+    assert ada.nickname == "[click](http://x) yyyyyy"
+    assert store.student(new.code, ada.student_id) == ada
+    again = store.join(new.code, "", student_id=ada.student_id)
+    assert again == ada  # no new nickname: the old one stays
+    renamed = store.join(new.code, "Ada", student_id=ada.student_id)
+    assert renamed.student_id == ada.student_id and renamed.nickname == "Ada"
+    stranger = store.join(new.code, "Bo", student_id="not-in-this-class")
+    assert stranger.student_id != "not-in-this-class"
+    assert [s.nickname for s in store.students(new.code)] == ["Ada", "Bo"]
+    anonymous = store.join(new.code)
+    assert anonymous.nickname == "" and len(anonymous.student_id) == 12
+
+
+# ------------------------------------------------------------------ votes and rounds
+
+
+def test_one_vote_per_student_per_round_the_last_one_counts(store):
+    new, (ada, bo) = class_with_students(store, 2)
+    rnd = store.open_poll(new.code, new.teacher_key, "alibi.furthest-head")
+    assert store.answer(rnd.id, ada.student_id, "head 1", False)
+    assert store.answer(rnd.id, ada.student_id, "head 8", True)
+    assert store.count(rnd.id) == 1
+    assert store.votes(rnd.id) == [("head 8", True)]
+    assert store.answer(rnd.id, bo.student_id, "head 1", False)
+    assert store.count(rnd.id) == 2
+    store.close_round(new.code, new.teacher_key)
+    assert store.current_round(new.code).closed is not None
+    assert store.answer(rnd.id, ada.student_id, "head 1", False) is False  # closed: nothing stored
+    assert sorted(store.votes(rnd.id)) == [("head 1", False), ("head 8", True)]
+
+
+def test_votes_are_refused_for_unknown_rounds_and_strangers(store):
+    new, (ada,) = class_with_students(store, 1)
+    other, (eve,) = class_with_students(store, 1)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    assert store.answer("no-such-round", ada.student_id, "A", True) is False
+    assert store.answer(rnd.id, "no-such-student", "A", True) is False
+    assert store.answer(rnd.id, eve.student_id, "A", True) is False  # a student of another class
+    assert store.count(rnd.id) == 0 and store.votes(rnd.id) == []
+
+
+def test_rounds_number_per_poll_and_keep_earlier_votes(store, clock):
+    new, students = class_with_students(store, 3)
+    assert store.current_round(new.code) is None
+    first = store.open_poll(new.code, new.teacher_key, "sin.shuffle")
+    assert (first.number, first.is_open, first.revealed) == (1, True, None)
+    for s, vote in zip(students, ["yes", "no", "no"], strict=True):
+        store.answer(first.id, s.student_id, vote, vote == "no")
+    clock.now += 60
+    store.close_round(new.code, new.teacher_key)
+    clock.now += 60
+    second = store.open_poll(new.code, new.teacher_key, "sin.shuffle")  # the vote after discussion
+    assert second.number == 2 and second.id != first.id
+    assert store.count(second.id) == 0
+    assert sorted(store.votes(first.id)) == [("no", True), ("no", True), ("yes", False)]
+    store.answer(second.id, students[0].student_id, "no", True)
+    # opening another question closes the open round, in the same clock tick too
+    third = store.open_poll(new.code, new.teacher_key, "rope.relative")
+    assert third.number == 1
+    assert store.current_round(new.code) == third
+    assert [r.number for r in store.rounds(new.code, "sin.shuffle")] == [1, 2]
+    assert all(not r.is_open for r in store.rounds(new.code, "sin.shuffle"))
+    assert store.rounds(new.code, "sin.shuffle")[0].closed == T0 + 60
+    clock.now += 5
+    store.reveal(new.code, new.teacher_key)
+    current = store.current_round(new.code)
+    assert current.id == third.id and current.revealed == T0 + 125 and current.closed == T0 + 125
+    assert store.answer(third.id, students[1].student_id, "x", False) is False  # revealed is closed
+    store.close_round(new.code, new.teacher_key)  # no open round: nothing changes
+    assert store.current_round(new.code) == current
+
+
+def test_40_students_answering_in_the_same_second_are_all_counted(class_db_url):
+    with open_store(class_db_url) as teacher:
+        new, students = class_with_students(teacher, 40)
+        rnd = teacher.open_poll(new.code, new.teacher_key, "q1")
+    barrier = threading.Barrier(40)
+    results, errors = [], []
+
+    def student(sid: str):
+        try:
+            with open_store(class_db_url) as own:  # each app session its own store and connection
+                barrier.wait(timeout=30)
+                results.append(own.answer(rnd.id, sid, "B", True))
+        except Exception as error:  # collected: a thread's exception would otherwise vanish
+            errors.append(error)
+
+    threads = [threading.Thread(target=student, args=(s.student_id,)) for s in students]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and results == [True] * 40
+    with open_store(class_db_url) as teacher:
+        assert teacher.count(rnd.id) == 40
+
+
+def test_one_store_shared_by_many_threads_counts_every_answer(store):
+    new, students = class_with_students(store, 30)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    barrier = threading.Barrier(len(students))
+    errors = []
+
+    def student(sid: str):
+        try:
+            barrier.wait(timeout=30)
+            assert store.answer(rnd.id, sid, "A", False)
+            store.record_attempt(new.code, sid, "ex.one", "2", True)
+        except Exception as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=student, args=(s.student_id,)) for s in students]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors
+    assert store.count(rnd.id) == 30
+    assert store.summary(new.code, new.teacher_key)[0].right == 30
+
+
+def test_two_app_processes_see_the_same_class(class_db_url):
+    with open_store(class_db_url) as teacher:
+        new, students = class_with_students(teacher, 40)
+        rnd = teacher.open_poll(new.code, new.teacher_key, "q1")
+    code = """
+        import sys, time
+        from classroom import open_store
+        url, round_id, start, *ids = sys.argv[1:]
+        with open_store(url) as s:
+            time.sleep(max(0.0, float(start) - time.time()))
+            print(sum(s.answer(round_id, sid, "C", False) for sid in ids))
+    """
+    ids = [s.student_id for s in students]
+    start = str(time.time() + 1.5)
+    procs = [run_python(code, class_db_url, rnd.id, start, *ids[i::2]) for i in range(2)]
+    assert [int(finish(p)) for p in procs] == [20, 20]
+    with open_store(class_db_url) as teacher:
+        assert teacher.count(rnd.id) == 40
+        assert teacher.votes(rnd.id) == [("C", False)] * 40
+
+
+# ------------------------------------------------------------------ restart
+
+
+def fill_a_class(store):
+    new, (ada, bo) = class_with_students(store, 2)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    store.answer(rnd.id, ada.student_id, "A", True)
+    store.answer(rnd.id, bo.student_id, "B", False)
+    store.record_attempt(new.code, ada.student_id, "ex.one", "7", True)
+    store.record_attempt(new.code, bo.student_id, "ex.one", "8", False)
+    return new, ada, bo, rnd
+
+
+def check_the_class(store, new, ada, bo, rnd):
+    assert store.is_teacher(new.code, new.teacher_key)
+    assert store.students(new.code) == [ada, bo]
+    assert store.current_round(new.code) == rnd
+    assert sorted(store.votes(rnd.id)) == [("A", True), ("B", False)]
+    assert store.solved(new.code, ada.student_id) == {"ex.one"}
+    assert store.solved(new.code, bo.student_id) == set()
+
+
+def test_a_restart_loses_no_answer_and_no_progress(class_db_url):
+    with open_store(class_db_url) as before:
+        saved = fill_a_class(before)
+    with open_store(class_db_url) as after:
+        check_the_class(after, *saved)
+
+
+def test_a_postgresql_server_restart_mid_class_loses_nothing(postgres_cluster):
+    url = pg_support.fresh_database(postgres_cluster.base_url)
+    with open_store(url) as app:
+        saved = fill_a_class(app)
+        postgres_cluster.restart()  # the server process goes away and comes back
+        # the app's pooled connection died with the old server; the store reconnects
+        check_the_class(app, *saved)
+        new, ada = saved[0], saved[1]
+        assert app.answer(saved[3].id, ada.student_id, "C", False)
+    with open_store(url) as reopened:
+        assert sorted(reopened.votes(saved[3].id)) == [("B", False), ("C", False)]
+        assert reopened.is_open(new.code)
+
+
+# ------------------------------------------------------------------ the teacher's views
+
+
+def test_summary_gives_success_rates_and_the_most_common_wrong_answers(store):
+    new, students = class_with_students(store, 6)
+    sid = [s.student_id for s in students]
+    # exercise: 0 and 1 solve after a wrong try; 2..5 never do; retries count a student once
+    attempts = [
+        (0, "3", False),
+        (0, "4", True),
+        (1, "2", False),
+        (1, "4", True),
+        (2, "2", False),
+        (2, "2", False),
+        (3, "2", False),
+        (3, "5", False),
+        (4, "5", False),
+        (5, "1", False),
+        (5, "0", False),
+    ]
+    for i, answer, right in attempts:
+        store.record_attempt(new.code, sid[i], "ex.period", answer, right)
+    store.record_attempt(new.code, sid[0], "ex.another", "x", True)
+    first = store.open_poll(new.code, new.teacher_key, "poll.b")
+    for i, vote in enumerate(["A", "B", "B", "C", "C", "C"]):
+        store.answer(first.id, sid[i], vote, vote == "A")
+    store.open_poll(new.code, new.teacher_key, "poll.a")  # no votes yet
+    second = store.open_poll(new.code, new.teacher_key, "poll.b")
+    for i in range(4):
+        store.answer(second.id, sid[i], "A", True)
+    items = store.summary(new.code, new.teacher_key)
+    assert [(i.kind, i.key, i.number) for i in items] == [
+        ("exercise", "ex.another", 0),
+        ("exercise", "ex.period", 0),
+        ("poll", "poll.a", 1),
+        ("poll", "poll.b", 1),
+        ("poll", "poll.b", 2),
+    ]
+    another, period, empty, b1, b2 = items
+    assert (another.answered, another.right, another.wrong) == (1, 1, ())
+    # "2" by three students (1, 2, 3), "5" by two, then "0", "1", "3" by one each: the first by text
+    assert (period.answered, period.right, period.wrong) == (6, 2, (("2", 3), ("5", 2), ("0", 1)))
+    assert (empty.answered, empty.right, empty.wrong) == (0, 0, ())
+    assert (b1.answered, b1.right, b1.wrong) == (6, 1, (("C", 3), ("B", 2)))
+    assert (b2.answered, b2.right, b2.wrong) == (4, 4, ())
+
+
+def test_gradebook_csv_has_one_row_per_student_and_defuses_formulas(store, clock):
+    new = store.create_class()
+    ada = store.join(new.code, '=HYPERLINK("http://x")', client="a")
+    clock.now += 61
+    bo = store.join(new.code, "", client="b")
+    store.record_attempt(new.code, ada.student_id, "ex.a", "1", False)
+    store.record_attempt(new.code, ada.student_id, "ex.a", "2", True)
+    store.record_attempt(new.code, bo.student_id, "ex.b", "9", False)
+    store.record_attempt(new.code, ada.student_id, "ex.not-listed", "9", True)
+    r1 = store.open_poll(new.code, new.teacher_key, "poll.q")
+    store.answer(r1.id, ada.student_id, "-1", True)
+    store.answer(r1.id, bo.student_id, "@SUM(A1)", False)
+    r2 = store.open_poll(new.code, new.teacher_key, "poll.q")
+    store.answer(r2.id, bo.student_id, "+2", True)
+    store.answer(r2.id, ada.student_id, "-2+3", False)
+    store.open_poll(new.code, new.teacher_key, "poll.unlisted")
+    text = store.gradebook_csv(new.code, new.teacher_key, ["ex.a", "ex.b", "ex.c"], ["poll.q", "poll.none"])
+    assert text.endswith("\r\n") and text.count("\r\n") == 3
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == [
+        "nickname",
+        "student id",
+        "joined",
+        "exercises solved",
+        "ex.a",
+        "ex.b",
+        "ex.c",
+        "poll.q round 1",
+        "poll.q round 1 right",
+        "poll.q round 2",
+        "poll.q round 2 right",
+    ]
+    assert rows[1] == [
+        '\'=HYPERLINK("http://x")',
+        ada.student_id,
+        "2026-11-18T11:06:40Z",
+        "1",
+        "solved",
+        "",
+        "",
+        "-1",  # a negative number is data, not a formula: it stays a number
+        "1",
+        "'-2+3",
+        "0",
+    ]
+    assert rows[2] == [
+        "anonymous",
+        bo.student_id,
+        "2026-11-18T11:07:41Z",
+        "0",
+        "",
+        "tried",
+        "",
+        "'@SUM(A1)",
+        "0",
+        "'+2",
+        "1",
+    ]
+
+
+def test_exercise_progress_is_per_student_and_class(store):
+    new, (ada, bo) = class_with_students(store, 2)
+    other = store.create_class()
+    store.record_attempt(new.code, ada.student_id, "ex.one", "1", False)
+    assert store.solved(new.code, ada.student_id) == set()
+    store.record_attempt(new.code, ada.student_id, "ex.one", "2", True)
+    store.record_attempt(new.code, ada.student_id, "ex.two", "3", True)
+    store.record_attempt(new.code, ada.student_id, "ex.one", "1", False)  # solved stays solved
+    assert store.solved(new.code, ada.student_id) == {"ex.one", "ex.two"}
+    assert store.solved(new.code, bo.student_id) == set()
+    store.record_attempt(other.code, ada.student_id, "ex.three", "1", True)  # not in that class: ignored
+    assert store.solved(other.code, ada.student_id) == set()
+    assert store.summary(other.code, other.teacher_key) == []
+
+
+# ------------------------------------------------------------------ faults
+
+
+def test_an_unreachable_postgresql_server_is_reported_plainly(tmp_path):
+    url = f"postgresql://posenc:s3cret@/classes?host={tmp_path}/no-such-dir&password=s3cret"
+    start = time.perf_counter()
+    with pytest.raises(StoreUnavailable) as info:
+        open_store(url)
+    assert time.perf_counter() - start < 5
+    message = str(info.value)
+    assert message.startswith(f"The class database (PostgreSQL at postgresql://posenc@/classes?host={tmp_path}")
+    assert "cannot be reached: " in message and message.endswith(".")
+    assert "s3cret" not in message and "Traceback" not in message
+    assert (info.value.kind, info.value.where) == (
+        "postgresql",
+        f"postgresql://posenc@/classes?host={tmp_path}/no-such-dir",
+    )
+
+
+def test_an_unreachable_tcp_postgresql_server_fails_within_the_connect_timeout():
+    # 192.0.2.0/24 is TEST-NET-1 (RFC 5737): nothing answers, so only the timeout ends the wait
+    start = time.perf_counter()
+    with pytest.raises(StoreUnavailable, match=r"^The class database \(PostgreSQL at postgresql://u@192\.0\.2\.1"):
+        open_store("postgresql://u:pw@192.0.2.1:5432/db")
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "missing-folder"])
+def test_an_unusable_sqlite_path_is_reported_plainly(tmp_path, where):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    path = blocker / "classes.sqlite3" if where == "under-a-file" else tmp_path / "no" / "such" / "c.sqlite3"
+    start = time.perf_counter()
+    with pytest.raises(StoreUnavailable) as info:
+        open_store(str(path))
+    assert time.perf_counter() - start < 5
+    assert str(info.value) == f"The class database (SQLite at {path}) cannot be reached: unable to open database file."
+
+
+def test_a_file_that_is_not_a_database_is_reported_plainly(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("these are not the classes you are looking for\n" * 100)
+    with pytest.raises(StoreUnavailable, match=r"SQLite at .*notes\.txt\) cannot be reached: file is not a database"):
+        open_store(str(path))
+
+
+def test_postgresql_going_away_mid_class_raises_store_unavailable():
+    server = pg_support.PostgresServer().start()
+    try:
+        url = pg_support.fresh_database(server.base_url)
+        app = open_store(url)
+        new, students = class_with_students(app, 1)
+        rnd = app.open_poll(new.code, new.teacher_key, "q1")
+    finally:
+        server.stop()
+    calls = [
+        lambda: app.count(rnd.id),
+        lambda: app.answer(rnd.id, students[0].student_id, "A", True),
+        lambda: app.join(new.code),
+        lambda: app.summary(new.code, new.teacher_key),
+    ]
+    for call in calls:
+        start = time.perf_counter()
+        with pytest.raises(StoreUnavailable, match=r"^The class database \(PostgreSQL at .*cannot be reached: "):
+            call()
+        assert time.perf_counter() - start < 5
+    app.close()
+
+
+def test_a_page_may_raise_store_unavailable_with_its_own_sentence():
+    error = StoreUnavailable("Class mode is switched off on this server.")
+    assert str(error) == error.reason == "Class mode is switched off on this server."
+
+
+def test_a_closed_store_says_so(tmp_path):
+    s = open_store(str(tmp_path / "c.sqlite3"))
+    s.close()
+    with pytest.raises(StoreUnavailable, match="closed"):
+        s.create_class()
+
+
+# ------------------------------------------------------------------ housekeeping and input checks
+
+
+def test_purge_deletes_classes_expired_long_enough_with_their_rows(store, clock, class_db_url):
+    old, _, _, _ = fill_a_class(store)
+    clock.now += 5 * 86400
+    recent, _, _, _ = fill_a_class(store)
+    clock.now += 30 * 86400 + 13 * 3600  # old ended 35 days ago, recent 30 days and 1 hour ago
+    assert store.purge(older_than_days=31) == 1
+    assert store.class_info(old.code) is None and store.class_info(recent.code) is not None
+    # what is left is exactly the recent class: 2 students, 1 round, 2 votes, 2 attempts
+    for table, left in (("students", 2), ("rounds", 1), ("answers", 2), ("attempts", 2)):
+        assert raw_rows(class_db_url, f"SELECT COUNT(*) FROM {table}") == [(left,)]
+    assert store.purge() == 1
+    assert store.purge() == 0
+    assert all(raw_rows(class_db_url, f"SELECT COUNT(*) FROM {t}") == [(0,)] for t in ("answers", "students"))
+    with pytest.raises(ValueError, match="older_than_days"):
+        store.purge(-1)
+
+
+def test_bad_arguments_are_refused_naming_them(store):
+    new, (ada,) = class_with_students(store, 1)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    cases = [
+        (lambda: store.answer(rnd.id, ada.student_id, "v" * 65, True), r"vote must be 1 to 64 characters"),
+        (lambda: store.answer(rnd.id, ada.student_id, "", True), r"vote must be 1 to 64"),
+        (lambda: store.answer(rnd.id, ada.student_id, "A", "yes"), r"right must be True or False"),
+        (lambda: store.answer(rnd.id, "", "A", True), r"student_id must be 1 to 64 printable characters"),
+        (lambda: store.answer("", ada.student_id, "A", True), r"round_id must be"),
+        (lambda: store.open_poll(new.code, new.teacher_key, "Q1"), r"poll_key must be 1 to 64 characters of a-z"),
+        (lambda: store.open_poll(new.code, new.teacher_key, "-q"), r"poll_key must"),
+        (lambda: store.open_poll(new.code, new.teacher_key, "q" * 65), r"poll_key must"),
+        (lambda: store.rounds(new.code, "bad key"), r"poll_key must"),
+        (lambda: store.record_attempt(new.code, ada.student_id, "Ex", "1", True), r"exercise_key must"),
+        (lambda: store.record_attempt(new.code, ada.student_id, "ex", "1" * 201, True), r"answer must be 1 to 200"),
+        (lambda: store.record_attempt(new.code, "", "ex", "1", True), r"student_id must"),
+        (lambda: store.join(new.code, student_id=""), r"student_id must"),
+        (lambda: store.join(new.code, 42), r"nickname must be a string"),
+        (lambda: store.join(None), r"code must be a string"),
+        (lambda: store.create_class(None), r"title must be a string"),
+        (lambda: store.gradebook_csv(new.code, new.teacher_key, ["ok", "NOT OK"], []), r"exercise_keys must"),
+        (lambda: store.gradebook_csv(new.code, new.teacher_key, [], "poll"), r"poll_keys must be lists"),
+        (lambda: clean_nickname(None), r"nickname must be a string"),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            call()
+    assert store.count(rnd.id) == 0  # nothing refused was stored
+
+
+def test_the_package_reexports_the_public_api():
+    from classroom import store as module
+
+    assert set(classroom.__all__) == set(module.__all__)
+    assert all(getattr(classroom, name) is getattr(module, name) for name in module.__all__)

@@ -1,0 +1,81 @@
+"""Counting votes (classroom.tally) and drawing them (figures.classroom)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from classroom import tally
+from figures import classroom as vote_figures
+
+
+def test_choice_counts_ignore_what_is_not_an_option():
+    votes = ["0", "2", "2", "1", "7", "-1", "x", "", "2"]
+    assert tally.choice_counts(votes, 3) == [1, 1, 3]
+
+
+def test_integer_polls_get_one_bin_per_whole_number_when_few():
+    edges = tally.numeric_edges(1, 12, integer=True, bins=12)
+    assert tally.numeric_labels(edges, integer=True) == [str(n) for n in range(1, 13)]
+    assert tally.numeric_counts(["1", "12", "12", "5", "13", "0"], edges) == [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2]
+
+
+def test_wide_ranges_get_equal_bins_that_hold_both_ends():
+    edges = tally.numeric_edges(0.0, 1.0)
+    assert len(edges) == tally.NUMERIC_BINS + 1
+    assert edges[0] == 0.0 and edges[-1] == 1.0
+    counts = tally.numeric_counts(["0", "0.1", "0.95", "1", "1.01", "nan", "inf"], edges)
+    assert counts[0] == 1 and counts[1] == 1 and counts[-1] == 2 and sum(counts) == 4
+    assert tally.numeric_labels(edges)[0] == "0 to 0.1"
+
+
+@given(st.lists(st.floats(min_value=-5, max_value=5, allow_nan=False), max_size=60))
+def test_every_vote_in_range_is_counted_once(values):
+    edges = tally.numeric_edges(-5.0, 5.0)
+    counts = tally.numeric_counts([tally.encode_number(v) for v in values], edges)
+    assert sum(counts) == len(values)
+    for v in values:
+        assert tally.bin_of(float(tally.encode_number(v)), edges) is not None
+
+
+def test_bin_of_matches_numeric_counts():
+    edges = tally.numeric_edges(0, 100)
+    assert tally.bin_of(10.0, edges) == 1  # a bin holds its left edge
+    assert tally.bin_of(100.0, edges) == 9  # the last also its right edge
+    assert tally.bin_of(100.5, edges) is None
+
+
+def test_encoding_and_labels():
+    assert tally.encode_choice(3) == "3"
+    assert tally.encode_number(4.0, integer=True) == "4"
+    assert tally.encode_number(0.123456789) == "0.123457"
+    assert tally.vote_label("1", ("yes", "no")) == "no"
+    assert tally.vote_label("0.25", unit="%") == "0.25 %"
+    with pytest.raises(ValueError, match="finite"):
+        tally.encode_number(math.inf)
+    with pytest.raises(ValueError, match="low < high"):
+        tally.numeric_edges(2, 2)
+
+
+def test_vote_bars_draw_every_round_and_mark_the_right_answer():
+    fig = vote_figures.vote_bars(
+        ["sinusoidal", "ALiBi", "RoPE"], [("round 1", [5, 2, 1]), ("round 2", [1, 6, 1])], title="Votes", right=1
+    )
+    assert [t.name for t in fig.data] == ["round 1", "round 2"]
+    assert list(fig.data[1].x) == [1, 6, 1]
+    assert fig.data[0].y[1] == "ALiBi" + vote_figures.RIGHT
+    assert fig.data[0].y[0] == "sinusoidal"
+    assert fig.layout.xaxis.range[1] >= 6  # the longest bar and its count fit
+    assert fig.layout.showlegend is True
+    one = vote_figures.vote_bars(["a", "b"], [("round 1", [0, 0])], title="Votes")
+    assert one.layout.showlegend is False and all(not y.endswith(vote_figures.RIGHT) for y in one.data[0].y)
+
+
+def test_vote_bars_refuse_mismatched_counts():
+    with pytest.raises(ValueError, match="3 labels"):
+        vote_figures.vote_bars(["a", "b", "c"], [("round 1", [1, 2])], title="Votes")
+    with pytest.raises(ValueError, match="at least one round"):
+        vote_figures.vote_bars(["a"], [], title="Votes")

@@ -1,0 +1,234 @@
+"""The Class page under AppTest, against real databases (``class_db_url``: a SQLite file,
+and a database on the test session's throwaway PostgreSQL server; tests/pg_support.py).
+
+Each AppTest is one browser session: the teacher and every student have their own.
+"""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import open_page
+
+import lessons
+from classroom import store as class_store
+from ui import class_views, classroom
+
+PAGE = lessons.CLASS.path
+#: a multiple-choice poll and a numeric one, the first of each in lesson order
+CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
+NUMERIC = next(poll for poll in lessons.all_polls() if poll.numeric)
+
+
+@pytest.fixture
+def db_url(class_db_url, monkeypatch):
+    monkeypatch.setenv(class_store.SETTING, class_db_url)
+    return class_db_url
+
+
+def _button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [s.value for s in at.success] + [c.value for c in at.caption]
+    return "\n".join(str(p) for p in parts)
+
+
+def _start_class(title: str = "") -> tuple:
+    at = open_page(PAGE)
+    assert not at.exception
+    if title:
+        next(t for t in at.text_input if t.label.startswith("Class name")).set_value(title)
+    _button(at, "Start a class").click().run()
+    assert not at.exception
+    code, key = at.session_state[classroom.TEACHER]
+    return at, code, key
+
+
+def _join(code: str, nickname: str = "") -> object:
+    at = open_page(PAGE, {"class": code})
+    assert not at.exception
+    code_box = next(t for t in at.text_input if t.label == "Class code")
+    assert code_box.value == code  # the join link fills the form in
+    if nickname:
+        next(t for t in at.text_input if t.label.startswith("Nickname")).set_value(nickname)
+    _button(at, "Join").click().run()
+    assert not at.exception
+    return at
+
+
+def _open(teacher, poll) -> None:
+    teacher.selectbox(key="class_poll").set_value(poll.key).run()
+    _button(teacher, "Open the vote").click().run()
+    assert not teacher.exception
+
+
+def _vote_choice(student, index: int, label: str = "Send my answer") -> None:
+    student.run()  # the page the student sees once the teacher has opened the vote
+    student.radio[0].set_value(index)
+    _button(student, label).click().run()
+    assert not student.exception
+
+
+def test_start_join_vote_again_and_reveal(db_url):
+    teacher, code, key = _start_class("Week 3")
+    assert len(code) == class_store.CODE_LENGTH
+    assert "teacher" not in teacher.query_params  # the key never stays in the address bar
+    assert teacher.get("image"), "a QR code is drawn"
+    assert "0** joined" in _texts(teacher) or "**0** joined" in _texts(teacher)
+
+    one, two = _join(code, "Ada"), _join(code)
+    assert dict(one.query_params)["class"] == [code] or one.query_params["class"] == code
+    _open(teacher, CHOICE)
+    right = int(CHOICE.answer())
+    wrong = (right + 1) % len(CHOICE.options)
+    _vote_choice(one, wrong)
+    _vote_choice(two, right)
+    _vote_choice(one, right, label="Change my answer")  # a second answer replaces the first
+    teacher.run()
+    assert "2 of 2 students answered" in _texts(teacher)
+
+    _button(teacher, "Close the vote").click().run()
+    one.run()
+    assert "Voting is closed" in _texts(one)
+    _button(teacher, "Vote again").click().run()
+    teacher.run()
+    assert "0 of 2 students answered** in round 2" in _texts(teacher)
+    _vote_choice(one, wrong)
+    teacher.run()
+    bars = [el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes")]
+    assert bars, "the live histogram is drawn"
+
+    _button(teacher, "Reveal").click().run()
+    teacher.run()
+    one.run()
+    assert "The answer" in _texts(one) and CHOICE.options[right] in _texts(one)
+    assert "not this time" in _texts(one)  # its round-2 vote was wrong
+    assert "round 1: 2 of 2 right; round 2: 0 of 1 right" in _texts(teacher)
+    assert not teacher.exception and not one.exception
+
+
+def test_numeric_poll_counts_into_bins(db_url):
+    teacher, code, _ = _start_class()
+    student = _join(code)
+    _open(teacher, NUMERIC)
+    student.run()
+    student.number_input[0].set_value(float(NUMERIC.answer()) if not NUMERIC.integer else int(NUMERIC.answer()))
+    _button(student, "Send my answer").click().run()
+    assert not student.exception
+    assert "Counted" in _texts(student)
+    teacher.run()
+    assert "1 of 1 students answered" in _texts(teacher)
+
+
+def test_teacher_link_works_alone_and_a_wrong_key_is_refused(db_url):
+    _, code, key = _start_class()
+    again = open_page(PAGE, {"class": code, "teacher": key})
+    assert again.session_state[classroom.TEACHER] == (code, key)
+    assert any(b.label == "Open the vote" for b in again.button)
+    assert "teacher" not in again.query_params
+    forged = open_page(PAGE, {"class": code, "teacher": key[:-2] + "xx"})
+    assert "not valid for class" in _texts(forged)
+    assert not any(b.label == "Open the vote" for b in forged.button)
+
+
+def test_wrong_codes_get_a_message_and_are_rate_limited(db_url):
+    at = open_page(PAGE)
+    box = next(t for t in at.text_input if t.label == "Class code")
+    for _ in range(class_store.JOIN_FAILURES_ALLOWED):
+        box.set_value("ZZZZZZ")
+        _button(at, "Join").click().run()
+        assert "No class has the code ZZZZZZ" in _texts(at)
+    _button(at, "Join").click().run()
+    assert "Too many wrong codes" in _texts(at)
+    assert not at.exception
+
+
+def test_nicknames_are_plain_text(db_url):
+    _, code, _ = _start_class()
+    nasty = "**x** [a](http://e.x) <b>"
+    student = _join(code, nasty)
+    shown = _texts(student)
+    assert "**x**" not in shown.replace("\\*", "")  # escaped: no bold, no link, no tag
+    assert "](http" not in shown and "<b>" not in shown
+    assert classroom.plain(class_store.clean_nickname(nasty)) in shown
+
+
+def test_exercise_progress_follows_the_student_link(db_url):
+    _, code, _ = _start_class()
+    student = _join(code, "Lin")
+    me = student.session_state[classroom.MEMBER]
+    lesson = lessons.LESSONS[2]  # learned: its first exercise is multiple choice
+    first = lesson.exercises[0]
+    page = open_page(lesson.path, {"class": code, "student": me.student_id})
+    assert page.session_state[classroom.MEMBER].student_id == me.student_id
+    page.radio(key=f"ex_{first.key}_choice").set_value(first.answer_index)
+    page.button(key=f"ex_{first.key}_check").click().run()
+    assert not page.exception
+    # a new session (another browser, or after a restart) with the same link
+    fresh = open_page(lesson.path, {"class": code, "student": me.student_id})
+    assert first.key in fresh.session_state["_ex:solved"]
+    assert fresh.query_params["student"] == me.student_id  # the link stays in the address bar
+
+
+def test_dashboard_lists_exercises_and_polls(db_url):
+    teacher, code, key = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    _open(teacher, CHOICE)
+    _vote_choice(student, (int(CHOICE.answer()) + 1) % len(CHOICE.options))
+    db = class_store.open_store(db_url)
+    db.record_attempt(code, me.student_id, "rope-decay", "0.5", False)
+    teacher.run()
+    frames = teacher.dataframe
+    assert frames, "the results table is drawn"
+    table = frames[0].value
+    assert set(table["answered"]) == {1}
+    assert any("rope" in str(item).lower() for item in table["item"])
+    db.close()
+
+
+def test_database_unreachable_is_said_plainly_and_lessons_go_on(monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(class_store.SETTING, str(blocker / "classes.sqlite3"))
+    at = open_page(PAGE)
+    assert not at.exception
+    assert "Class mode is unavailable" in _texts(at)
+    lesson = open_page(lessons.LESSONS[1].path, {"class": "K7QM3P", "student": "abc"})
+    assert not lesson.exception
+    assert lesson.get("plotly_chart")
+
+
+def test_vote_figure_marks_the_right_bin_only_after_the_reveal():
+    answer = float(NUMERIC.answer())
+    votes = [("round 1", [str(answer), str(NUMERIC.low)])]
+    hidden = class_views.vote_figure(NUMERIC, votes, revealed=False)
+    shown = class_views.vote_figure(NUMERIC, votes, revealed=True)
+    assert not any(label.endswith(" (right)") for label in hidden.data[0].y)
+    assert sum(label.endswith(" (right)") for label in shown.data[0].y) == 1
+    assert sum(hidden.data[0].x) == 2
+
+
+GARBAGE = [
+    {"class": "x" * 5000},
+    {"class": "<b>!</b>", "student": "'; DROP TABLE students;--"},
+    {"class": "K7QM3P", "teacher": ""},
+    {"class": "", "student": "abc"},
+    {"teacher": "abc"},
+    {"class": "\x00\u202e", "student": "\x00"},
+    {"class": "K7QM3P", "student": "y" * 3000, "teacher": "z" * 3000},
+]
+
+
+@pytest.mark.parametrize("query", GARBAGE, ids=range(len(GARBAGE)))
+def test_garbage_class_links_get_a_message_not_a_traceback(db_url, query):
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert at.session_state[classroom.MEMBER] is None if classroom.MEMBER in at.session_state else True
+    assert classroom.TEACHER not in at.session_state
+    lesson = open_page(lessons.LESSONS[0].path, query)
+    assert not lesson.exception
+    if "student" in query:
+        assert "student" not in lesson.query_params  # a link naming nobody is not kept
