@@ -586,8 +586,19 @@ def scaling(head_dim: int, base: float) -> None:
             fmt=lambda v: f"{v:,}",
         )
     )
+    rotary = state.choice_slider(
+        "rotary",
+        "Rotated fraction of each head (partial_rotary_factor)",
+        (0.25, 0.5, 0.75, 1.0),
+        1.0,
+        fmt=lambda v: f"{v:g}",
+        help="GPT-NeoX-20B and Pythia rotate the first 25% of each head, StableLM-3B too, Phi-2 40% (of 80 "
+        "dims); the rest carry no position at all.",
+    )
     extension = EXTENSIONS[method]
     cfg = {"rope_type": method, "factor": factor}
+    if rotary != 1.0:
+        cfg["partial_rotary_factor"] = float(rotary)
     if "original_max_position_embeddings" in posenc.ROPE_VARIANTS[method].keys:
         cfg["original_max_position_embeddings"] = original
     extra, seq_len, guides = extension.controls(original, head_dim)
@@ -620,8 +631,8 @@ def scaling(head_dim: int, base: float) -> None:
     )
     code = f"""
 rope_scaling = {dict(sorted(cfg.items()))!r}
-inv_freq, _ = posenc.rope_inv_freq({head_dim}, {base!r})
 scaled, attention_factor = posenc.rope_inv_freq({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
+inv_freq, _ = posenc.rope_inv_freq(2 * scaled.size, {base!r})  # unscaled, on the rotated dims
 ratio = posenc.rope_frequency_ratio({head_dim}, {base!r}, rope_scaling, seq_len={seq_len!r})
 region = posenc.rope.scaling_regions(ratio, {effective!r})  # 0 kept, 1 blended, 2 interpolated, 3 stopped
 after = np.divide(2 * np.pi, scaled, out=np.full(scaled.shape, np.nan), where=scaled > 0)  # NaN: stopped
@@ -645,8 +656,15 @@ data = np.column_stack([2 * np.pi / inv_freq, after, ratio, region])
         "'NTK-aware' is bloc97's static formula, not a transformers rope_type."
     )
     longer = int((out["before"] > original).sum())
+    rotated = out["before"].size  # pairs that turn: all of them unless a partial rotary is set
+    if rotated < half:
+        st.caption(
+            f"partial_rotary_factor {cfg['partial_rotary_factor']:g}: only the first {2 * rotated} of {head_dim} "
+            f"dims turn, so the chart has {rotated} pairs, spread over the same range of frequencies; the other "
+            f"{head_dim - 2 * rotated} dims are the same at every position and no scaling touches them."
+        )
     layout.notice(
-        f"{longer} of {half} pairs have a wavelength longer than the training length L = {original:,}: they never "
+        f"{longer} of {rotated} pairs have a wavelength longer than the training length L = {original:,}: they never "
         "completed a turn in training, so angles past L are new to the model. Linear interpolation slows every "
         "pair; NTK, YaRN and Llama 3 leave the fastest pairs (which turned many times in training) alone or "
         "nearly so, and slow mostly the slow ones, and dynamic NTK does nothing until the text is longer than L."

@@ -41,6 +41,7 @@ def test_every_chart_shows_code_that_reproduces_its_data(page, query):
 EXTRA_CASES = [
     ("lessons/rope.py", {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "seq": "8192"}),
     ("lessons/rope.py", {"view": "scaling", "method": "proportional", "p": "0.5", "factor": "1"}),
+    ("lessons/rope.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
 ]
 
 

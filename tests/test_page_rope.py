@@ -432,3 +432,16 @@ def test_scaling_p_rope_stops_the_slowest_pairs():
     at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p": "0.25", "dh": "64", "factor": "1"})
     assert_clean(at)
     assert metric(at, "Stopped pairs") == "24" and metric(at, "Kept pairs") == "8"
+
+
+def test_scaling_view_takes_a_partial_rotary_factor():
+    """GPT-NeoX's partial rotary as a control: a quarter of a 64-dim head turns, so 8 pairs."""
+    from app_helpers import open_page, panel_specs
+
+    at = open_page("lessons/rope.py", {"view": "scaling", "head_dim": "64", "method": "yarn", "rotary": "0.25"})
+    assert not at.exception
+    assert at.query_params["rotary"] == "0.25"
+    assert panel_specs(at)["rope_scaling"]
+    _, table = at.session_state["_chart_code"]["rope_scaling"]  # what the chart draws, one row per pair
+    assert table.shape == (8, 4)
+    assert any("only the first 16 of 64 dims turn" in c.value for c in at.caption)
