@@ -149,6 +149,14 @@ def page() -> None:
         col_link.page_link(lesson.path, label=f"{number}. {lesson.title}", icon=lesson.icon)
         col_question.markdown(lesson.question)
 
+    st.subheader("In a classroom")
+    col_link, col_question = st.columns([1, 2.2], vertical_alignment="center")
+    col_link.page_link(lessons.CLASS.path, label=lessons.CLASS.title, icon=lessons.CLASS.icon)
+    col_question.markdown(
+        f"A teacher projects one of the lessons' {len(lessons.all_polls())} questions; the class predicts "
+        "on phones or laptops, votes again after talking it over, and sees the answer measured."
+    )
+
     st.subheader("Every method at a glance")
     st.caption(
         "How each method gives attention a sense of position. 'Past the training length' "

@@ -176,5 +176,5 @@ def test_home_page_draws_the_picture_with_every_family_and_its_lesson():
     for url, _ in set(EXPECTED_LESSON.values()):
         lesson = lessons.lesson_by_url(url)
         assert f"{lesson.title}" in texts
-    # the path's links are still the only page links in the main area
-    assert len(at.main.get("page_link")) == len(lessons.LESSONS)
+    # the path's links and the class page's are still the only page links in the main area
+    assert len(at.main.get("page_link")) == len(lessons.LESSONS) + 1

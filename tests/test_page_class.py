@@ -232,3 +232,17 @@ def test_garbage_class_links_get_a_message_not_a_traceback(db_url, query):
     assert not lesson.exception
     if "student" in query:
         assert "student" not in lesson.query_params  # a link naming nobody is not kept
+
+
+def test_a_student_on_a_lesson_page_is_told_when_a_question_opens(db_url):
+    teacher, code, _ = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    lesson = open_page(lessons.LESSONS[3].path, {"class": code, "student": me.student_id})
+    label = "Your teacher has opened a question: answer it in Class mode"
+    assert label not in [link.label for link in lesson.get("page_link")]
+    _open(teacher, CHOICE)
+    class_views._class_state.clear()
+    lesson.run()
+    assert label in [link.label for link in lesson.get("page_link")]
+    assert not lesson.exception

@@ -139,7 +139,10 @@ def landing(db: class_store.Store) -> None:
         st.subheader("Join a class")
         with st.form("class_join", border=True):
             code = st.text_input(
-                "Class code", value=st.session_state.get(JOIN_CODE, ""), max_chars=12, placeholder="K7QM3P"
+                "Class code",
+                value=st.session_state.get(JOIN_CODE, ""),
+                max_chars=12,
+                placeholder="6 letters and digits",
             )
             nickname = st.text_input(
                 "Nickname (optional)",
@@ -575,4 +578,25 @@ def _reveal(poll: Poll | None, vote: str | None) -> None:
         params = dict(part.split("=", 1) for part in query.split("&") if "=" in part)
         st.page_link(
             lesson.path, label=f"Explore it: {lesson.title}", icon=":material/arrow_forward:", query_params=params
+        )
+
+
+def banner(code: str) -> None:
+    """On a lesson page, for a student in a class: a link to the class page while the
+    teacher has a question open (checked every 2 s, like the class page itself)."""
+    if code:
+        _banner(code)
+
+
+@st.fragment(run_every=STUDENT_EVERY_S)
+def _banner(code: str) -> None:
+    try:
+        now = _class_state(code)
+    except class_store.StoreUnavailable:
+        return
+    if now is not None and not now[3] and not st.session_state.get(VOTED + now[0]):
+        st.page_link(
+            lessons.CLASS.path,
+            label="Your teacher has opened a question: answer it in Class mode",
+            icon=":material/how_to_vote:",
         )

@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 import lessons
-from ui import classroom, exercises, layout, state
+from ui import class_views, classroom, exercises, layout, state
 
 #: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
 CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
@@ -67,6 +67,8 @@ def run(page: st.Page) -> None:
     if present:
         st.html(PRESENTER_CSS)
     notice_area = st.container()
+    if classroom.member() is not None and page.url_path != lessons.CLASS.url_path:
+        class_views.banner(classroom.member().code)
     page.run()
     current = lessons.lesson_by_url(page.url_path)
     if current is not None:
