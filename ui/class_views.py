@@ -112,6 +112,8 @@ def page() -> None:
         st.session_state[JOIN_CODE] = class_store.normalize_code(st.query_params[classroom.CODE_PARAM])[:12]
     refused = classroom.keep_teacher_link()
     db = classroom.database()
+    if db is not None:
+        classroom.keep_teacher_in_tab()
     if db is None:
         st.title("Class mode")
         _unavailable()
@@ -217,7 +219,14 @@ def teacher_view(db: class_store.Store, code: str, key: str) -> None:
             st.code(classroom.teacher_link(base, code, key), language=None, wrap_lines=True)
             st.caption(
                 "Keep it: it alone opens, closes and reveals questions and shows the results. It is taken out of "
-                "the address bar, so the room cannot copy it from the projector. Hidden in presenter mode."
+                "the address bar, so the room cannot copy it from the projector; this tab remembers it while it "
+                "is open (a reload or a server restart keeps the teacher view). Hidden in presenter mode."
+            )
+            st.button(
+                "Stop teaching on this device",
+                icon=":material/logout:",
+                on_click=classroom.stop_teaching,
+                help="Back to the join page; the private link brings the teacher view back.",
             )
 
 

@@ -19,6 +19,7 @@ exercise answer that cannot be sent is kept in the browser as always (``ui.progr
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import socket
@@ -185,6 +186,62 @@ def keep_teacher_link() -> str | None:
         )
     set_teacher(code, key)
     return None
+
+
+# the teacher's key in the browser tab
+
+#: sessionStorage, not localStorage: the key lasts while the tab is open (a reload, the server
+#: restarting) and not for the next person at a shared classroom computer
+TAB_KEY = "posenc-lab:teacher:v1"
+_TAB_JS = """
+export default function ({ data, setStateValue }) {
+  let storage = null;
+  try { storage = window.sessionStorage; } catch (e) { return; }
+  try {
+    if (data.forget) { storage.removeItem(data.key); return; }
+    if (data.save) { storage.setItem(data.key, JSON.stringify(data.save)); return; }
+    const raw = storage.getItem(data.key);
+    if (raw && raw.length < 400) setStateValue('stored', raw);
+  } catch (e) { /* blocked: the private link is the way back */ }
+}
+"""
+_TAB = st.components.v2.component("posenc_teacher_tab", js=_TAB_JS)
+FORGET = "_class:forget_tab"
+
+
+def keep_teacher_in_tab() -> None:
+    """On the class page: keep the teacher's (code, key) in this tab's sessionStorage, so a
+    reload or a server restart mid-class brings the teacher view back without the key
+    ever showing in the address bar; and take it back from there when the session lost it."""
+    current = teacher()
+    forget = st.session_state.pop(FORGET, False)
+    result = _TAB(
+        key="class_teacher_tab",
+        data={"key": TAB_KEY, "save": list(current) if current else None, "forget": forget},
+        default={"stored": None},
+        on_stored_change=lambda: None,
+    )
+    if current is not None or forget:
+        return
+    raw = result.get("stored")
+    try:
+        code, key = json.loads(raw) if isinstance(raw, str) else (None, None)
+    except (ValueError, TypeError):
+        return
+    if not (isinstance(code, str) and isinstance(key, str)):
+        return
+    db = database()
+    try:
+        if db is not None and db.is_teacher(class_store.normalize_code(code), key):
+            set_teacher(class_store.normalize_code(code), key)
+    except (class_store.StoreUnavailable, ValueError):
+        return
+
+
+def stop_teaching() -> None:
+    """Leave the teacher view on this device (the private link brings it back)."""
+    st.session_state.pop(TEACHER, None)
+    st.session_state[FORGET] = True
 
 
 # a student's exercises
