@@ -287,7 +287,9 @@ class Student:
 
     # -- what the student does
 
-    def _rerun(self, *, first: bool) -> bytes:
+    def _rerun(self, *, first: bool, fragment_id: str = "") -> bytes:
+        """The BackMsg of a run; with ``fragment_id`` the rerun of that fragment only, as the
+        frontend sends it every ``run_every`` (benchmarks/class_poll.py)."""
         back = BackMsg()
         state = back.rerun_script
         state.query_string = self.query
@@ -295,6 +297,8 @@ class Student:
             state.page_name = self.case.url_path
         else:
             state.page_script_hash = self.page_hash
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
         state.widget_states.widgets.extend(self.widget_states.values())
         state.cached_message_hashes.extend(h for h, (run, _) in self.cache.items() if self.run_no - run < self.max_age)
         info = state.context_info

@@ -879,6 +879,14 @@ class Store:
         with self._tx() as tx:
             return int(tx.value("SELECT COUNT(*) FROM answers WHERE round_id = ?", round_id))
 
+    def vote_of(self, round_id: str, student_id: str) -> str | None:
+        """A student's current vote in a round (None: no vote), so their page shows it
+        again after a reload, on another device or after a restart."""
+        _check_id(round_id, "round_id")
+        _check_id(student_id, "student_id")
+        with self._tx() as tx:
+            return tx.value("SELECT vote FROM answers WHERE round_id = ? AND student_id = ?", round_id, student_id)
+
     # -------------------------------------------------------------- exercises
 
     def record_attempt(self, code: str, student_id: str, exercise_key: str, answer: str, right: bool) -> None:

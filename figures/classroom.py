@@ -14,6 +14,8 @@ from .theme import PALETTE, base_layout
 
 #: the label given to the right answer once it is revealed (text: read by everyone, no colour needed)
 RIGHT = " (right)"
+RIGHT_OUTLINE = "#000037"  # figures.display swaps it for the theme's strongest text colour
+RIGHT_OUTLINE_PX = 4
 
 
 def vote_bars(
@@ -45,6 +47,10 @@ def vote_bars(
                 name=name,
                 orientation="h",
                 marker_color=PALETTE[i % len(PALETTE)],
+                # the right answer's bars outlined, besides its label: seen from the back row
+                marker_line=dict(
+                    color=RIGHT_OUTLINE, width=[RIGHT_OUTLINE_PX if j == right else 0 for j in range(len(labels))]
+                ),
                 text=[str(c) for c in counts],
                 textposition="outside",
                 cliponaxis=False,

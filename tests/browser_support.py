@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 import pytest
 from app_helpers import ROOT
 
-from lessons import LESSONS, REFERENCE
+from lessons import CLASS, LESSONS, REFERENCE
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -72,14 +72,15 @@ class ServerStartError(RuntimeError):
 
 
 @contextlib.contextmanager
-def serve(timeout: float = 60.0) -> Iterator[str]:
+def serve(timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int | None = None) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port: yields its base URL, stops it on exit.
 
     A plain context manager, usable outside pytest (``tools/measure_views.py``). The server's
     log goes to a temporary file (a pipe nobody reads would block the server once full) and
-    is shown if it does not start.
+    is shown if it does not start. ``env`` adds to (or overrides) this process's environment
+    for the server (``POSENC_CLASS_DB``); ``port`` picks the port (a restart on the same one).
     """
-    port = _free_port()
+    port = port or _free_port()
     cmd = [
         sys.executable,
         "-m",
@@ -96,7 +97,8 @@ def serve(timeout: float = 60.0) -> Iterator[str]:
         "false",
     ]
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        server_env = None if env is None else {**os.environ, **env}
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=server_env)
         try:
             url = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + timeout
@@ -188,9 +190,15 @@ def wait_idle(page) -> None:
 # share it. Rects are {x, y, w, h, r, b} in CSS px of the viewport (r = x + w, b = y + h).
 
 #: every page the classroom checks visit: PAGES plus the reference pages (glossary, references)
-CLASSROOM_PAGES = PAGES + [(ref.url_path, ref.url_path) for ref in REFERENCE if ref.url_path not in dict(PAGES)]
+#: and the class page as a visitor sees it (join or teach; tests/test_browser_class.py covers
+#: the teacher's and the students' views)
+CLASSROOM_PAGES = (
+    PAGES
+    + [(ref.url_path, ref.url_path) for ref in REFERENCE if ref.url_path not in dict(PAGES)]
+    + [(CLASS.url_path, CLASS.url_path)]
+)
 #: pages that draw no chart (every other page must draw at least one visible chart)
-CHARTLESS = frozenset({ref.url_path for ref in REFERENCE})
+CHARTLESS = frozenset({ref.url_path for ref in REFERENCE} | {CLASS.url_path})
 
 #: measurement viewports: (width, height). Streamlit scrolls inside its own container, so the
 #: height is tall to lay the whole lesson out at once; screenshots clip the top to ``shot``.

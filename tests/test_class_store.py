@@ -819,3 +819,17 @@ def test_the_package_reexports_the_public_api():
 
     assert set(classroom.__all__) == set(module.__all__)
     assert all(getattr(classroom, name) is getattr(module, name) for name in module.__all__)
+
+
+def test_a_students_own_vote_can_be_read_back(store):
+    new = store.create_class()
+    ada, bo = store.join(new.code, "Ada"), store.join(new.code, "Bo")
+    first = store.open_poll(new.code, new.teacher_key, "poll-x-y")
+    assert store.vote_of(first.id, ada.student_id) is None
+    store.answer(first.id, ada.student_id, "2", False)
+    store.answer(first.id, ada.student_id, "1", True)  # replaces
+    store.answer(first.id, bo.student_id, "0", False)
+    assert store.vote_of(first.id, ada.student_id) == "1"
+    assert store.vote_of(first.id, bo.student_id) == "0"
+    with pytest.raises(ValueError, match="round_id"):
+        store.vote_of("", ada.student_id)

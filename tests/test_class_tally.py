@@ -68,6 +68,7 @@ def test_vote_bars_draw_every_round_and_mark_the_right_answer():
     assert list(fig.data[1].x) == [1, 6, 1]
     assert fig.data[0].y[1] == "ALiBi" + vote_figures.RIGHT
     assert fig.data[0].y[0] == "sinusoidal"
+    assert list(fig.data[1].marker.line.width) == [0, vote_figures.RIGHT_OUTLINE_PX, 0]
     assert fig.layout.xaxis.range[1] >= 6  # the longest bar and its count fit
     assert fig.layout.showlegend is True
     one = vote_figures.vote_bars(["a", "b"], [("round 1", [0, 0])], title="Votes")

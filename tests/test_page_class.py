@@ -246,3 +246,22 @@ def test_a_student_on_a_lesson_page_is_told_when_a_question_opens(db_url):
     lesson.run()
     assert label in [link.label for link in lesson.get("page_link")]
     assert not lesson.exception
+
+
+def test_a_students_vote_shows_again_after_a_reload(db_url):
+    teacher, code, _ = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    _open(teacher, CHOICE)
+    _vote_choice(student, 0)
+    again = open_page(PAGE, {"class": code, "student": me.student_id})  # a new session, the same link
+    assert f"Counted: **{classroom.plain(CHOICE.options[0])}**" in _texts(again)
+    assert any(b.label == "Change my answer" for b in again.button)
+
+
+def test_the_results_table_is_not_projected(db_url):
+    teacher, code, key = _start_class()
+    projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
+    assert projected.session_state[classroom.TEACHER] == (code, key)
+    assert "Results so far" not in [h.value for h in projected.subheader]
+    assert "Results so far" in [h.value for h in teacher.subheader]

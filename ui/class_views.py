@@ -31,6 +31,8 @@ from ui.exercise_kinds import Guided, Poll
 #: seconds between the teacher's live updates, and between a student's checks for a change
 TEACHER_EVERY_S = 1.0
 STUDENT_EVERY_S = 2.0
+#: the teacher's results table (not projected) refreshes itself this often
+DASHBOARD_EVERY_S = 5.0
 #: session keys
 DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
@@ -210,9 +212,10 @@ def teacher_view(db: class_store.Store, code: str, key: str) -> None:
     _live_results(code)
     if current is not None and current.revealed is not None:
         _reveal(lessons.poll_by_key(current.poll_key), vote=None)
-    st.divider()
-    _dashboard(db, code, key, students)
     if not layout.presenting():
+        # never on the projector: it shows right answers before their reveal, and nicknames
+        st.divider()
+        _dashboard(code, key)
         with st.expander(
             "Your private teacher link", icon=":material/key:", expanded=st.session_state.pop(NEW_CLASS, False)
         ):
@@ -383,7 +386,7 @@ def _live_results(code: str) -> None:
     count = len(votes[current.id])
     status = "voting" if current.closed is None else ("revealed" if current.revealed is not None else "closed")
     st.markdown(f"#### {poll.prompt}")
-    st.markdown(f"**{count} of {joined} students answered** in round {current.number} ({status}).")
+    st.markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
     rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
     fig = vote_figure(poll, rounds, revealed=current.revealed is not None)
     layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
@@ -392,9 +395,19 @@ def _live_results(code: str) -> None:
         st.markdown("Right answers: " + "; ".join(shares) + ".")
 
 
-def _dashboard(db: class_store.Store, code: str, key: str, students) -> None:
+@st.fragment(run_every=DASHBOARD_EVERY_S)
+def _dashboard(code: str, key: str) -> None:
+    db = classroom.database()
+    if db is None:
+        return
+    try:
+        rows = db.summary(code, key)
+        students = db.students(code)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
     st.subheader("Results so far")
-    rows = db.summary(code, key)
+    st.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
     if not rows:
         st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
     else:
@@ -500,7 +513,9 @@ def student_view(db: class_store.Store, me: classroom.Member) -> None:
         st.warning("Your teacher opened a question this version of the app does not have.")
         return
     st.markdown(f"#### {poll.prompt}")
-    sent = st.session_state.get(VOTED + round_id)
+    # what this student sent in this round: this session's, else the database's (a reload,
+    # another device, a restarted server)
+    sent = st.session_state.get(VOTED + round_id) or db.vote_of(round_id, me.student_id)
     if revealed:
         _reveal(poll, vote=sent)
     elif closed:

@@ -1,0 +1,443 @@
+"""Class mode in real Chromium: a teacher and two students, each in a browser context of
+their own, against a real server and a real class database (issue 13).
+
+Every test starts its own server(s) (``browser_support.serve(env=...)``) on a fresh class
+database: a SQLite file in tmp_path, and for the main flow also a fresh database on the
+session's throwaway PostgreSQL server (tests/pg_support.py). One Chromium (the shared
+``browser`` fixture) serves every test.
+
+Nothing here reloads a page to see a change: a student's page follows the teacher through
+its 2 s watcher, the teacher's count through its 1 s fragment. ``_Person.reloaded`` proves it
+(a marker set in the window survives only if the document was never loaded again).
+
+The last two tests: the same class through nginx (deploy/run_two.sh; skipped when nginx is not
+installed), and the benchmark's protocol client (benchmarks/class_poll.py) on a class of 5,
+counting answers only (it times nothing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pg_support
+import pytest
+from app_helpers import ROOT
+from browser_support import SHOTS, ServerStartError, axe_serious, serve, wait_idle
+
+import lessons
+from classroom import store as class_store
+
+pytestmark = pytest.mark.browser
+
+#: the question the Class page offers first (a multiple choice): the tests open it as it is
+POLL = lessons.all_polls()[0]
+RIGHT = int(POLL.answer())
+WRONG = (RIGHT + 1) % len(POLL.options)
+#: the start of the question as the page shows it (its Markdown emphasis dropped)
+POLL_HEADING = POLL.prompt.replace("*", "").split(",")[0]
+#: a lesson whose first exercise is a multiple choice (as tests/test_browser_progress.py)
+LESSON = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "learned")
+EXERCISE = LESSON.exercises[0]
+#: the teacher's count must show a vote within this (1 s fragment, plus a loaded 2-core machine)
+COUNT_WITHIN_MS = 6_000
+#: a student's page must follow the teacher within this (2 s watcher, 1 s server cache)
+FOLLOW_WITHIN_MS = 10_000
+PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1920, "height": 1080}
+DESKTOP = {"width": 1366, "height": 900}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def class_server(db: str, *, port: int | None = None) -> Iterator[str]:
+    try:
+        with serve(env={class_store.SETTING: db}, port=port) as url:
+            yield url
+    except ServerStartError as exc:
+        pytest.fail(str(exc))
+
+
+class _Person:
+    """One browser context (its own cookies and storage: one person) with one tab."""
+
+    def __init__(self, browser, viewport: dict, *, mobile: bool = False):
+        self.context = browser.new_context(
+            viewport=viewport, is_mobile=mobile, has_touch=mobile, device_scale_factor=2 if mobile else 1
+        )
+        self.page = self.context.new_page()
+        self.outside: list[str] = []
+        self.page.on(
+            "request",
+            lambda r: (
+                self.outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None
+            ),
+        )
+
+    def go(self, url: str) -> _Person:
+        self.page.goto(url, wait_until="domcontentloaded")
+        wait_idle(self.page)
+        self.page.evaluate("() => { window.__notReloaded = true; }")
+        return self
+
+    def reloaded(self) -> bool:
+        return not self.page.evaluate("() => window.__notReloaded === true")
+
+    def text(self, text: str, timeout: int = 30_000) -> None:
+        self.page.get_by_text(text).first.wait_for(timeout=timeout)
+
+    def click(self, name: str) -> None:
+        self.page.get_by_role("button", name=name).click()
+        wait_idle(self.page)
+
+    def presenting(self) -> bool:
+        # presenter mode scales Streamlit's rem-sized text from the root (ui/shell.py)
+        return self.page.evaluate("() => getComputedStyle(document.documentElement).fontSize") != "16px"
+
+    def shows(self, text: str) -> bool:
+        return self.page.get_by_text(text).count() > 0
+
+    def no_exception(self) -> None:
+        assert self.page.locator('[data-testid="stException"]').count() == 0
+
+    def shot(self, name: str, anchor: str | None = None) -> None:
+        if anchor:  # to the top of the screen, as a teacher scrolls to what the room should see
+            self.page.get_by_text(anchor).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+            self.page.wait_for_timeout(400)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SHOTS / name))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@contextlib.contextmanager
+def people(browser, *specs: tuple[dict, bool]) -> Iterator[list[_Person]]:
+    made = [_Person(browser, viewport, mobile=mobile) for viewport, mobile in specs]
+    try:
+        yield made
+    finally:
+        for person in made:
+            person.close()
+
+
+def _start_class(teacher: _Person) -> str:
+    """Press Start a class; returns the join code read from the join link on the page."""
+    teacher.click("Start a class")
+    teacher.text("joined.")
+    link = teacher.page.get_by_text(re.compile(r"/class\?class=")).first.inner_text()
+    code = re.search(r"class=([A-Z0-9]+)", link).group(1)
+    assert len(code) == class_store.CODE_LENGTH
+    return code
+
+
+def _teacher_link(teacher: _Person) -> str:
+    """The private link, from the code block shown open right after starting (desktop only)."""
+    block = teacher.page.locator('[data-testid="stCode"]').filter(has_text="teacher=").first
+    return re.search(r"http\S+teacher=\S+", block.inner_text()).group(0)
+
+
+def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
+    student.go(f"{base}/class?class={code}")
+    box = student.page.get_by_role("textbox", name="Class code")
+    box.wait_for()
+    for _ in range(50):  # the join link fills the code in
+        if box.input_value() == code:
+            break
+        student.page.wait_for_timeout(100)
+    assert box.input_value() == code, student.page.url
+    student.page.get_by_role("textbox", name="Nickname (optional)").fill(nickname)
+    student.click("Join")
+    student.text(f"You are in class {code}")
+
+
+def _join_by_typing(student: _Person, base: str, code: str) -> None:
+    student.go(f"{base}/class")
+    student.page.get_by_role("textbox", name="Class code").fill(code.lower())  # as typed from the projector
+    student.click("Join")
+    student.text(f"You are in class {code}")
+
+
+def _student_params(student: _Person) -> dict[str, str]:
+    query = parse_qs(urlparse(student.page.url).query)
+    return {name: values[0] for name, values in query.items() if name in ("class", "student")}
+
+
+def _vote(student: _Person, option: int, button: str = "Send my answer") -> None:
+    student.page.get_by_role("button", name=button).wait_for(timeout=FOLLOW_WITHIN_MS)
+    student.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[option], exact=True).click()
+    student.click(button)
+    student.text("Counted:")
+
+
+def _solve_first_exercise(student: _Person) -> None:
+    label = f"Exercises (0 of {len(LESSON.exercises)} solved)"
+    student.page.get_by_text(label).click()
+    choice = EXERCISE.choices[EXERCISE.answer_index].text
+    student.page.locator(f".st-key-ex_{EXERCISE.key}_choice").get_by_text(choice, exact=True).click()
+    wait_idle(student.page)
+    student.page.locator(f".st-key-ex_{EXERCISE.key}_check button").click()
+    student.text(f"Exercises (1 of {len(LESSON.exercises)} solved)")
+    wait_idle(student.page)
+
+
+def _no_serious_axe(person: _Person, where: str) -> None:
+    found = axe_serious(person.page)
+    assert not found, f"axe-core on {where}: " + "; ".join(f"{v['id']} ({v['nodes']}): {v['targets']}" for v in found)
+
+
+# 1. the main flow, on both databases
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def fresh_db(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return pg_support.fresh_sqlite_url(tmp_path)
+    return pg_support.fresh_database(request.getfixturevalue("postgres_server"))
+
+
+def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(browser, fresh_db):
+    sqlite = not fresh_db.startswith("postgresql")
+    with (
+        class_server(fresh_db) as base,
+        people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (
+            teacher,
+            phone,
+            desk,
+        ),
+    ):
+        teacher.go(f"{base}/class?present=1")
+        code = _start_class(teacher)
+        assert teacher.presenting()
+        assert not teacher.shows("Your private teacher link")  # hidden from the projector
+        if sqlite:
+            teacher.shot("class_teacher_join_present.png")  # the way in, before the first question
+        _join_by_link(phone, base, code, "Ada")
+        _join_by_typing(desk, base, code)
+        for student in (phone, desk):
+            student.text("Waiting for your teacher to open a question")
+
+        teacher.click("Open the vote")
+        for student in (phone, desk):  # the watcher redraws their pages
+            student.page.get_by_role("button", name="Send my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+            student.text(POLL.options[0])
+        if sqlite:
+            phone.shot("class_student_phone.png", anchor=POLL.options[0])
+            _no_serious_axe(phone, "the student's phone page, a question open")
+        _vote(phone, WRONG)
+        _vote(desk, RIGHT)
+        # the fragment: no reload, no click on the teacher's side
+        teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+
+        teacher.click("Close the vote")
+        for student in (phone, desk):
+            student.text("Voting is closed", timeout=FOLLOW_WITHIN_MS)
+        teacher.click("Vote again")
+        phone.text("Second thoughts: round 2", timeout=FOLLOW_WITHIN_MS)
+        _vote(phone, RIGHT)
+        teacher.text("1 of 2 students answered", timeout=COUNT_WITHIN_MS)
+        assert teacher.presenting(), (
+            "presenter mode must stay on through the teacher's clicks: "
+            f"url {teacher.page.url}, reloaded {teacher.reloaded()}, "
+            f"toggle {teacher.page.get_by_role('switch').evaluate_all('els => els.map(e => e.checked)')}"
+        )
+        if sqlite:
+            teacher.shot("class_teacher_present.png", anchor=POLL_HEADING)
+            _no_serious_axe(teacher, "the teacher's page in presenter mode")
+
+        teacher.click("Reveal")
+        teacher.text("Right answers: round 1: 1 of 2 right; round 2: 1 of 1 right", timeout=COUNT_WITHIN_MS)
+        for student in (phone, desk):
+            student.text("The answer:", timeout=FOLLOW_WITHIN_MS)
+            student.text(POLL.options[RIGHT])
+            wait_idle(student.page)
+            student.page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=15_000)
+        # round 2: it changed to the right answer
+        phone.page.get_by_text(re.compile(r"You answered .+: right\.")).wait_for(timeout=5_000)
+        assert not desk.shows("You answered")  # it sat out round 2
+        if sqlite:
+            phone.shot("class_student_reveal_phone.png", anchor="The answer:")
+            teacher.shot("class_teacher_reveal_present.png", anchor="Right answers:")
+            _no_serious_axe(phone, "the student's phone page, revealed")
+            _no_serious_axe(desk, "the student's desktop page, revealed")
+
+        for person in (teacher, phone, desk):
+            assert not person.reloaded(), "a page was loaded again: the live updates must not need it"
+            person.no_exception()
+            assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+# 2. a restart mid-class
+
+
+def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_server(db) as base:
+        port = urlparse(base).port
+        with people(browser, (DESKTOP, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
+            teacher.go(f"{base}/class")
+            code = _start_class(teacher)
+            teacher_link = _teacher_link(teacher)
+            _no_serious_axe(teacher, "the teacher's desktop page")
+            _join_by_link(one, base, code, "Lin")
+            _join_by_typing(two, base, code)
+            teacher.click("Open the vote")
+            _vote(one, RIGHT)
+            _vote(two, WRONG)
+            teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+            link_one = _student_params(one)
+            assert link_one["class"] == code and link_one["student"]
+            one.go(f"{base}/{LESSON.url_path}?class={code}&student={link_one['student']}")
+            _solve_first_exercise(one)
+            for person in (teacher, one, two):
+                person.no_exception()
+                assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+    # the server is gone; the same port and database, a new process
+    assert teacher_link.startswith(base)
+    with class_server(db, port=port) as again:
+        assert again == base
+        # new contexts: nothing from the browser's storage, everything from the database
+        with people(browser, (DESKTOP, False), (PHONE, True), (PHONE, True)) as (teacher, lesson_tab, class_tab):
+            teacher.go(teacher_link)
+            teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+            teacher.text("2 joined")
+            assert "teacher=" not in teacher.page.url  # the key leaves the address bar
+            lesson_tab.go(f"{base}/{LESSON.url_path}?class={code}&student={link_one['student']}")
+            lesson_tab.text(f"Exercises (1 of {len(LESSON.exercises)} solved)")
+            class_tab.go(f"{base}/class?class={code}&student={link_one['student']}")
+            class_tab.text(f"You are in class {code}")
+            class_tab.text("Lin")
+            # its vote comes back from the database: counted, and still open to change
+            class_tab.page.get_by_role("button", name="Change my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+            class_tab.text("Counted:")
+            _no_serious_axe(class_tab, "the student's phone page after a restart")
+            for person in (teacher, lesson_tab, class_tab):
+                person.no_exception()
+                assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(browser, tmp_path):
+    """The key is kept in the tab's sessionStorage (never in the address bar): the same tab
+    comes back as the teacher after a reload and after the server restarts; another browser
+    opening /class gets a student's join page."""
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    port = _free_port()
+    with people(browser, (DESKTOP, False), (DESKTOP, False)) as (teacher, other):
+        with class_server(db, port=port) as base:
+            teacher.go(f"{base}/class")
+            _start_class(teacher)
+            teacher.page.reload()
+            teacher.page.get_by_role("button", name="Open the vote").wait_for(timeout=FOLLOW_WITHIN_MS)
+            assert "teacher=" not in teacher.page.url
+            other.go(f"{base}/class")
+            other.text("Join a class")
+            assert not other.shows("Open the vote")
+        with class_server(db, port=port):
+            teacher.page.reload()  # the same tab, a new server process
+            teacher.page.get_by_role("button", name="Open the vote").wait_for(timeout=FOLLOW_WITHIN_MS)
+            assert "teacher=" not in teacher.page.url
+            teacher.no_exception()
+
+
+# 3. two app processes on one SQLite file
+
+
+def test_two_processes_on_one_sqlite_file_share_the_class(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    store = class_store.open_store(db)
+    try:
+        new = store.create_class("Two processes")
+    finally:
+        store.close()
+    with class_server(db) as first, class_server(db) as second:
+        assert first != second
+        with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
+            teacher.go(f"{first}/class?class={new.code}&teacher={new.teacher_key}&present=1")
+            teacher.text("No question is open yet")
+            _join_by_link(one, second, new.code, "Sam")
+            _join_by_typing(two, second, new.code)
+            teacher.click("Open the vote")  # on process 1; the students' pages run on process 2
+            _vote(one, RIGHT)
+            _vote(two, RIGHT)
+            teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+            teacher.click("Reveal")
+            for student in (one, two):
+                student.text("The answer:", timeout=FOLLOW_WITHIN_MS)
+            for person in (teacher, one, two):
+                assert not person.reloaded()
+                person.no_exception()
+                assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
+    """deploy/run_two.sh: two app processes behind nginx (sticky by cookie), one SQLite file.
+    The teacher talks to process 1 directly; the students come through nginx."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed (the two-process test above runs without it)")
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    store = class_store.open_store(db)
+    try:
+        new = store.create_class("Behind nginx")
+    finally:
+        store.close()
+    proxy, one_port, two_port = (_free_port() for _ in range(3))
+    env = {
+        **os.environ,
+        "RUN_DIR": str(tmp_path / "deploy"),
+        "PROXY_PORT": str(proxy),
+        "BACKEND_PORTS": f"{one_port} {two_port}",
+        "STICKY": "cookie",
+        "PYTHON": sys.executable,
+        class_store.SETTING: db,
+    }
+    script = [str(ROOT / "deploy" / "run_two.sh")]
+    try:
+        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
+        front = f"http://127.0.0.1:{proxy}"
+        with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
+            teacher.go(f"http://127.0.0.1:{one_port}/class?class={new.code}&teacher={new.teacher_key}&present=1")
+            _join_by_link(one, front, new.code, "Kim")
+            _join_by_typing(two, front, new.code)
+            teacher.click("Open the vote")
+            _vote(one, WRONG)
+            _vote(two, RIGHT)
+            teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+            for person in (teacher, one, two):
+                person.no_exception()
+                assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+    finally:
+        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
+
+
+# the benchmark's protocol client, on a small class (benchmarks/class_poll.py; no timing asserted)
+
+
+def test_class_poll_counts_every_answer_of_a_small_class(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import class_poll
+
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    monkeypatch.setenv(class_store.SETTING, db)
+    args = class_poll.parse_args(["--students", "5", "--arrive", "1", "--window", "0.5"])
+    with class_poll.app_server() as (url, pid, log), ThreadPoolExecutor(1) as pool:
+        # its own thread: Playwright's sync API may hold an event loop in this one
+        run = pool.submit(class_poll.measure, 5, args, class_poll.loopback_target(url), db, [pid], log).result()
+    assert run.errors == []
+    assert (run.sent, run.counted, len(run.acked)) == (5, 5, 5)
+    assert run.unseen == 0 and len(run.latencies) == 5
+    # the teacher's view went from nobody to everybody, through the live fragment
+    assert run.counts[0][1] == 0 and run.counts[-1][1] == 5
