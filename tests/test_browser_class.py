@@ -24,6 +24,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -395,9 +396,13 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
     finally:
         store.close()
     proxy, one_port, two_port = (_free_port() for _ in range(3))
+    # nginx started as root runs its workers as an unprivileged user, who must reach the run
+    # folder's cache; pytest's tmp_path sits under a folder only root may enter
+    run_dir = tempfile.mkdtemp(prefix="posenc-deploy-")
+    os.chmod(run_dir, 0o755)
     env = {
         **os.environ,
-        "RUN_DIR": str(tmp_path / "deploy"),
+        "RUN_DIR": run_dir,
         "PROXY_PORT": str(proxy),
         "BACKEND_PORTS": f"{one_port} {two_port}",
         "STICKY": "cookie",
@@ -421,6 +426,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
                 assert not person.outside, f"requests left localhost: {person.outside[:5]}"
     finally:
         subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 # the benchmark's protocol client, on a small class (benchmarks/class_poll.py; no timing asserted)
