@@ -142,6 +142,13 @@ def page() -> None:
     solved, total = exercises.progress()
     if solved:
         st.progress(solved / total, text=f"Exercises solved in this browser: {solved} of {total}")
+        st.button(
+            "Forget my progress in this browser",
+            icon=":material/delete_history:",
+            on_click=exercises.forget_progress,
+            help="On a shared computer: the next person starts with nothing solved. A student in a class keeps "
+            "the progress the class holds (their class link brings it back).",
+        )
     else:
         st.caption(f"Each lesson ends with exercises ({total} in all); your progress shows here.")
     for number, lesson in enumerate(lessons.LESSONS, start=1):

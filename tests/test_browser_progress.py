@@ -124,3 +124,30 @@ def test_blocked_storage_keeps_progress_for_the_session_without_an_error(server,
         assert not outside
     finally:
         context.close()
+
+
+def test_forget_my_progress_clears_the_browser_and_the_session(server, browser):
+    """For a shared computer: after "Forget my progress" nothing is solved, even after a reload."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    try:
+        page, outside = _open(context, f"{server}/{PATH}")
+        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        _solve_first(page)
+        page.wait_for_function(
+            f"() => (window.localStorage.getItem({progress.STORAGE_KEY!r}) || '').includes({FIRST.key!r})",
+            timeout=15_000,
+        )
+        page.goto(f"{server}/", wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text(f"Exercises solved in this browser: 1 of {TOTAL}").wait_for(timeout=30_000)
+        page.get_by_role("button", name="Forget my progress in this browser").click()
+        page.get_by_text(f"({TOTAL} in all); your progress shows here").wait_for(timeout=30_000)
+        page.wait_for_function(f"() => window.localStorage.getItem({progress.STORAGE_KEY!r}) === null", timeout=15_000)
+        page.reload(wait_until="domcontentloaded")
+        wait_idle(page)
+        page.wait_for_timeout(1_500)  # time for a (wrong) restore to show up: it must not
+        assert page.get_by_text("Exercises solved in this browser").count() == 0
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        context.close()

@@ -265,3 +265,20 @@ def test_the_results_table_is_not_projected(db_url):
     assert projected.session_state[classroom.TEACHER] == (code, key)
     assert "Results so far" not in [h.value for h in projected.subheader]
     assert "Results so far" in [h.value for h in teacher.subheader]
+
+
+def test_forgetting_progress_on_a_shared_computer_also_leaves_the_class(db_url):
+    _, code, _ = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    lesson = lessons.LESSONS[2]
+    first = lesson.exercises[0]
+    page = open_page(lesson.path, {"class": code, "student": me.student_id})
+    page.radio(key=f"ex_{first.key}_choice").set_value(first.answer_index)
+    page.button(key=f"ex_{first.key}_check").click().run()
+    page.switch_page(lessons.HOME.path).run()
+    _button(page, "Forget my progress in this browser").click().run()
+    assert not page.exception
+    assert page.session_state[classroom.MEMBER] is None if classroom.MEMBER in page.session_state else True
+    assert "student" not in page.query_params
+    assert first.key not in page.session_state["_ex:solved"]

@@ -530,9 +530,7 @@ def student_view(db: class_store.Store, me: classroom.Member) -> None:
 
 def _leave_button() -> None:
     if st.button("Leave this class", icon=":material/logout:"):
-        classroom.set_member(None)
-        for name in (classroom.CODE_PARAM, classroom.STUDENT_PARAM):
-            st.query_params.pop(name, None)
+        classroom.leave()
         st.rerun()
 
 

@@ -119,6 +119,13 @@ def set_member(new: Member | None) -> None:
         st.session_state[MEMBER] = new
 
 
+def leave() -> None:
+    """Leave the class on this device: no student, and no class link in the address bar."""
+    set_member(None)
+    for name in (CODE_PARAM, STUDENT_PARAM):
+        st.query_params.pop(name, None)
+
+
 def set_teacher(code: str, key: str) -> None:
     st.session_state[TEACHER] = (code, key)
 

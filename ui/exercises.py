@@ -66,6 +66,17 @@ def keep_progress() -> None:
     stored_progress.keep(_solved_keys(), valid)
 
 
+def forget_progress() -> None:
+    """The home page's "Forget my progress" (a callback): this session's solved exercises,
+    their attempts and the browser's stored copy."""
+    stored_progress.forget(_solved_keys())
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith((ATTEMPT, MISSED))]:
+        del st.session_state[key]
+    # a student in a class would get the class's record back at once: leave the class too
+    # (on a shared computer the next person is not that student)
+    classroom.leave()
+
+
 def is_solved(ex: kinds.Exercise) -> bool:
     if isinstance(ex, Guided):
         return all(step.key in _solved_keys() for step in ex.steps)

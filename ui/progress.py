@@ -23,6 +23,8 @@ import streamlit as st
 STORAGE_KEY = "posenc-lab:solved:v1"
 #: the component's key (its state holds what the browser last reported)
 COMPONENT_KEY = "ex_progress_store"
+#: session key: clear the browser's store on the next run
+FORGET = "_progress:forget"
 #: a stored value longer than this is not read (the whole bank is a few hundred characters)
 MAX_STORED_CHARS = 20_000
 
@@ -36,6 +38,10 @@ export default function ({ data, setStateValue }) {
     return;  // blocked: the session keeps its own progress
   }
   try {
+    if (data.forget) {  // "Forget my progress": a shared computer's next student starts afresh
+      storage.removeItem(data.key);
+      return;
+    }
     const valid = new Set(data.valid);
     let stored = [];
     const raw = storage.getItem(data.key);
@@ -81,11 +87,27 @@ def keep(solved: MutableSet[str], valid: Collection[str]) -> None:
 
     Call it once per run, before anything counts ``solved``.
     """
+    forget = st.session_state.pop(FORGET, False)
     result = _STORE(
         key=COMPONENT_KEY,
-        data={"key": STORAGE_KEY, "save": sorted(solved), "valid": sorted(valid), "max_chars": MAX_STORED_CHARS},
+        data={
+            "key": STORAGE_KEY,
+            "save": sorted(solved),
+            "valid": sorted(valid),
+            "max_chars": MAX_STORED_CHARS,
+            "forget": forget,
+        },
         default={"stored": None},
         on_stored_change=lambda: None,
     )
+    if forget:
+        return  # what the browser reported before it forgot is not taken back
     # the report reaches the server before the run: counted in the same run that shows it
     solved |= restore(result.get("stored"), valid)
+
+
+def forget(solved: MutableSet[str]) -> None:
+    """Forget this browser's progress (a callback: the next run clears the browser's store).
+    A student in a class keeps what the class database holds; their link brings it back."""
+    solved.clear()
+    st.session_state[FORGET] = True
