@@ -6,6 +6,7 @@ import streamlit as st
 import figures
 from lessons import experiments_exercises
 from posenc import experiment as ex
+from posenc import extension as xt
 from ui import claims, figcache, layout, state
 from ui import compute_experiment as compute
 from ui.lesson import Lesson
@@ -18,7 +19,7 @@ LESSON = Lesson(
     icon=":material/science:",
     exercises=experiments_exercises.EXERCISES,
     polls=experiments_exercises.POLLS,
-    largest={"train_len": "32", "width": "32", "steps": "300", "seed": "9"},
+    largest={"train_len": "128", "width": "32", "steps": "300", "seed": "9", "reach": "10"},
 )
 
 
@@ -30,7 +31,7 @@ def intro() -> dict:
         "Three claims are common: sinusoidal encodings extrapolate perfectly, learned ones stop at "
         "max_len, and ALiBi works far beyond its training length. Here a one-layer "
         "attention model, written in NumPy with hand-derived gradients, is trained on short "
-        "sequences with each kind of position, then tested on sequences 2, 4 and 8 times longer. "
+        "sequences with each kind of position, then tested on sequences 2, 4 and 8 (or up to 10) times longer. "
         "Every number below comes from that run.",
     )
 
@@ -47,18 +48,36 @@ def intro() -> dict:
     )
     offset = state.int_slider("k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
     st.sidebar.header("Training")
-    train_len = state.int_slider("train_len", "Training length", 8, 32, 32, step=8, help="Tested at 1x, 2x, 4x, 8x.")
+    train_len = state.int_slider(
+        "train_len",
+        "Training length",
+        8,
+        128,
+        32,
+        step=4,
+        help="Above 32 tokens a batch holds fewer sequences (about 512 tokens) and training runs in float32.",
+    )
+    reach = int(
+        state.choice(
+            "reach",
+            "Test out to",
+            [str(r) for r in compute.REACH],
+            "8",
+            labels={str(r): f"{r}x ({', '.join(f'{m}x' for m in compute.REACH[r])})" for r in compute.REACH},
+            help="The test lengths, as multiples of the training length.",
+        )
+    )
     d_model = state.int_slider("width", "Model width", 16, 32, 32, step=8, help="4 heads of width / 4.")
     steps = state.int_slider("steps", "Training steps", 50, 300, 300, step=50)
     seed = state.int_slider("seed", "Seed", 0, 9, 0)
     settings = (task, train_len, d_model, steps, seed, offset)
 
     live_key = f"_live:{settings}"
-    stored = compute.stored_or_none(*settings)
+    stored = compute.stored_or_none(*settings, reach)
     if stored is not None and st.sidebar.button("Re-run these settings live", help="Train all six models again now."):
         st.session_state[live_key] = True
     live = stored is None or st.session_state.get(live_key, False)
-    summary = compute.summary_for(*settings, live=live)
+    summary = compute.summary_for(*settings, live=live, reach=reach)
 
     if task == "copy":
         st.latex(r"y_t = x_{t-k}\qquad\text{(copy the token } k \text{ places back)}")
@@ -71,21 +90,34 @@ def intro() -> dict:
         "settings": settings,
         "live": live,
         "summary": summary,
+        "reach": reach,
     }
 
 
-def run_header(summary: dict, live: bool, settings: tuple) -> tuple[list[int], list[str], object, str]:
+def config_code(cfg: ex.ExperimentConfig) -> str:
+    """``ExperimentConfig(...)`` with the page's settings and every other field that is not its default."""
+    shown = ["task", "train_len", "d_model", "steps", "seed", "offset"]
+    default = ex.ExperimentConfig()
+    shown += [f for f in ("batch", "eval_batch", "multipliers") if getattr(cfg, f) != getattr(default, f)]
+    return f"posenc.experiment.ExperimentConfig({', '.join(f'{f}={getattr(cfg, f)!r}' for f in shown)})"
+
+
+def run_header(summary: dict, live: bool, settings: tuple, reach: int = 8) -> tuple[list[int], list[str], object, str]:
     """The caption above every view, and what its snippets start from: (test lengths, methods,
     the run's config, the code that makes the run)."""
     lengths = summary["lengths"]
     methods = list(summary["accuracy"])
     how = "run live" if live else "precomputed from these settings by tools/precompute_experiment.py"
     st.caption(f"Six models trained and tested in {summary['seconds']:.1f} s ({how}). Chance: {summary['chance']:.0%}.")
-    cfg = compute.make_config(*settings)
-    fields = f"task={cfg.task!r}, train_len={cfg.train_len}, d_model={cfg.d_model}, steps={cfg.steps}, seed={cfg.seed}"
+    cfg = compute.make_config(*settings, reach)
+    if cfg.batch != ex.ExperimentConfig().batch:
+        st.caption(
+            f"Long run: {cfg.batch} sequences per batch and per test length (about {compute.TOKENS_PER_BATCH} "
+            "tokens a step, half the defaults' 32 x 32), trained in float32 to keep within the time budget."
+        )
     # the start of every snippet: the same run (the stored defaults are exactly what it gives)
     run_code = f"""
-cfg = posenc.experiment.ExperimentConfig({fields}, offset={cfg.offset})
+cfg = {config_code(cfg)}
 run = posenc.experiment.run_experiment(cfg)  # trains six models, tests at lengths {lengths}
 methods = {methods!r}
 """
@@ -93,8 +125,10 @@ methods = {methods!r}
 
 
 @LESSON.view("extrapolation", "Train short, test long")
-def extrapolation(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
-    lengths, methods, cfg, run_code = run_header(summary, live, settings)
+def extrapolation(
+    task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict, reach: int = 8
+) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings, reach)
     series = {claims.NAMES[m]: np.array([np.nan if a is None else a for a in summary["accuracy"][m]]) for m in methods}
     series["chance"] = np.full(len(lengths), summary["chance"])
     styles = {name: {"mode": "lines+markers", "size": 9} for name in series}
@@ -189,11 +223,13 @@ def translation_text(errors: dict[str, float | None], methods: list[str], shift:
 
 
 @LESSON.view("translation", "Translation invariance")
-def translation(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
-    lengths, methods, cfg, run_code = run_header(summary, live, settings)
+def translation(
+    task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict, reach: int = 8
+) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings, reach)
     st.sidebar.header("Translation")
     shift = state.int_slider("shift", "Move the phrase by", 1, 200, 10, container=layout.key_control())
-    errors, tokens, pairs = compute.translation(*settings, live, shift)
+    errors, tokens, pairs = compute.translation(*settings, live, shift, reach)
     floor = 1e-17
     values = [np.nan if errors[m] is None else max(errors[m], floor) for m in methods]
     no_row = dict(y=0, yref="paper", text="no row past max_len", showarrow=False, yanchor="bottom")
@@ -261,10 +297,12 @@ data = at_0  # the first panel (in the downloads too); moved and difference are 
 
 
 @LESSON.view("claims", "Claims vs measurement")
-def claims_measured(task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict) -> None:
-    lengths, methods, cfg, run_code = run_header(summary, live, settings)
+def claims_measured(
+    task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict, reach: int = 8
+) -> None:
+    lengths, methods, cfg, run_code = run_header(summary, live, settings, reach)
     shift = 10
-    errors, _, _ = compute.translation(*settings, live, shift)
+    errors, _, _ = compute.translation(*settings, live, shift, reach)
     st.table(claims.claims_table(summary, errors, shift), hide_index=True)
     first, last = lengths[0], lengths[-1]
     fig = figcache.figure(
@@ -274,9 +312,11 @@ def claims_measured(task: str, train_len: int, steps: int, settings: tuple, live
             f"at the training length ({first})": [
                 np.nan if a[0] is None else a[0] for a in summary["accuracy"].values()
             ],
-            f"at 8x ({last})": [np.nan if a[-1] is None else a[-1] for a in summary["accuracy"].values()],
+            f"at {cfg.multipliers[-1]}x ({last})": [
+                np.nan if a[-1] is None else a[-1] for a in summary["accuracy"].values()
+            ],
         },
-        title="The evidence: accuracy at the training length and at 8 times it",
+        title=f"The evidence: accuracy at the training length and at {cfg.multipliers[-1]} times it",
         x_title="method",
         y_title="accuracy",
         value_format=".0%",
@@ -285,7 +325,7 @@ def claims_measured(task: str, train_len: int, steps: int, settings: tuple, live
     )
     code = (
         run_code
-        + """# accuracy at the training length and at 8x, per method; None (no embedding) -> nan
+        + """# accuracy at the training length and at the longest test, per method; None (no embedding) -> nan
 ends = [(run["accuracy"][m][0], run["accuracy"][m][-1]) for m in methods]
 data = np.array([[np.nan if a is None else a for a in pair] for pair in ends])  # (methods, 2)
 """
@@ -296,6 +336,126 @@ data = np.array([[np.nan if a is None else a for a in pair] for pair in ends])  
         "fare differently (ALiBi cannot copy from an exact offset, but tracks the latest marker at "
         "every length)."
     )
+
+
+def extension_code(cfg: ex.ExperimentConfig, finetune_steps: int, live: bool) -> str:
+    """The snippet lines that make the lab's run: on the stored RoPE model for the stored
+    defaults (as the other stored snippets load it), else training it first."""
+    start = f"cfg = {config_code(cfg)}\n"
+    if live:
+        return (
+            start + f"lab = posenc.extension.run_extension(cfg, finetune_steps={finetune_steps})  # trains RoPE first\n"
+        )
+    return (
+        "from pathlib import Path\n\n"
+        + start
+        + f"""# the RoPE model of the experiments page's stored default run (tools/precompute_experiment.py)
+stored = np.load(Path(posenc.__file__).parents[1] / "ui" / "data" / "experiment_{cfg.task}.npz")
+params = {{k.removeprefix("param_rope_"): stored[k] for k in stored.files if k.startswith("param_rope_")}}
+trained = posenc.experiment.TrainResult(params, stored["losses_rope"])  # = posenc.experiment.train(cfg, "rope")
+lab = posenc.extension.run_extension(cfg, finetune_steps={finetune_steps}, trained=trained)
+"""
+    )
+
+
+def extension_text(rows: list[dict], lab: dict) -> str:
+    """The lab's verdicts against the papers, in its own numbers."""
+    agree = [r["claim"].rstrip(".") for r in rows if r["verdict"] == "agrees"]
+    disagree = [r["claim"].rstrip(".") for r in rows if r["verdict"] == "disagrees"]
+    acc, last = lab["accuracy"], lab["lengths"][-1]
+    ranked = sorted(("unchanged", "pi", "ntk", "yarn"), key=lambda w: -acc[w][-1])
+    best = ", ".join(f"{xt.WAY_NAMES[w]} {acc[w][-1]:.0%}" for w in ranked)
+    text = f"without fine-tuning, at {last} tokens: {best}. "
+    text += f"This model agrees with the papers on {len(agree)} of {len(rows)} claims"
+    if disagree:
+        text += f" and disagrees on {len(disagree)}: " + "; ".join(d[0].lower() + d[1:] for d in disagree)
+    return text + ". A disagreement is a finding about this small model and task, not a refutation."
+
+
+@LESSON.view("extension", "Context extension")
+def extension(
+    task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict, reach: int = 8
+) -> None:
+    run_header(summary, live, settings, reach)
+    cfg = compute.make_config(*settings)  # the lab tests at 1x to 8x, whatever the reach above
+    lengths = [cfg.train_len * m for m in cfg.multipliers]
+    st.sidebar.header("Context extension")
+    finetune_steps = state.int_slider(
+        "ft",
+        "Fine-tune steps at 2L",
+        25,
+        300,
+        compute.EXTENSION_STEPS,
+        step=25,
+        help="Continue training the RoPE model at twice its length, once with PI and once with YaRN at factor 2.",
+        container=layout.key_control(),
+    )
+    lab = None if live else compute.stored_extension_or_none(*settings, finetune_steps)
+    how = "run live" if lab is None else "precomputed by tools/precompute_experiment.py"
+    if lab is None:
+        lab = compute.extension(*settings, finetune_steps, live, reach)
+    st.caption(
+        f"The RoPE model above (trained at L = {train_len}), tested longer without training, then fine-tuned "
+        f"{finetune_steps} steps at {2 * train_len}: {lab['seconds']:.1f} s ({how})."
+    )
+    st.latex(
+        r"\begin{aligned}\text{PI:}\quad & \theta_i' = \theta_i / s, \qquad s = \text{test length} / L \\"
+        r"\text{NTK-aware:}\quad & \text{base}' = \text{base} \cdot s^{D_h/(D_h-2)} \\"
+        r"\text{YaRN:}\quad & \theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)\,\theta_i / s \\"
+        r"& q^\top k \;\times\; (0.1 \ln s + 1)^2\end{aligned}"
+    )
+    series = {xt.WAY_NAMES[w]: np.asarray(lab["accuracy"][w]) for w in xt.EXTENSION_WAYS}
+    series["chance"] = np.full(len(lengths), lab["chance"])
+    styles = {name: {"mode": "lines+markers", "size": 9} for name in series}
+    for w in ("pi_finetuned", "yarn_finetuned"):
+        styles[xt.WAY_NAMES[w]]["dash"] = "dash"
+    styles["chance"] = {"mode": "lines", "dash": "dot", "color": "#777"}
+    fig = figcache.figure(
+        figures.line_chart,
+        np.asarray(lengths),
+        series,
+        title=f"RoPE trained at L = {train_len} tokens, tested longer: scaled without training, or fine-tuned at "
+        f"2L = {2 * train_len}",
+        x_title="test length (tokens, log scale)",
+        y_title="accuracy",
+        x_name="test length",
+        value_name="accuracy",
+        value_format=".1%",
+        log_x=True,
+        styles=styles,
+        vlines={"L": train_len, "2L": 2 * train_len},  # short: the two labels sit close on a phone,
+        height=480,
+        after=[("update_xaxes", dict(tickvals=lengths)), ("update_yaxes", dict(range=[0, 1.05], tickformat=".0%"))],
+    )
+    code = (
+        extension_code(cfg, finetune_steps, live)
+        + """ways = posenc.extension.EXTENSION_WAYS  # unchanged, PI, NTK-aware, YaRN, then the two fine-tuned
+# accuracy per test length (rows) and way (columns), then chance
+data = np.column_stack([np.array([lab["accuracy"][w] for w in ways]).T, np.full(len(lab["lengths"]), lab["chance"])])
+"""
+    )
+    layout.chart(fig, key="exp_extension", filename="experiment_extension", code=code)
+    table = [
+        {
+            "way": xt.WAY_NAMES[w],
+            **{
+                f"{n} tokens": f"{a:.0%} ({loss:.2f})"
+                for n, a, loss in zip(lengths, lab["accuracy"][w], lab["loss"][w], strict=True)
+            },
+        }
+        for w in xt.EXTENSION_WAYS
+    ]
+    st.table(table, hide_index=True)
+    st.caption(
+        "Accuracy (mean cross-entropy per answer, in nats). Without fine-tuning each scaling uses the factor "
+        "s = test length / L; the fine-tuned models keep factor 2 at every length, as they were trained. "
+        "NTK-aware is the static formula at s (transformers' 'dynamic' type gives the same at factor 1). "
+        "YaRN's weight gamma_i is 1 for pairs that turn more than 32 times within L, 0 for those that turn "
+        "less than once, a ramp between (transformers' defaults beta_fast = 32, beta_slow = 1)."
+    )
+    rows = xt.paper_comparison(lab)
+    st.table(rows, hide_index=True)
+    layout.notice(extension_text(rows, lab))
 
 
 if __name__ == "__main__":

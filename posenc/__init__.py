@@ -35,7 +35,7 @@ is allocated.
 #: place it is written: the wheel's metadata and ``posenc-lab --version`` read it
 __version__ = "0.1.0"
 
-from . import alibi, claims, compare_lessons, custom, experiment, properties, relative, rope
+from . import alibi, claims, compare_lessons, custom, experiment, extension, properties, relative, rope
 from ._checks import MAX_ELEMENTS
 from .absolute import (
     SINUSOIDAL_LAYOUTS,
@@ -98,6 +98,7 @@ __all__ = [
     "compare_lessons",
     "custom",
     "experiment",
+    "extension",
     "properties",
     "relative",
     "rope",

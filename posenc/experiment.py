@@ -51,7 +51,9 @@ __all__ = [
     "EXPERIMENT_TASKS",
     "ExperimentConfig",
     "attention_scores",
+    "compute_dtype",
     "evaluate",
+    "evaluate_loss",
     "init_params",
     "loss_and_grads",
     "make_batch",
@@ -63,6 +65,12 @@ EXPERIMENT_METHODS = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
 EXPERIMENT_TASKS = ("copy", "marker")
 T5_BUCKETS = 32
 T5_MAX_DISTANCE = 128
+#: up to this training length the trainer runs in float64, as the stored runs were made;
+#: longer runs (new settings) train in float32, about twice as fast (see ``compute_dtype``)
+FLOAT64_MAX_TRAIN_LEN = 32
+#: evaluation splits its sequences into chunks of at most this many attention scores,
+#: so that a test at 10x a long training length fits in memory (smaller runs: one chunk)
+EVAL_CHUNK_ELEMENTS = 16_000_000
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,9 @@ class ExperimentConfig:
     Attributes
     ----------
     task : {"copy", "marker"}
-    train_len : int, 8..128
-        Sequence length seen in training (and the learned table's max_len).
+    train_len : int, 8..256
+        Sequence length seen in training (and the learned table's max_len). Above
+        ``FLOAT64_MAX_TRAIN_LEN`` the trainer runs in float32 (``compute_dtype``).
     d_model : int, 8..128, a multiple of 2 * n_heads
     n_heads : int, 1..8
     steps : int, 10..3000
@@ -109,7 +118,7 @@ class ExperimentConfig:
 
     def __post_init__(self):
         as_choice("task", self.task, EXPERIMENT_TASKS)
-        as_int("train_len", self.train_len, min_value=8, max_value=128)
+        as_int("train_len", self.train_len, min_value=8, max_value=256)
         as_int("n_heads", self.n_heads, min_value=1, max_value=8)
         as_int("d_model", self.d_model, min_value=8, max_value=128)
         if self.d_model % (2 * self.n_heads):
@@ -145,6 +154,11 @@ class CustomMethod:
         Fixed rotary frequencies: queries and keys of every head turned pair by pair
         (dims 2i, 2i + 1) by ``p * inv_freq[i]``, as "rope" does with its own.
 
+    attention_factor : float > 0, default 1
+        With ``inv_freq``: multiplies cos and sin, as transformers applies a rope_type's
+        attention factor (YaRN's temperature), so the attention logits are multiplied by
+        its square. A table takes no attention factor.
+
     ``name`` labels its results and must not be one of ``EXPERIMENT_METHODS``. It is
     trained from the initial weights and on the batches of the classic it resembles
     (``shares``: "sinusoidal" for a table, "rope" for frequencies): a table equal to the
@@ -154,6 +168,7 @@ class CustomMethod:
     name: str = "custom"
     table: Callable[[np.ndarray], np.ndarray] | None = None
     inv_freq: np.ndarray | None = None
+    attention_factor: float = 1.0
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name in EXPERIMENT_METHODS:
@@ -168,6 +183,9 @@ class CustomMethod:
             raise ValueError(f"table must be a function of the positions, got {type(self.table).__name__}")
         if self.inv_freq is not None:
             object.__setattr__(self, "inv_freq", as_float_array("inv_freq", self.inv_freq, ndim=1))
+        object.__setattr__(self, "attention_factor", as_float("attention_factor", self.attention_factor, gt=0.0))
+        if self.table is not None and self.attention_factor != 1.0:
+            raise ValueError("attention_factor scales a rotation: give it with inv_freq, not with a table")
 
     @property
     def shares(self) -> str:
@@ -237,7 +255,13 @@ def init_params(cfg: ExperimentConfig, method: str, rng: np.random.Generator) ->
 
 
 def _positional_input(params, method, cfg, positions):
-    """What the absolute methods add to the embeddings: (T, D) or 0."""
+    """What the absolute methods add to the embeddings: (T, D) or 0, in the dtype of the
+    parameters (a no-op cast for the float64 runs)."""
+    added = _positional_input64(params, method, cfg, positions)
+    return added if np.isscalar(added) else added.astype(params["E"].dtype, copy=False)
+
+
+def _positional_input64(params, method, cfg, positions):
     if method == "learned":
         too_far = positions >= params["P"].shape[0]
         if too_far.any():
@@ -260,8 +284,9 @@ def _positional_input(params, method, cfg, positions):
     return 0.0
 
 
-def _rotation(method, cfg, positions):
-    """(cos, sin), each (T, Dh/2), for the rotary methods, else None."""
+def _rotation(method, cfg, positions, dtype=np.float64):
+    """(cos, sin), each (T, Dh/2), for the rotary methods, else None. A CustomMethod's
+    attention factor multiplies both (transformers' convention)."""
     if method == "rope":
         inv_freq = rope_inv_freq(cfg.head_dim)[0]
     elif isinstance(method, CustomMethod) and method.inv_freq is not None:
@@ -272,7 +297,22 @@ def _rotation(method, cfg, positions):
             )
     else:
         return None
-    return rope_cos_sin(positions.astype(np.float64), inv_freq)  # (T, Dh/2) each
+    cos, sin = rope_cos_sin(positions.astype(np.float64), inv_freq)  # (T, Dh/2) each
+    factor = method.attention_factor if isinstance(method, CustomMethod) else 1.0
+    if factor != 1.0:
+        cos, sin = cos * factor, sin * factor
+    return cos.astype(dtype, copy=False), sin.astype(dtype, copy=False)
+
+
+def _turn(x, cos, sin):
+    """_rotate_pairs (interleaved) in the dtype of ``x``; float64 takes the shared routine."""
+    if x.dtype == np.float64:
+        return _rotate_pairs(x, cos, sin, "interleaved")
+    a, b = x[..., 0::2], x[..., 1::2]
+    out = np.empty(x.shape, dtype=x.dtype)  # C order: the matmuls after it take the BLAS path
+    out[..., 0::2] = a * cos - b * sin
+    out[..., 1::2] = a * sin + b * cos
+    return out
 
 
 def _bias(params, method, cfg, positions):
@@ -306,10 +346,14 @@ def _forward(params, method, cfg, x, positions):
     q = _split(h_in @ params["Wq"] + params["bq"], cfg.n_heads)  # (B, H, T, Dh)
     k = _split(h_in @ params["Wk"] + params["bk"], cfg.n_heads)
     v = _split(h_in @ params["Wv"], cfg.n_heads)
-    rot = _rotation(method, cfg, positions)  # (cos, sin) or None
+    if h_in.dtype != np.float64:
+        # the float32 path (long runs): contiguous heads, so the batched matmuls go to BLAS
+        # (float64 keeps its original code path, bit for bit)
+        q, k, v = np.ascontiguousarray(q), np.ascontiguousarray(k), np.ascontiguousarray(v)
+    rot = _rotation(method, cfg, positions, h_in.dtype)  # (cos, sin) or None
     if rot is not None:
         cos, sin = rot
-        q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
+        q, k = _turn(q, cos, sin), _turn(k, cos, sin)
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(cfg.head_dim)  # (B, H, T, T)
     bias = _bias(params, method, cfg, positions)
     # keys after the query are masked with -inf; one additive (H or 1, T, T) term
@@ -363,14 +407,15 @@ def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
         # scatter-add into the (bucket, head) table: one bincount over head * NB + bucket
         index = np.arange(cfg.n_heads)[:, None, None] * T5_BUCKETS + _t5_buckets(positions)[None]
         summed = np.bincount(index.ravel(), weights=dbias.ravel(), minlength=cfg.n_heads * T5_BUCKETS)
-        grads["T5"] = summed.reshape(cfg.n_heads, T5_BUCKETS).T
+        grads["T5"] = summed.reshape(cfg.n_heads, T5_BUCKETS).T.astype(ds.dtype, copy=False)
     ds /= math.sqrt(cfg.head_dim)
     dq = ds @ c["k"]
     dk = ds.transpose(0, 1, 3, 2) @ c["q"]
     if c["rot"] is not None:
         cos, sin = c["rot"]
         # the rotation is orthogonal: its gradient is the rotation by the opposite angle
-        dq, dk = _rotate_pairs(dq, cos, -sin, "interleaved"), _rotate_pairs(dk, cos, -sin, "interleaved")
+        # (with an attention factor a the map is a R, and its transpose a R^T: the same call)
+        dq, dk = _turn(dq, cos, -sin), _turn(dk, cos, -sin)
     dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)  # (B, T, D)
     h_t = flat(c["h_in"]).T  # (D, B*T)
     grads["Wq"], grads["Wk"], grads["Wv"] = h_t @ flat(dq), h_t @ flat(dk), h_t @ flat(dv)
@@ -378,7 +423,7 @@ def loss_and_grads(params, method: str, cfg: ExperimentConfig, x, y, valid):
     grads["bk"] = dk.sum(axis=(0, 1))
     dh = dq @ params["Wq"].T + dk @ params["Wk"].T + dv @ params["Wv"].T  # (B, T, D)
     # rows of E receive the gradients of every place their token stands: one-hot^T @ dh
-    one_hot = (x.ravel()[None, :] == np.arange(cfg.vocab)[:, None]).astype(np.float64)  # (V, B*T)
+    one_hot = (x.ravel()[None, :] == np.arange(cfg.vocab)[:, None]).astype(dh.dtype)  # (V, B*T)
     grads["E"] = one_hot @ flat(dh)
     if method == "learned":
         grads["P"] = dh.sum(axis=0)
@@ -396,25 +441,58 @@ class TrainResult:
     losses: np.ndarray
 
 
-def train(cfg: ExperimentConfig, method, *, on_step: Callable[[int], None] | None = None) -> TrainResult:
+def compute_dtype(cfg: ExperimentConfig) -> type:
+    """The float type a fresh run trains in: float64 up to ``FLOAT64_MAX_TRAIN_LEN`` (the
+    stored runs, bit for bit), float32 for the longer settings, where it halves the time
+    (tests check both reach the same accuracy within noise)."""
+    if not isinstance(cfg, ExperimentConfig):
+        raise ValueError(f"cfg must be an ExperimentConfig, got {type(cfg).__name__}")
+    return np.float64 if cfg.train_len <= FLOAT64_MAX_TRAIN_LEN else np.float32
+
+
+def train(
+    cfg: ExperimentConfig,
+    method,
+    *,
+    on_step: Callable[[int], None] | None = None,
+    params: dict[str, np.ndarray] | None = None,
+    dtype=None,
+) -> TrainResult:
     """Adam on fresh batches of length ``train_len``; reproducible from ``cfg.seed``.
 
     ``method`` is a name in ``EXPERIMENT_METHODS`` or a ``CustomMethod`` (whose initial
     weights are drawn from the stream of the classic it ``shares``).
+
+    ``params`` continues training from these weights (a fine-tune: fresh Adam moments and
+    its own stream of batches, not the first run's) instead of drawing new ones; they are
+    copied, not changed. ``dtype`` (np.float32 or np.float64) overrides
+    ``compute_dtype(cfg)`` (a continued run keeps the dtype of ``params``).
     """
     method = _method(method)
-    stream = method.shares if isinstance(method, CustomMethod) else method
-    rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(stream)])
-    params = init_params(cfg, method, rng)
+    if params is None:
+        stream = method.shares if isinstance(method, CustomMethod) else method
+        rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(stream)])
+        params = init_params(cfg, method, rng)
+        data_rng = np.random.default_rng([cfg.seed, 1000])  # the same batches for every method
+    else:
+        if not isinstance(params, dict) or not {"E", "Wq", "Wk", "Wv", "bq", "bk", "Wo", "bo"} <= set(params):
+            raise ValueError("params must be a dict of trained weights (TrainResult.params)")
+        dtype = dtype or params["E"].dtype.type
+        params = {k: np.array(v) for k, v in params.items()}
+        data_rng = np.random.default_rng([cfg.seed, 3000])  # fine-tuning sees batches of its own
+    dtype = dtype or compute_dtype(cfg)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be np.float32 or np.float64, got {dtype!r}")
+    params = {k: p.astype(dtype, copy=False) for k, p in params.items()}
     m = {k: np.zeros_like(p) for k, p in params.items()}
     s = {k: np.zeros_like(p) for k, p in params.items()}
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     losses = np.empty(cfg.steps)
-    data_rng = np.random.default_rng([cfg.seed, 1000])  # the same batches for every method
     for step in range(cfg.steps):
         x, y, valid = make_batch(cfg, cfg.batch, cfg.train_len, data_rng)
         losses[step], grads = loss_and_grads(params, method, cfg, x, y, valid)
         for name, g in grads.items():
+            g = g.astype(dtype, copy=False)
             m[name] = beta1 * m[name] + (1 - beta1) * g
             s[name] = beta2 * s[name] + (1 - beta2) * g * g
             m_hat = m[name] / (1 - beta1 ** (step + 1))
@@ -425,19 +503,46 @@ def train(cfg: ExperimentConfig, method, *, on_step: Callable[[int], None] | Non
     return TrainResult(params, losses)
 
 
-def evaluate(result: TrainResult, cfg: ExperimentConfig, method, length: int) -> float | None:
-    """Accuracy on fresh sequences of ``length``; None where the method has no
-    embedding for some position (learned, past ``train_len``)."""
+def _test_metrics(result: TrainResult, cfg: ExperimentConfig, method, length: int):
+    """(accuracy, mean cross-entropy in nats) over the valid answers of the test sequences
+    of ``length``, or None where the learned table has no row for some position."""
     method = _method(method)
-    length = as_int("length", length, min_value=2, max_value=16 * 128)
+    length = as_int("length", length, min_value=2, max_value=16 * 256)
     rng = np.random.default_rng([cfg.seed, 2000, length])  # the same test sequences for every method
     x, y, valid = make_batch(cfg, cfg.eval_batch, length, rng)
+    # sequences are independent: split them so the (B, H, T, T) scores stay bounded
+    per_chunk = max(1, EVAL_CHUNK_ELEMENTS // (cfg.n_heads * length * length))
+    correct = nll = 0.0
     try:
-        logits, _ = _forward(result.params, method, cfg, x, np.arange(length))
+        for lo in range(0, x.shape[0], per_chunk):
+            part = slice(lo, lo + per_chunk)
+            logits, _ = _forward(result.params, method, cfg, x[part], np.arange(length))
+            ok = valid[part]
+            correct += ((logits.argmax(axis=-1) == y[part]) & ok).sum()
+            logp = np.take_along_axis(_log_softmax(logits), y[part][..., None], axis=-1)[..., 0]
+            nll -= float(logp[ok].astype(np.float64).sum())
     except PositionOutOfRange:
         return None
-    correct = (logits.argmax(axis=-1) == y) & valid
-    return float(correct.sum() / max(valid.sum(), 1))
+    n = max(int(valid.sum()), 1)
+    return float(correct / n), nll / n
+
+
+def evaluate(result: TrainResult, cfg: ExperimentConfig, method, length: int) -> float | None:
+    """Accuracy on fresh sequences of ``length``; None where the method has no
+    embedding for some position (learned, past ``train_len``).
+
+    ``method`` may be a rotary ``CustomMethod`` other than the one trained: the way to test
+    a RoPE model with scaled frequencies (and an attention factor) it was not trained with.
+    """
+    metrics = _test_metrics(result, cfg, method, length)
+    return None if metrics is None else metrics[0]
+
+
+def evaluate_loss(result: TrainResult, cfg: ExperimentConfig, method, length: int) -> float | None:
+    """Mean cross-entropy (nats per answer) on the sequences ``evaluate`` scores; None where
+    it gives None. exp() of it is the perplexity over the answers."""
+    metrics = _test_metrics(result, cfg, method, length)
+    return None if metrics is None else metrics[1]
 
 
 def attention_scores(result: TrainResult, cfg: ExperimentConfig, method, tokens, offset: int) -> np.ndarray:
@@ -452,10 +557,10 @@ def attention_scores(result: TrainResult, cfg: ExperimentConfig, method, tokens,
     h_in = p["E"][tokens] + _positional_input(p, method, cfg, positions)
     q = _split(h_in @ p["Wq"] + p["bq"], cfg.n_heads)
     k = _split(h_in @ p["Wk"] + p["bk"], cfg.n_heads)
-    rot = _rotation(method, cfg, positions)
+    rot = _rotation(method, cfg, positions, h_in.dtype)
     if rot is not None:
         cos, sin = rot
-        q, k = _rotate_pairs(q, cos, sin, "interleaved"), _rotate_pairs(k, cos, sin, "interleaved")
+        q, k = _turn(q, cos, sin), _turn(k, cos, sin)
     scores = (q @ k.transpose(0, 1, 3, 2))[0] / math.sqrt(cfg.head_dim)
     bias = _bias(p, method, cfg, positions)
     return scores if bias is None else scores + bias

@@ -201,3 +201,73 @@ def test_a_rotary_custom_method_is_translation_invariant_and_an_added_one_is_not
         moved = ex.attention_scores(result, cfg, method, tokens, 13)
         change = np.abs(moved - ex.attention_scores(result, cfg, method, tokens, 0)).max()
         assert (change < 1e-9) == invariant, (spec.placement, change)
+
+
+# longer runs: float32 above FLOAT64_MAX_TRAIN_LEN, chunked evaluation, the loss per answer
+
+
+def test_runs_up_to_32_tokens_stay_float64_and_longer_ones_train_in_float32():
+    assert ex.compute_dtype(ex.ExperimentConfig(train_len=32)) is np.float64
+    assert ex.compute_dtype(ex.ExperimentConfig(train_len=36)) is np.float32
+    long = ex.train(ex.ExperimentConfig(train_len=100, batch=4, steps=2, offset=3), "rope")
+    assert long.params["Wq"].dtype == np.float32
+    assert ex.train(ex.ExperimentConfig(train_len=32, steps=2), "rope").params["Wq"].dtype == np.float64
+
+
+@pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
+@pytest.mark.parametrize("method", ex.EXPERIMENT_METHODS)
+def test_float32_gradients_agree_with_the_checked_float64_ones(task, method):
+    cfg = ex.ExperimentConfig(task=task, **SMALL)
+    rng = np.random.default_rng(3)
+    params = ex.init_params(cfg, method, rng)
+    if method == "t5":
+        params["T5"] = rng.normal(0, 1, params["T5"].shape)
+    x, y, valid = ex.make_batch(cfg, 3, 8, rng)
+    loss64, grads64 = ex.loss_and_grads(params, method, cfg, x, y, valid)
+    single = {k: v.astype(np.float32) for k, v in params.items()}
+    loss32, grads32 = ex.loss_and_grads(single, method, cfg, x, y, valid)
+    assert loss32 == pytest.approx(loss64, rel=1e-5)
+    for name, g in grads64.items():
+        assert grads32[name].dtype == np.float32, name
+        np.testing.assert_allclose(grads32[name], g, rtol=1e-3, atol=1e-6, err_msg=name)
+
+
+def test_float32_training_reaches_the_float64_accuracy_within_noise():
+    cfg = ex.ExperimentConfig(train_len=16, d_model=16, steps=150)
+    for method in ("rope", "alibi", "t5", "learned"):
+        doubles, singles = ex.train(cfg, method, dtype=np.float64), ex.train(cfg, method, dtype=np.float32)
+        for n in (16, 32):
+            a64, a32 = ex.evaluate(doubles, cfg, method, n), ex.evaluate(singles, cfg, method, n)
+            if a64 is None:
+                assert a32 is None
+                continue
+            # 32 sequences of 16 or 32 answers: a few answers may flip, not the result
+            assert a32 == pytest.approx(a64, abs=0.03), (method, n)
+        np.testing.assert_allclose(singles.losses[:20], doubles.losses[:20], rtol=1e-4)
+
+
+def test_evaluation_in_chunks_gives_the_numbers_of_one_pass(monkeypatch):
+    cfg = ex.ExperimentConfig(train_len=8, d_model=16, steps=20)
+    result = ex.train(cfg, "alibi")
+    whole = [(ex.evaluate(result, cfg, "alibi", n), ex.evaluate_loss(result, cfg, "alibi", n)) for n in (8, 40)]
+    monkeypatch.setattr(ex, "EVAL_CHUNK_ELEMENTS", 4 * 40 * 40 * 3)  # 3 sequences a chunk at 40
+    parts = [(ex.evaluate(result, cfg, "alibi", n), ex.evaluate_loss(result, cfg, "alibi", n)) for n in (8, 40)]
+    for (a, la), (b, lb) in zip(whole, parts, strict=True):
+        assert a == b and la == pytest.approx(lb, rel=1e-12)
+
+
+def test_the_test_loss_of_a_model_that_says_nothing_is_log_vocab():
+    cfg = ex.ExperimentConfig(train_len=8, steps=1)
+    result = ex.train(cfg, "rope")
+    result.params["Wo"][:] = 0.0
+    result.params["bo"][:] = 0.0  # every logit 0: a uniform guess
+    assert ex.evaluate_loss(result, cfg, "rope", 24) == pytest.approx(math.log(cfg.vocab), rel=1e-12)
+    assert ex.evaluate_loss(ex.train(cfg, "learned"), cfg, "learned", 16) is None
+
+
+def test_train_at_100_test_at_200_is_a_setting():
+    cfg = ex.ExperimentConfig(train_len=100, batch=4, eval_batch=4, steps=3, multipliers=(1, 2, 10))
+    run = ex.run_experiment(cfg, methods=("alibi", "learned"))
+    assert run["lengths"] == [100, 200, 1000]
+    assert all(0.0 <= a <= 1.0 for a in run["accuracy"]["alibi"])
+    assert run["accuracy"]["learned"][1:] == [None, None]

@@ -7,6 +7,7 @@ import pytest
 from app_helpers import assert_clean, charts, open_page
 
 from posenc import experiment as ex
+from posenc import extension as xt
 from ui import compute_experiment as ce
 
 PAGE = "lessons/experiments.py"
@@ -123,3 +124,90 @@ def _decode(y):
 
         return np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"]))
     return np.asarray(y, dtype=float)
+
+
+# the context-extension lab
+
+
+@pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
+def test_the_stored_extension_lab_is_what_a_fresh_run_gives(task):
+    cfg = ex.ExperimentConfig(task=task)
+    stored = ce.load_extension(ce.extension_path(task), cfg, ce.EXTENSION_STEPS)
+    assert stored is not None, "tools/precompute_experiment.py has been run for the current defaults"
+    # the lab starts from the stored RoPE model, which the test above checks against a fresh run
+    six = ce.load(ce.precomputed_path(task), cfg)
+    rope = ex.TrainResult(params=six["params"]["rope"], losses=six["losses"]["rope"])
+    fresh = ce.extension_now(cfg, ce.EXTENSION_STEPS, trained=rope)
+    assert stored["lengths"] == fresh["lengths"] == [32, 64, 128, 256]
+    # the same allowance for OpenBLAS's summation order as the six-method run
+    for way in xt.EXTENSION_WAYS:
+        np.testing.assert_allclose(stored["accuracy"][way], fresh["accuracy"][way], atol=2e-3, err_msg=way)
+        np.testing.assert_allclose(stored["loss"][way], fresh["loss"][way], rtol=1e-4, err_msg=way)
+        np.testing.assert_array_equal(stored["attention_factor"][way], fresh["attention_factor"][way])
+    for way, losses in fresh["finetune_losses"].items():
+        np.testing.assert_allclose(stored["finetune_losses"][way], losses, rtol=1e-6, atol=1e-4)
+
+
+def test_the_stored_extension_lab_is_refused_for_other_settings():
+    path = ce.extension_path("copy")
+    assert ce.load_extension(path, ex.ExperimentConfig(task="copy"), ce.EXTENSION_STEPS) is not None
+    assert ce.load_extension(path, ex.ExperimentConfig(task="copy", seed=5), ce.EXTENSION_STEPS) is None
+    assert ce.load_extension(path, ex.ExperimentConfig(task="copy"), ce.EXTENSION_STEPS + 25) is None
+
+
+def test_a_tiny_live_extension_lab_shows_the_same_numbers_as_posenc():
+    at = open_page(PAGE, {**TINY, "view": "extension", "ft": "25"})
+    assert_clean(at)
+    cfg = ex.ExperimentConfig(train_len=8, steps=50, d_model=16, seed=3)
+    expected = xt.run_extension(cfg, finetune_steps=25)
+    table = at.table[0].value
+    for way in xt.EXTENSION_WAYS:
+        row = table[table["way"] == xt.WAY_NAMES[way]].iloc[0].tolist()[1:]
+        assert row == [
+            f"{a:.0%} ({loss:.2f})" for a, loss in zip(expected["accuracy"][way], expected["loss"][way], strict=True)
+        ], way
+    lines = {t["name"]: t for t in charts(at)[0]["data"]}
+    assert set(lines) == {*xt.WAY_NAMES.values(), "chance"}
+    verdicts = at.table[1].value.to_dict("records")
+    assert [r["verdict"] for r in verdicts] == [r["verdict"] for r in xt.paper_comparison(expected)]
+    notice = next(c.value for c in at.caption if "What to notice" in c.value)
+    agree = sum(r["verdict"] == "agrees" for r in verdicts)
+    assert f"agrees with the papers on {agree} of {len(verdicts)} claims" in notice
+    assert f"{expected['accuracy']['pi'][-1]:.0%}" in notice
+    assert at.latex, "a formula per view"
+
+
+def test_the_extension_lab_opens_with_the_stored_default_run():
+    at = open_page(PAGE, {"view": "extension"})
+    assert_clean(at)
+    lab = ce.load_extension(ce.extension_path("copy"), ex.ExperimentConfig(), ce.EXTENSION_STEPS)
+    assert any("precomputed by tools/precompute_experiment.py" in c.value for c in at.caption)
+    table = at.table[0].value
+    unchanged = table[table["way"] == "unchanged"].iloc[0].tolist()[1:]
+    assert unchanged == [
+        f"{a:.0%} ({loss:.2f})" for a, loss in zip(lab["accuracy"]["unchanged"], lab["loss"]["unchanged"], strict=True)
+    ]
+
+
+# longer runs
+
+
+def test_training_length_goes_to_128_and_tests_out_to_10x():
+    at = open_page(PAGE, {**TINY, "view": "extrapolation", "reach": "10"})
+    assert_clean(at)
+    slider = next(s for s in at.slider if s.key.endswith("train_len"))
+    assert slider.max >= 100 and (100 - slider.min) % slider.step == 0, "train at 100 is settable"
+    assert list(at.table[0].value.columns)[1:] == [f"{8 * m} tokens" for m in (1, 2, 4, 8, 10)]
+
+
+def test_train_at_100_test_at_200_runs_with_the_long_batches():
+    cfg = ce.make_config("copy", 100, 16, 50, 0, 3, 8)
+    assert (cfg.train_len, cfg.batch, cfg.eval_batch) == (100, 5, 5)
+    assert [cfg.train_len * m for m in cfg.multipliers][:2] == [100, 200]
+    assert ce.make_config("copy", 32, 32, 300, 0, 3) == ex.ExperimentConfig(), "the defaults are the stored run's"
+
+
+@pytest.mark.parametrize("query", [{"reach": "7"}, {"reach": "ten"}, {"ft": "-5"}, {"ft": "1e9"}, {"train_len": "-3"}])
+def test_garbage_in_the_new_url_settings_falls_back(query):
+    at = open_page(PAGE, {**TINY, "view": "extension", **query})
+    assert_clean(at)

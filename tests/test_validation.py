@@ -21,10 +21,21 @@ import posenc
 from classroom import store as class_store
 
 # posenc.attention is the function; the module is reached through importlib
-absolute, freqs, rotation, multiaxis, relative, alibi, attention = (
+absolute, freqs, rotation, multiaxis, relative, alibi, attention, extension, experiment = (
     importlib.import_module(f"posenc.{name}")
-    for name in ("absolute", "rope.frequencies", "rope.rotation", "rope.multiaxis", "relative", "alibi", "attention")
+    for name in (
+        "absolute",
+        "rope.frequencies",
+        "rope.rotation",
+        "rope.multiaxis",
+        "relative",
+        "alibi",
+        "attention",
+        "extension",
+        "experiment",
+    )
 )
+EXP_CFG = experiment.ExperimentConfig(train_len=8, steps=1)
 
 nan, inf = math.nan, math.inf
 
@@ -565,6 +576,28 @@ CASES = [
     case(multiaxis.qwen2_vl_positions, 0, (1, 2), match=r"grid.*three", id="qwen-grid"),
     case(multiaxis.irope_layer_types, 0, match=r"n_layers.*>= 1", id="irope-layers"),
     case(multiaxis.irope_layer_types, 4, 0, match=r"interval.*>= 1", id="irope-interval"),
+    # posenc.extension, and the experiment's functions for long runs and test losses
+    case(extension.extension_scaling, "rope", 2.0, 8, match=r"way must be one of", id="way"),
+    case(extension.extension_scaling, "pi", 0.5, 8, match=r"factor must be >= 1", id="factor"),
+    case(extension.extension_scaling, "yarn", 2.0, True, match=r"train_len must be an integer", id="train_len"),
+    case(extension.extension_method, "pi", {"train_len": 8}, 2.0, match=r"cfg must be an ExperimentConfig", id="cfg"),
+    case(extension.extension_method, "ntk", EXP_CFG, nan, match=r"factor must be finite", id="factor-nan"),
+    case(extension.finetune_config, EXP_CFG, 0, match=r"finetune_steps must be >= 1", id="steps"),
+    case(extension.finetune_config, None, 10, match=r"cfg must be an ExperimentConfig", id="cfg"),
+    case(extension.run_extension, "cfg", match=r"cfg must be an ExperimentConfig", id="cfg"),
+    case(extension.run_extension, EXP_CFG, trained=5, match=r"trained must be a TrainResult", id="trained"),
+    case(extension.run_extension, EXP_CFG, finetune_steps=1.5, match=r"finetune_steps must be an integer", id="steps"),
+    case(extension.paper_comparison, {}, match=r"run must be the dict run_extension returns", id="run"),
+    case(experiment.compute_dtype, {"train_len": 64}, match=r"cfg must be an ExperimentConfig", id="cfg"),
+    case(
+        experiment.evaluate_loss,
+        experiment.TrainResult({}, np.zeros(1)),
+        EXP_CFG,
+        "rope",
+        1,
+        match=r"length must be >= 2",
+        id="length",
+    ),
     # classroom.store's module functions (the Store methods' bad arguments are tested against
     # both databases in tests/test_class_store.py)
     case(class_store.normalize_code, 42, match=r"code must be a string", id="code-int"),
@@ -603,7 +636,7 @@ NOT_IN_THIS_TABLE = {
 
 
 def _public_functions():
-    for module in (absolute, freqs, rotation, multiaxis, relative, alibi, attention, class_store):
+    for module in (absolute, freqs, rotation, multiaxis, relative, alibi, attention, extension, class_store):
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj) and name not in NOT_IN_THIS_TABLE:

@@ -18,13 +18,38 @@ import streamlit as st
 
 from posenc import PositionOutOfRange
 from posenc import experiment as ex
+from posenc import extension as xt
 
 DATA = Path(__file__).resolve().parent / "data"
 
+#: "test out to": the test multiples of the training length
+REACH = {8: (1, 2, 4, 8), 10: (1, 2, 4, 8, 10)}
+#: past this training length a batch holds fewer sequences, about 512 tokens (at least 4
+#: sequences), and each test length as many sequences, so that the largest setting (128
+#: tokens, tested out to 1280) stays within the page's time budget; up to it every setting
+#: is the plain ExperimentConfig's (the stored runs)
+FULL_BATCH_MAX_LEN = 32
+TOKENS_PER_BATCH = 512
+#: the fine-tune steps of the context-extension lab, by default
+EXTENSION_STEPS = 100
 
-def make_config(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int) -> ex.ExperimentConfig:
+
+def make_config(
+    task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, reach: int = 8
+) -> ex.ExperimentConfig:
+    long_run = {}
+    if train_len > FULL_BATCH_MAX_LEN:
+        sequences = max(4, TOKENS_PER_BATCH // train_len)
+        long_run = dict(batch=sequences, eval_batch=sequences)
     return ex.ExperimentConfig(
-        task=task, train_len=train_len, d_model=d_model, steps=steps, seed=seed, offset=min(offset, train_len - 1)
+        task=task,
+        train_len=train_len,
+        d_model=d_model,
+        steps=steps,
+        seed=seed,
+        offset=min(offset, train_len - 1),
+        multipliers=REACH[reach],
+        **long_run,
     )
 
 
@@ -91,7 +116,7 @@ def run_now(cfg: ex.ExperimentConfig, on_progress=None) -> dict:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def experiment(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int) -> dict:
+def experiment(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, reach: int = 8) -> dict:
     """A full run (every method, every length) for these settings, with a progress bar.
 
     The bar is made inside the cached function: Streamlit replays a cached function's
@@ -103,32 +128,38 @@ def experiment(task: str, train_len: int, d_model: int, steps: int, seed: int, o
     def report(fraction: float, message: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
 
-    summary = run_now(make_config(task, train_len, d_model, steps, seed, offset), report)
+    summary = run_now(make_config(task, train_len, d_model, steps, seed, offset, reach), report)
     bar.empty()
     return summary
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def stored_or_none(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int) -> dict | None:
+def stored_or_none(
+    task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, reach: int = 8
+) -> dict | None:
     """The precomputed summary when these are its settings, else None (read from disk once)."""
-    return load(precomputed_path(task), make_config(task, train_len, d_model, steps, seed, offset))
+    return load(precomputed_path(task), make_config(task, train_len, d_model, steps, seed, offset, reach))
 
 
-def summary_for(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, *, live: bool = False):
+def summary_for(
+    task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, *, live: bool = False, reach: int = 8
+):
     """The stored summary for the default settings (unless ``live``), else a cached run."""
-    stored = None if live else stored_or_none(task, train_len, d_model, steps, seed, offset)
-    return stored if stored is not None else experiment(task, train_len, d_model, steps, seed, offset)
+    stored = None if live else stored_or_none(task, train_len, d_model, steps, seed, offset, reach)
+    return stored if stored is not None else experiment(task, train_len, d_model, steps, seed, offset, reach)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def translation(task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, live: bool, shift: int):
+def translation(
+    task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, live: bool, shift: int, reach: int = 8
+):
     """Max |scores at offset s - scores at offset 0| of each trained model, for one test phrase.
 
     Returns ({method: float, or None where the learned table has no row}, tokens (T,),
     {method: (scores at 0, scores at s) of head 0, each (T, T)}).
     """
-    summary = summary_for(task, train_len, d_model, steps, seed, offset, live=live)
-    cfg = make_config(task, train_len, d_model, steps, seed, offset)
+    summary = summary_for(task, train_len, d_model, steps, seed, offset, live=live, reach=reach)
+    cfg = make_config(task, train_len, d_model, steps, seed, offset, reach)
     tokens = np.random.default_rng(cfg.seed).integers(0, cfg.vocab, 12)
     errors, pairs = {}, {}
     for method, params in summary["params"].items():  # the six methods
@@ -142,3 +173,99 @@ def translation(task: str, train_len: int, d_model: int, steps: int, seed: int, 
         errors[method] = float(np.abs(moved - at_start).max())
         pairs[method] = (at_start[0], moved[0])
     return errors, tokens, pairs
+
+
+# the context-extension lab (posenc.extension): RoPE trained at L, tested longer four ways
+
+
+def extension_path(task: str) -> Path:
+    return DATA / f"extension_{task}.npz"
+
+
+def extension_now(cfg: ex.ExperimentConfig, finetune_steps: int, trained=None, on_progress=None) -> dict:
+    """A run of the lab as plain numbers (no parameters), with its time in seconds."""
+    start = time.perf_counter()
+    run = xt.run_extension(cfg, finetune_steps=finetune_steps, trained=trained, on_progress=on_progress)
+    return dict(
+        config=run["config"],
+        finetune_steps=run["finetune_steps"],
+        lengths=list(run["lengths"]),
+        accuracy={w: list(v) for w, v in run["accuracy"].items()},
+        loss={w: list(v) for w, v in run["loss"].items()},
+        attention_factor={w: list(v) for w, v in run["attention_factor"].items()},
+        finetune_losses={w: np.asarray(v) for w, v in run["finetune_losses"].items()},
+        chance=float(run["chance"]),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def save_extension(summary: dict, path: Path) -> None:
+    arrays = {"config_" + k: np.asarray(v) for k, v in summary["config"].items()}
+    for key in ("finetune_steps", "lengths", "chance", "seconds"):
+        arrays[key] = np.asarray(summary[key])
+    for table in ("accuracy", "loss", "attention_factor"):
+        for way, values in summary[table].items():
+            arrays[f"{table}_{way}"] = np.asarray(values, dtype=np.float64)
+    for way, values in summary["finetune_losses"].items():
+        arrays[f"finetune_losses_{way}"] = values
+    np.savez_compressed(path, **arrays)
+
+
+def load_extension(path: Path, cfg: ex.ExperimentConfig, finetune_steps: int) -> dict | None:
+    """The stored lab run if it was made with exactly ``cfg`` and ``finetune_steps``, else None."""
+    if not path.exists():
+        return None
+    with np.load(path) as f:
+        stored = {k.removeprefix("config_"): np.asarray(f[k]).tolist() for k in f.files if k.startswith("config_")}
+        wanted = {k: np.asarray(v).tolist() for k, v in asdict(cfg).items()}
+        if stored != wanted or int(f["finetune_steps"]) != finetune_steps:
+            return None
+        return dict(
+            config=asdict(cfg),
+            finetune_steps=finetune_steps,
+            lengths=f["lengths"].tolist(),
+            **{
+                table: {w: f[f"{table}_{w}"].tolist() for w in xt.EXTENSION_WAYS}
+                for table in ("accuracy", "loss", "attention_factor")
+            },
+            finetune_losses={w: f[f"finetune_losses_{w}"] for w in ("pi_finetuned", "yarn_finetuned")},
+            chance=float(f["chance"]),
+            seconds=float(f["seconds"]),
+        )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def extension(
+    task: str,
+    train_len: int,
+    d_model: int,
+    steps: int,
+    seed: int,
+    offset: int,
+    finetune_steps: int,
+    live: bool,
+    reach: int,
+) -> dict:
+    """The lab for the page's settings, on the RoPE model of the page's run, with a
+    progress bar (made inside, as ``experiment``'s)."""
+    settings = (task, train_len, d_model, steps, seed, offset)
+    summary = summary_for(*settings, live=live, reach=reach)
+    trained = ex.TrainResult(params=summary["params"]["rope"], losses=summary["losses"]["rope"])
+    bar = st.progress(0.0, text="Fine-tuning and testing ...")
+
+    def report(fraction: float, message: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
+
+    # the lab tests at 1x to 8x whatever the page's reach (its six-method run is only the source
+    # of the RoPE model, the same for every reach)
+    result = extension_now(make_config(*settings), finetune_steps, trained, report)
+    bar.empty()
+    return result
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def stored_extension_or_none(
+    task: str, train_len: int, d_model: int, steps: int, seed: int, offset: int, finetune_steps: int
+) -> dict | None:
+    cfg = make_config(task, train_len, d_model, steps, seed, offset)
+    return load_extension(extension_path(task), cfg, finetune_steps)
