@@ -25,8 +25,9 @@ def test_home_page_shows_the_path_and_the_method_table():
     assert_clean(at)
     assert at.title[0].value.startswith("How do Transformers know word order")
     links = [el.proto.label for el in at.main.get("page_link")]
-    assert len(links) == len(LESSON_PAGES)
+    assert len(links) == len(LESSON_PAGES) + 1  # the lessons, then the class page
     assert links[0].startswith("1. Why order matters")
+    assert links[-1] == "Class mode"
     table = at.table[0].value
     assert {"Sinusoidal (Vaswani et al. 2017)", "ALiBi (Press et al. 2021)", "Learned absolute"} <= set(table["Method"])
     assert {"Learned parameters", "Past the training length", "Used in", "Relative information"} <= set(table.columns)
