@@ -245,6 +245,12 @@ def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
     """Wait until the Streamlit run is over and, with ``charts``, every visible chart is drawn
     and its text has stopped moving (samples 120 ms apart agree)."""
     wait_idle(page)
+    # the shell's CSS (ui/app.css) arrives a little after the page's first elements:
+    # a formula measured before it is unstyled (it scrolled sideways on a phone)
+    page.wait_for_function(
+        "() => getComputedStyle(document.documentElement).getPropertyValue('--posenc-css').trim() === '1'",
+        timeout=timeout_ms,
+    )
     if not charts:
         return
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=timeout_ms)
