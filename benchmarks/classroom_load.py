@@ -65,8 +65,11 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from lessons import LESSONS, experiments  # noqa: E402
 
 #: sliders of the experiments page that retrain its six models (about 10 s by design)
-TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed"}}
+TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed", "ft"}}
 BUDGET_MS = 1000.0
+#: CPU per cache-missing move a 2-core machine can afford for 200 explorers (issue 18:
+#: 200 students moving every 4 s ask for 50 misses a second; two cores give 2 CPU-s a second)
+MISS_TARGET_MS = 30.0
 FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
@@ -365,8 +368,13 @@ class Student:
             ordered = [s for s in ordered if key_of(s) == self.args.slider]
         return ordered
 
-    async def move(self) -> bool:
-        """Move a slider and wait for the rerun; False if the page has no slider to move."""
+    async def move(self, *, unseen: set | None = None, revisit: bool = False) -> bool:
+        """Move a slider and wait for the rerun; False if the page has no slider to move.
+
+        ``unseen``: the (lesson, slider, value) triples asked for so far on this server; the
+        move picks a value not among them (a cache miss) and adds it, or returns False when
+        the slider has none left. With ``revisit`` it picks one among them instead (a hit).
+        """
         eligible = self._eligible()
         if not eligible:
             return False
@@ -374,7 +382,13 @@ class Student:
         key = key_of(slider)
         now = self.current.get(key, (slider.value if slider.set_value else slider.default)[0])
         choices = [v for v in grid(slider, self.args.values) if v != now] or [now]
+        if unseen is not None:
+            choices = [v for v in choices if ((self.case.url_path, key, v) in unseen) == revisit]
+            if not choices:
+                return False
         value = self.rng.choice(choices)
+        if unseen is not None:
+            unseen.add((self.case.url_path, key, value))
         state = WidgetState(id=slider.id)
         if slider.type == Slider.SELECT_SLIDER:  # select sliders send the formatted option
             state.string_array_value.data.append(slider.options[int(value)])
@@ -488,6 +502,74 @@ def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path
         if tracebacks:  # shared by the run: charged to every page in it
             s.errors.append(f"{tracebacks} traceback(s) in the server log")
     return stats
+
+
+async def _probe(
+    case: Case, args, target, pids: list[int], seen: set, seed: int
+) -> tuple[list[float], list[float], str]:
+    """One student alone on ``case``: ``args.cpu_per_miss`` moves, each to a value nobody asked
+    for before, then as many back to values asked for already; the server CPU each move
+    cost (ms), read from /proc around it: (misses, hits, sliders moved or the first error)."""
+    stats = Stats()
+    student = Student(0, case, args, target, stats, random.Random(seed))
+    costs: list[float] = []
+    hits: list[float] = []
+    try:
+        await student.load()
+        for revisit, out in ((False, costs), (True, hits)):
+            for _ in range(args.cpu_per_miss):
+                await asyncio.sleep(0.3)  # the previous run's clean-up (post-script GC) is over
+                before = sum(cpu_seconds(pid) or 0.0 for pid in pids)
+                if not await student.move(unseen=seen, revisit=revisit):
+                    break
+                await asyncio.sleep(0.3)
+                out.append((sum(cpu_seconds(pid) or 0.0 for pid in pids) - before) * 1e3)
+    except Exception as exc:
+        stats.errors.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        if student.reader is not None:
+            student.reader.cancel()
+        if student.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(student.ws.close(), 5)
+    problems = stats.exceptions + stats.errors
+    return costs, hits, (f"{problems[0]}" if problems else ",".join(sorted(stats.sliders)))
+
+
+def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict]:
+    """Server CPU per cache-missing slider move, per view: one student at a time, so the
+    process's CPU between sending a move and a moment after its ``script_finished`` is that
+    move's (the run, the figures' serialisation and the post-run GC). /proc counts in ticks
+    of 10 ms, hence the mean of several moves; the idle server costs ~0 over 0.6 s."""
+    seen: set = set()
+    rows = []
+    print(
+        f"{'page / view':<26} {'misses':>6} {'CPU ms/miss mean':>16} {'median':>7} {'max':>6} "
+        f"{'hits':>5} {'ms/hit':>7}  slider"
+    )
+    for number, case in enumerate(chosen):
+        costs, hits, what = asyncio.run(_probe(case, args, target, pids, seen, args.seed + number))
+        row = {
+            "page": case.name,
+            "moves": len(costs),
+            "cpu_ms_mean": round(statistics.mean(costs), 1) if costs else None,
+            "cpu_ms_median": round(statistics.median(costs), 1) if costs else None,
+            "cpu_ms_max": round(max(costs), 1) if costs else None,
+            "hits": len(hits),
+            "cpu_ms_per_hit": round(statistics.mean(hits), 1) if hits else None,
+            "slider": what,
+        }
+        rows.append(row)
+        print(
+            f"{case.name:<26} {row['moves']:6d} {row['cpu_ms_mean'] or 0:16.1f} {row['cpu_ms_median'] or 0:7.0f}"
+            f" {row['cpu_ms_max'] or 0:6.0f} {row['hits']:5d} {row['cpu_ms_per_hit'] or 0:7.1f}  {what}"
+        )
+        sys.stdout.flush()
+    measured = [r for r in rows if r["cpu_ms_mean"] is not None]
+    if measured:
+        worst = max(measured, key=lambda r: r["cpu_ms_mean"])
+        print(f"# worst: {worst['page']} {worst['cpu_ms_mean']:.0f} ms per miss; target about {MISS_TARGET_MS:.0f} ms")
+    return rows
 
 
 # ---------------------------------------------------------------- server
@@ -636,7 +718,7 @@ def parse_args(argv=None):
     p.add_argument("--pages", nargs="+", help="page names (sinusoidal-heatmap) or lessons (sinusoidal); default all")
     p.add_argument("--all-pages", action="store_true", help="every lesson view in turn, all students on each")
     p.add_argument("--same-page", action="store_true", help="all students on one page, each page in turn")
-    p.add_argument("--students", type=int, default=40)
+    p.add_argument("--students", "--users", type=int, default=40)
     p.add_argument("--window", type=float, default=10.0, help="seconds over which the students arrive")
     p.add_argument("--moves", type=int, default=5, help="slider moves per student")
     p.add_argument("--think", type=float, nargs=2, default=(1.0, 4.0), metavar=("MIN", "MAX"))
@@ -651,6 +733,13 @@ def parse_args(argv=None):
     p.add_argument("--max-seconds", type=float, help="hard limit per run (default: from the settings)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    p.add_argument(
+        "--cpu-per-miss",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of a class: one student per view, N moves to values nobody chose, server CPU per move",
+    )
     args = p.parse_args(argv)
     if args.all_pages:
         args.same_page, args.pages = True, None
@@ -688,6 +777,18 @@ def main(argv=None) -> int:
             url, pid, log = stack.enter_context(app_server(args.option))
             pids = [pid]
         target = loopback_target(url)
+        if args.cpu_per_miss:
+            if not pids:
+                raise SystemExit("--cpu-per-miss needs the server's pid (--server-pid with --url)")
+            print(
+                f"# CPU per cache miss: {args.cpu_per_miss} moves per view, slider {args.slider}; "
+                f"{os.cpu_count()} cores, load average {baseline[0]:.2f}"
+            )
+            args.values = 0  # any value of the grid, each once
+            rows = cpu_per_miss(chosen, args, target, pids)
+            if args.json:
+                args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "cpu_per_miss": rows}, indent=1))
+            return 0
         print_header(args, baseline)
         rows = []
         for number, plan in enumerate(plans):
