@@ -283,20 +283,17 @@ def content_recovery(vocab, pe, *, mode: str = "add") -> float:
     n_pos, d_pos = pe.shape
     if mode == "add" and d_pos != d:
         raise ValueError(f"pe must have the width of vocab ({d}) to be added, got {d_pos}")
-    width = d if mode == "add" else d + d_pos
-    check_budget(n_vocab * n_pos * max(width, n_vocab), "content_recovery (V x P x width)")
-    if mode == "add":
-        h = vocab[:, None, :] + pe[None, :, :]  # (V, P, D)
-        readout = vocab  # (V, D)
+    check_budget(n_vocab * n_pos * n_vocab, "content_recovery (V x P x V)")
+    # the read-out's logit of token u for token v at position p, x_u . (x_v + PE_p) -
+    # |x_u|^2 / 2, splits into a content part (V, V) and a position part (P, V), so the
+    # V x P inputs never need building: O((V + P) V D) multiplications, not O(V P V D)
+    content = vocab @ vocab.T - 0.5 * np.sum(vocab**2, axis=1)  # (V, V): [v, u]
+    if mode == "concat":
+        # the read-out weights are zero on the position slots: the code adds nothing
+        read = np.broadcast_to(np.argmax(content, axis=1)[:, None], (n_vocab, n_pos))  # (V, P)
     else:
-        h = np.concatenate(
-            [np.broadcast_to(vocab[:, None, :], (n_vocab, n_pos, d)), np.broadcast_to(pe, (n_vocab, n_pos, d_pos))],
-            axis=-1,
-        )  # (V, P, D + Dp)
-        readout = np.concatenate([vocab, np.zeros((n_vocab, d_pos))], axis=1)  # (V, D + Dp)
-    # nearest token vector: argmax_u x_u . h - |x_u|^2 / 2
-    logits = h @ readout.T - 0.5 * np.sum(vocab**2, axis=1)  # (V, P, V)
-    read = np.argmax(logits, axis=-1)  # (V, P)
+        position = pe @ vocab.T  # (P, V): [p, u]
+        read = np.argmax(content[:, None, :] + position[None, :, :], axis=-1)  # (V, P)
     return float(np.mean(read == np.arange(n_vocab)[:, None]))
 
 
