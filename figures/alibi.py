@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
-from plotly.subplots import make_subplots
 
 from .builders import line_chart
-from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout
+from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout, subplots
 
 #: colour of each slope's origin, and of a slope set by hand
 ORIGIN_COLOURS = {"c": PALETTE[0], "2c": PALETTE[1], "custom": PALETTE[3]}
@@ -144,7 +143,7 @@ def bias_facets(
     rows = -(-n // cols)
     height = 130 + height_per_row * rows
     # about 80 px between rows, for the tick labels above and the subplot title below
-    fig = make_subplots(
+    fig = subplots(
         rows=rows,
         cols=cols,
         subplot_titles=list(titles),

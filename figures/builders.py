@@ -6,9 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from .theme import MAX_COLS, MAX_ROWS, PALETTE, SEQUENTIAL_SCALE, SIGNED_SCALE, base_layout, every_nth, thin
+from .theme import MAX_COLS, MAX_ROWS, PALETTE, SEQUENTIAL_SCALE, SIGNED_SCALE, base_layout, every_nth, subplots, thin
 
 #: Longest line a chart draws per series; longer ones keep every k-th point.
 MAX_POINTS = 4096
@@ -114,7 +113,7 @@ def heatmap_panels(
         for i, p in enumerate(panels)
     ]
     shared = max(float(np.nanmax(np.abs(t[0]))) for t in thinned) if zmax is None else zmax
-    fig = make_subplots(rows=1, cols=n, subplot_titles=list(subtitles), horizontal_spacing=0.06)
+    fig = subplots(rows=1, cols=n, subplot_titles=list(subtitles), horizontal_spacing=0.06)
     for i, (z, xs, ys, _) in enumerate(thinned):
         fig.add_trace(
             go.Heatmap(
@@ -280,7 +279,7 @@ def binary_clock(positions, bits, signs, *, bit_labels: Sequence[str], sign_labe
     signs : (T, K) -1/+1, column k is the sign of a sine dimension (fastest first)
     """
     positions = np.asarray(positions)
-    fig = make_subplots(
+    fig = subplots(
         rows=1,
         cols=2,
         subplot_titles=("Binary digits of the position", "Sign of sin(p * w_i)"),

@@ -15,10 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .builders import heatmap_panels
-from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, base_layout, every_nth, thin
+from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, base_layout, every_nth, subplots, thin
 
 #: a cell value is printed in the matrix up to this many rows (more would not be legible)
 ANNOTATE_UP_TO = 16
@@ -101,7 +100,7 @@ def offset_panels(
     length = raw.shape[0]
     annotate = length <= ANNOTATE_UP_TO if annotate is None else annotate
     bound = max(1.0, float(np.abs(raw).max()))
-    fig = make_subplots(
+    fig = subplots(
         rows=1,
         cols=2,
         subplot_titles=("j - i (every offset)", f"clip(j - i, -K, K), K = {max_distance}: the vector used"),

@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .builders import line_chart
-from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout
+from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout, subplots
 
 #: An animation holds at most this many frames (its JSON grows with each).
 MAX_FRAMES = 64
@@ -339,7 +338,7 @@ def scaling_chart(
     before, after, ratio = _f32(wavelength_before), _f32(wavelength_after), _f32(ratio)
     region = np.asarray(region)
     pairs = np.arange(before.size)
-    fig = make_subplots(
+    fig = subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,

@@ -15,9 +15,8 @@ import textwrap
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from .theme import PALETTE, base_layout
+from .theme import PALETTE, base_layout, subplots
 
 #: longest line of text, in characters: fits a phone's 340 px chart at 14 px
 WRAP = 34
@@ -77,7 +76,7 @@ def story_map(panels: Sequence[Panel], *, title: str) -> go.Figure:
         lines.append(_lines(panel, colour))
         colour += len(panel[2])
     depth = max(line[-1]["y"] for line in lines)  # lines in the tallest panel
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], horizontal_spacing=0.04)
+    fig = subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels], horizontal_spacing=0.04)
     for col, panel_lines in enumerate(lines, start=1):
         ys = [line["y"] for line in panel_lines]
         # the route itself, under its stops

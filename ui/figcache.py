@@ -92,16 +92,31 @@ def key_of(fig: go.Figure) -> str | None:
     return getattr(fig, "_posenc_key", None)
 
 
+def _prepare(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
+    title, rows = display.prepare(fig, present=present)
+    several = sum(len(row) for row in rows) > 1
+    out = []
+    for row in rows:
+        out.append([])
+        for panel in row:
+            panel_title = display.title_of(panel) if several else ""
+            # the alt text reads the figure through Plotly's objects: once, not on every rerun
+            out[-1].append((panel, panel_title, display.describe(panel, title, panel_title)))
+    return title, out
+
+
 @st.cache_resource(max_entries=2 * MAX_FIGURES, show_spinner=False)
 def _prepared(digest: str, present: bool, _fig: go.Figure):
-    return display.prepare(_fig, present=present)
+    return _prepare(_fig, present)
 
 
-def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[go.Figure]]]:
-    """``figures.display.prepare(fig)``, once per figure and mode for a cached figure."""
+def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
+    """What a page draws of ``fig``: its title and rows of (one-panel chart, the panel's
+    title or "" when the figure has one panel, its alt text), from
+    ``figures.display.prepare``; once per figure and mode for a cached figure."""
     digest = key_of(fig)
     if digest is None:
-        return display.prepare(fig, present=present)
+        return _prepare(fig, present)
     return _prepared(digest, present, fig)
 
 

@@ -7,7 +7,7 @@ import re
 
 import streamlit as st
 
-from figures import display, export
+from figures import export
 from ui import chart_tools, figcache, state
 
 PRESENTING = "_presenting"
@@ -141,17 +141,16 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, d
     keys = []
     for row in rows:
         columns = st.columns(len(row)) if len(row) > 1 else [st.container()]
-        for panel, column in zip(row, columns, strict=True):
+        for (panel, panel_title, alt), column in zip(row, columns, strict=True):
             panel_key = key if not keys else f"{key}__{len(keys)}"
             keys.append(panel_key)
-            panel_title = display.title_of(panel) if len(rows) * len(row) > 1 else ""
             with column:
                 if panel_title:
                     st.markdown(_plain(panel_title))
-                _draw(panel, panel_key, display.describe(panel, title, panel_title))
+                _draw(panel, panel_key, alt)
     if not downloads:
         return
-    first = rows[0][0]
+    first = rows[0][0][0]
     frame_ms = (first.layout.meta or {}).get("frame_ms", 120) if isinstance(first.layout.meta, dict) else 120
     chart_tools.tools(key, keys, filename, animated=bool(first.frames), frame_ms=frame_ms)
     if code is not None:
