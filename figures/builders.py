@@ -2,15 +2,68 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import MAX_COLS, MAX_ROWS, PALETTE, SEQUENTIAL_SCALE, SIGNED_SCALE, base_layout, every_nth, subplots, thin
+from .theme import (
+    FONT,
+    MAX_COLS,
+    MAX_ROWS,
+    PALETTE,
+    SEQUENTIAL_SCALE,
+    SIGNED_SCALE,
+    base_layout,
+    every_nth,
+    subplots,
+    thin,
+)
 
 #: Longest line a chart draws per series; longer ones keep every k-th point.
 MAX_POINTS = 4096
+
+
+def _plain(d: dict) -> dict:
+    """``d`` without its None values, nested dicts too (Plotly's API reads None as unset)."""
+    return {k: _plain(v) if isinstance(v, dict) else v for k, v in d.items() if v is not None}
+
+
+@functools.lru_cache(maxsize=16)
+def _scale(name: str) -> tuple:
+    """A named colour scale as Plotly's validator spells it out (``RdBu_r`` exists only
+    in Python: plotly.js needs the colours)."""
+    return go.layout.Coloraxis(colorscale=name).colorscale
+
+
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain trace and layout dicts, without Plotly's per-property checks.
+
+    Building through ``add_trace`` / ``update_layout`` walks Plotly's validated property
+    tree on every call: 10-40 ms a figure, most of a cache miss's CPU on a page. The dicts
+    here are the ones the checked calls would make (``tests/test_figures.py`` rebuilds
+    every builder's figure with validation and compares).
+    """
+    fig = go.Figure(dict(data=[_plain(t) for t in data], layout=_plain(layout)), _validate=False)
+    # what callers add afterwards (``after=`` markers, display's styling) is checked as usual
+    fig._validate = fig.layout._validate = True
+    for trace in fig.data:
+        trace._validate = True
+    return fig
+
+
+def _base(title: str, height: int | None) -> dict:
+    """The layout ``theme.base_layout`` sets, as a dict."""
+    return dict(
+        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)),
+        font=dict(FONT),
+        margin=dict(l=60, r=20, t=60, b=55),
+        colorway=list(PALETTE),
+        hoverlabel=dict(font=dict(size=13)),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        height=height,
+    )
 
 
 def _hover(x_name: str, y_name: str, value_name: str, fmt: str) -> str:
@@ -59,20 +112,21 @@ def heatmap(
     ("showing every 4th position").
     """
     z, xs, ys, steps = thin(z, x, y, max_rows=max_rows, max_cols=max_cols)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=xs if xs.dtype.kind in "iuf" else list(xs),
-            y=ys if ys.dtype.kind in "iuf" else list(ys),
-            hovertemplate=_hover(x_name, y_name, value_name, value_format),
-            colorbar=dict(title=dict(text=colorbar_title or value_name, side="right")),
-            **_colour(z, signed, zmax),
-        )
+    colour = _colour(z, signed, zmax)
+    colour["colorscale"] = _scale(colour["colorscale"])
+    trace = dict(
+        type="heatmap",
+        z=z,
+        x=xs if xs.dtype.kind in "iuf" else xs.tolist(),
+        y=ys if ys.dtype.kind in "iuf" else ys.tolist(),
+        hovertemplate=_hover(x_name, y_name, value_name, value_format),
+        colorbar=dict(title=dict(text=colorbar_title or value_name, side="right")),
+        **colour,
     )
-    base_layout(fig, title + _thinning_note(steps, row_noun, col_noun), height=height)
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title, autorange="reversed" if y_down else True)
-    return fig
+    layout = _base(title + _thinning_note(steps, row_noun, col_noun), height)
+    layout["xaxis"] = dict(title=dict(text=x_title))
+    layout["yaxis"] = dict(title=dict(text=y_title), autorange="reversed" if y_down else True)
+    return _figure([trace], layout)
 
 
 def heatmap_panels(
@@ -113,36 +167,39 @@ def heatmap_panels(
         for i, p in enumerate(panels)
     ]
     shared = max(float(np.nanmax(np.abs(t[0]))) for t in thinned) if zmax is None else zmax
-    fig = subplots(rows=1, cols=n, subplot_titles=list(subtitles), horizontal_spacing=0.06)
+    # the grid's axes and subplot titles as make_subplots lays them out, then plain dicts
+    layout = subplots(rows=1, cols=n, subplot_titles=list(subtitles), horizontal_spacing=0.06).to_dict()["layout"]
+    traces = []
     for i, (z, xs, ys, _) in enumerate(thinned):
-        fig.add_trace(
-            go.Heatmap(
+        suffix = str(i + 1) if i else ""
+        traces.append(
+            dict(
+                type="heatmap",
                 z=z,
-                x=xs if xs.dtype.kind in "iuf" else list(xs),
-                y=ys if ys.dtype.kind in "iuf" else list(ys),
+                x=xs if xs.dtype.kind in "iuf" else xs.tolist(),
+                y=ys if ys.dtype.kind in "iuf" else ys.tolist(),
                 hovertemplate=_hover(x_name, y_name, value_name, value_format),
                 coloraxis="coloraxis",
-            ),
-            row=1,
-            col=i + 1,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+            )
         )
-        fig.update_xaxes(title_text=x_title, row=1, col=i + 1)
-        fig.update_yaxes(autorange="reversed", row=1, col=i + 1)
-    fig.update_yaxes(title_text=y_title, row=1, col=1)
+        layout[f"xaxis{suffix}"]["title"] = dict(text=x_title)
+        layout[f"yaxis{suffix}"]["autorange"] = "reversed"
+    layout["yaxis"]["title"] = dict(text=y_title)
     colour = _colour(np.array([shared]), signed, shared)
     colour.pop("zmid", None)
     low = -shared if signed else colour.pop("zmin", 0.0)
-    fig.update_layout(
-        coloraxis=dict(
-            colorscale=colour["colorscale"],
-            cmin=low if signed else None,
-            cmax=shared if (signed or zmax is not None) else None,
-            cmid=0.0 if signed else None,
-            colorbar=dict(title=dict(text=value_name, side="right")),
-        )
+    layout["coloraxis"] = dict(
+        colorscale=_scale(colour["colorscale"]),
+        cmin=low if signed else None,
+        cmax=shared if (signed or zmax is not None) else None,
+        cmid=0.0 if signed else None,
+        colorbar=dict(title=dict(text=value_name, side="right")),
     )
     note = _thinning_note(thinned[0][3], "row", "column")
-    return base_layout(fig, title + note, height=height)
+    layout.update(_base(title + note, height))
+    return _figure(traces, layout)
 
 
 def line_chart(
@@ -170,14 +227,15 @@ def line_chart(
     x = np.asarray(x)
     step = max(1, -(-x.size // max_points))
     styles = styles or {}
-    fig = go.Figure()
+    traces = []
     for i, (name, y) in enumerate(series.items()):
         y = np.asarray(y)
         style = dict(styles.get(name, {}))
         mode = style.pop("mode", "lines")
         colour = style.pop("color", PALETTE[i % len(PALETTE)])
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=x[::step],
                 y=y[::step].astype(np.float32) if y.dtype.kind == "f" else y[::step],
                 name=name,
@@ -188,31 +246,38 @@ def line_chart(
             )
         )
     note = every_nth(step, "point")
-    base_layout(fig, title + (f" (showing {note})" if note else ""), height=height)
-    fig.update_xaxes(title_text=x_title, type="log" if log_x else None)
-    fig.update_yaxes(title_text=y_title, type="log" if log_y else None)
+    layout = _base(title + (f" (showing {note})" if note else ""), height)
+    layout["xaxis"] = dict(title=dict(text=x_title), type="log" if log_x else None)
+    layout["yaxis"] = dict(title=dict(text=y_title), type="log" if log_y else None)
     finite = x[np.isfinite(x)] if x.dtype.kind == "f" else x
     middle = (float(np.min(finite)) + float(np.max(finite))) / 2 if finite.size else 0.0
     if log_x and finite.size:
         middle = float(np.sqrt(np.min(finite[finite > 0]) * np.max(finite)))
+    shapes, notes = [], []
     for label, at in (vlines or {}).items():
         # the label reads away from the nearer edge: it never runs past the plot
         right = at > middle
-        fig.add_vline(x=at, line=dict(color="#555", dash="dot"))
+        shapes.append(
+            dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain", line=dict(color="#555", dash="dot"))
+        )
         # annotations on a log axis are placed in log10 units
         # inside the top of the plot: above it the legend sits, and a phone has no room
-        fig.add_annotation(
-            x=np.log10(at) if log_x else at,
-            y=1,
-            yref="paper",
-            text=label,
-            showarrow=False,
-            yanchor="top",
-            xanchor="right" if right else "left",
-            xshift=-3 if right else 3,
-            bgcolor="rgba(255, 255, 255, 0.8)",
+        notes.append(
+            dict(
+                x=np.log10(at) if log_x else at,
+                y=1,
+                yref="paper",
+                text=label,
+                showarrow=False,
+                yanchor="top",
+                xanchor="right" if right else "left",
+                xshift=-3 if right else 3,
+                bgcolor="rgba(255, 255, 255, 0.8)",
+            )
         )
-    return fig
+    if shapes:
+        layout.update(shapes=shapes, annotations=notes)
+    return _figure(traces, layout)
 
 
 def grouped_bars(
@@ -235,18 +300,19 @@ def grouped_bars(
     ``show_values`` writes each bar's value on it; on a log axis a bar of 0 is drawn at
     the bottom of the range and labelled 0.
     """
-    fig = go.Figure()
+    traces = []
     for i, (name, values) in enumerate(series.items()):
         values = np.asarray(values, dtype=np.float64)
         drawn = values
         if log_y and y_range is not None:
             drawn = np.where(values > y_range[0], values, y_range[0])
-        fig.add_trace(
-            go.Bar(
+        traces.append(
+            dict(
+                type="bar",
                 x=list(categories),
                 y=drawn,
                 name=name,
-                marker_color=PALETTE[i % len(PALETTE)],
+                marker=dict(color=PALETTE[i % len(PALETTE)]),
                 text=[f"{v:{value_format}}" if v != 0 else "0" for v in values] if show_values else None,
                 textposition="outside" if show_values else None,
                 cliponaxis=False,
@@ -254,19 +320,19 @@ def grouped_bars(
                 hovertemplate=f"{name}<br>%{{x}}<br>{y_title} %{{customdata:{value_format}}}<extra></extra>",
             )
         )
-    base_layout(fig, title, height=height)
-    fig.update_xaxes(title_text=x_title)
+    layout = _base(title, height)
+    layout["xaxis"] = dict(title=dict(text=x_title))
     axis_range = None
     if y_range is not None:
         axis_range = [np.log10(y_range[0]), np.log10(y_range[1])] if log_y else list(y_range)
     # 10^-16 rather than SI prefixes (100µ, 10n), which name no rounding level anyone knows
-    fig.update_yaxes(
-        title_text=y_title,
+    layout["yaxis"] = dict(
+        title=dict(text=y_title),
         type="log" if log_y else None,
         range=axis_range,
         exponentformat="power" if log_y else None,
     )
-    return fig
+    return _figure(traces, layout)
 
 
 def binary_clock(positions, bits, signs, *, bit_labels: Sequence[str], sign_labels: Sequence[str], height=None):

@@ -672,3 +672,68 @@ def test_scales_are_the_documented_cvd_safe_ones():
     # a diverging scale has a light, neutral middle at 0
     mid = dict(_signed_colorscale())[0.5]
     assert mid in ("rgb(247,247,247)", "#f7f7f7")
+
+
+# ---- the shared builders skip Plotly's per-property checks (issue 18): what they build
+# must be exactly what the checked API builds from the same dicts
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: figures.line_chart(
+            np.arange(10), {"a": np.linspace(0, 1, 10), "b": np.arange(10)}, title="t", x_title="x", y_title="y"
+        ),
+        lambda: figures.line_chart(
+            np.arange(1, 9000),
+            {"a": np.log(np.arange(1, 9000))},
+            title="t",
+            x_title="x",
+            y_title="y",
+            log_x=True,
+            log_y=True,
+            styles={"a": {"mode": "markers", "dash": "dot", "color": "#123456", "size": 4}},
+            vlines={"L": 64, "2L": 4000},
+            height=300,
+        ),
+        lambda: figures.grouped_bars(
+            ["p", "q"], {"a": [1e-17, 2.0], "b": [0.0, 3.0]}, title="t", x_title="x", y_title="y"
+        ),
+        lambda: figures.grouped_bars(
+            ["p", "q"],
+            {"a": [1e-17, 2.0]},
+            title="t",
+            x_title="x",
+            y_title="y",
+            log_y=True,
+            y_range=(1e-18, 10.0),
+            show_values=True,
+        ),
+        lambda: figures.heatmap(np.arange(12.0).reshape(3, 4) - 5, title="t", x_title="x", y_title="y"),
+        lambda: figures.heatmap(
+            np.ones((500, 300)), title="t", x_title="x", y_title="y", signed=False, zmax=2.0, y_down=False
+        ),
+        lambda: figures.heatmap(
+            np.eye(3), title="t", x_title="x", y_title="y", x=np.array(["a", "b", "c"]), y=np.array(["d", "e", "f"])
+        ),
+        lambda: figures.heatmap_panels(
+            [np.eye(4), -np.eye(4)], ["one", "two"], title="t", x_title="x", y_title="y", height=400
+        ),
+        lambda: figures.heatmap_panels(
+            [np.eye(3)] * 3,
+            ["a", "b", "c"],
+            title="t",
+            x_title="x",
+            y_title="y",
+            signed=False,
+            labels=[["x", "y", "z"], ["u", "v", "w"], ["p", "q", "r"]],
+        ),
+    ],
+)
+def test_unchecked_builders_build_what_the_checked_api_builds(build):
+    fig = build()
+    checked = go.Figure(fig.to_dict())  # Plotly validates every property here
+    assert json.loads(fig.to_json()) == json.loads(checked.to_json())
+    # and later changes to the figure are checked as usual
+    with pytest.raises(ValueError):
+        fig.update_layout(not_a_property=1)
