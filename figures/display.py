@@ -23,12 +23,14 @@ in presenter mode and is never covered by Plotly's toolbar.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
 import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
+from plotly.validator_cache import ValidatorCache
 
 from .export import _array
 
@@ -62,6 +64,58 @@ PASTEL = 0.5
 DIGIT_WIDTH = 0.62
 
 
+# Everything below works on the figure's plain dict spec (``to_plotly_json()``), not on
+# Plotly's objects: every property read or write through them parses a path, validates
+# and copies, and ``prepare`` made thousands of them (14-120 ms a figure, issue 18).
+# Dicts are never changed in place below the level their owner copied: ``_merged``
+# returns new dicts, so panels of one figure may share nested parts safely.
+
+
+def _get(d, *path):
+    """``d[a][b]...``, or None where a level is missing (as an unset Plotly property reads)."""
+    for key in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(key)
+    return d
+
+
+def _apply(target: dict, changes: dict) -> None:
+    """``obj.update(**changes)`` of Plotly on a dict: nested dicts are merged (into new
+    dicts), None removes a key, and a missing level is created only to hold a value."""
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            sub = _merged(target.get(key), value)
+            if sub or key in target:
+                target[key] = sub
+        elif value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
+def _merged(old: dict | None, changes: dict) -> dict:
+    """A new dict: ``old`` with ``changes`` applied as :func:`_apply` does."""
+    out = dict(old) if old else {}
+    _apply(out, changes)
+    return out
+
+
+@functools.cache
+def _trace_props(kind: str) -> frozenset[str]:
+    """The properties a trace type has (what ``hasattr(trace, name)`` told of an object)."""
+    return frozenset(ValidatorCache.get_validator("", "data").get_trace_class(kind)._valid_props)
+
+
+def _given(value) -> bool:
+    """A text or template is set (a list or an array counts when it is not empty)."""
+    if value is None:
+        return False
+    if isinstance(value, np.ndarray):
+        return value.size > 0
+    return bool(value)
+
+
 def _size(existing, mode: int, present: bool, default: tuple[int, int] = TEXT) -> int:
     """A text's size in this mode: the builder's size on a desktop, at least the
     projector minimum (and scaled up with the rest) when presenting."""
@@ -73,34 +127,34 @@ def _size(existing, mode: int, present: bool, default: tuple[int, int] = TEXT) -
     return int(existing)
 
 
-def _font(font, mode: int, present: bool, default=TEXT, *, colour: bool = True) -> dict:
-    size = font.size if font is not None else None
+def _font(font: dict | None, mode: int, present: bool, default=TEXT, *, colour: bool = True) -> dict:
+    size = font.get("size") if isinstance(font, dict) else None
     out = dict(size=_size(size, mode, present, default))
     if colour:
         out["color"] = INK
     return out
 
 
-def _axis_names(fig: go.Figure, letter: str) -> list[str]:
-    return [k for k in fig.layout.to_plotly_json() if k == f"{letter}axis" or k.startswith(f"{letter}axis")]
+def _axis_names(layout: dict, letter: str) -> list[str]:
+    return [k for k in layout if k == f"{letter}axis" or k.startswith(f"{letter}axis")]
 
 
-def _decade_ticks(fig: go.Figure, axis_name: str) -> None:
+def _decade_ticks(spec: dict, axis_name: str) -> None:
     """On a log axis, label whole decades only (every k-th when there are many)."""
-    axis = fig.layout[axis_name]
-    if axis.type != "log":
+    layout = spec["layout"]
+    axis = layout[axis_name]
+    if axis.get("type") != "log":
         return
     letter, suffix = axis_name[0], axis_name[5:]
     ref = letter + suffix
-    if axis.range is not None:
-        low, high = sorted(float(v) for v in axis.range)
+    if axis.get("range") is not None:
+        low, high = sorted(float(v) for v in axis["range"])
     else:
         values = []
-        for trace in fig.data:
-            if getattr(trace, f"{letter}axis", None) in (ref, None if suffix else ref, letter) or (
-                not suffix and getattr(trace, f"{letter}axis", None) is None
-            ):
-                data = getattr(trace, letter, None)
+        for trace in spec.get("data", ()):
+            on = trace.get(f"{letter}axis")
+            if on in (ref, None if suffix else ref, letter) or (not suffix and on is None):
+                data = trace.get(letter)
                 if data is not None:
                     arr = np.asarray(_array(data), dtype=object)
                     arr = np.array([v for v in arr.ravel() if isinstance(v, (int, float, np.number))], dtype=float)
@@ -115,10 +169,11 @@ def _decade_ticks(fig: go.Figure, axis_name: str) -> None:
     # about five labels fit a phone's x axis; a y axis has room for one per 2.5 lines of text
     room = 5
     if letter == "y":
-        height = (fig.layout.height or 450) * (axis.domain[1] - axis.domain[0] if axis.domain else 1.0)
-        room = max(2, int((height - 100) / (2.5 * (axis.tickfont.size or TEXT[0]))))
+        domain = axis.get("domain")
+        height = (layout.get("height") or 450) * (domain[1] - domain[0] if domain else 1.0)
+        room = max(2, int((height - 100) / (2.5 * (_get(axis, "tickfont", "size") or TEXT[0]))))
     step = max(1, math.ceil(decades / room))
-    fig.layout[axis_name].update(dtick=step, minor=dict(showgrid=False), tickangle=0)
+    layout[axis_name] = _merged(axis, dict(dtick=step, minor=dict(showgrid=False), tickangle=0))
 
 
 def _pastel(scale) -> list:
@@ -131,40 +186,54 @@ def _pastel(scale) -> list:
     return out
 
 
-def _readable_cells(fig: go.Figure, trace, lightened: set[str]) -> None:
+def _readable_cells(layout: dict, trace: dict, lightened: set[str]) -> None:
     """Black values on a lightened scale: at least 6:1 in every cell, in either theme.
     ``lightened`` names the colour axes done already (several traces may share one)."""
-    trace.update(textfont=dict(color=CELL_TEXT))
-    if trace.coloraxis:
-        axis = fig.layout[trace.coloraxis]
-        if axis.colorscale is not None and trace.coloraxis not in lightened:
-            lightened.add(trace.coloraxis)
-            axis.update(colorscale=_pastel(axis.colorscale))
-    elif trace.colorscale is not None:
-        trace.update(colorscale=_pastel(trace.colorscale))
+    _apply(trace, dict(textfont=dict(color=CELL_TEXT)))
+    name = trace.get("coloraxis")
+    if name:
+        axis = layout.get(name) or {}
+        if axis.get("colorscale") is not None and name not in lightened:
+            lightened.add(name)
+            layout[name] = dict(axis, colorscale=_pastel(axis["colorscale"]))
+    elif trace.get("colorscale") is not None:
+        trace["colorscale"] = _pastel(trace["colorscale"])
 
 
-def _title_on_top(bar) -> None:
+def _title_on_top(bar: dict) -> dict:
     # a title turned along a vertical bar ran past the right edge of a phone's chart
-    if bar.orientation != "h":
-        bar.update(title=dict(side="top"))
+    if bar.get("orientation") != "h":
+        return _merged(bar, dict(title=dict(side="top")))
+    return bar
 
 
-def _has_colour_bar(fig: go.Figure, trace) -> bool:
+def _finished_bar(bar: dict | None, mode: int, present: bool) -> dict:
+    bar = _merged(
+        bar,
+        dict(
+            tickfont=_font(_get(bar, "tickfont"), mode, present),
+            title=dict(font=_font(_get(bar, "title", "font"), mode, present)),
+        ),
+    )
+    return _title_on_top(bar)
+
+
+def _has_colour_bar(layout: dict, trace: dict) -> bool:
     """True when a colour bar stands beside the plot (not under it)."""
-    axis = fig.layout[trace.coloraxis] if trace.coloraxis else trace
-    return axis.showscale is not False and axis.colorbar.orientation != "h"
+    axis = (layout.get(trace["coloraxis"]) or {}) if trace.get("coloraxis") else trace
+    return axis.get("showscale") is not False and _get(axis, "colorbar", "orientation") != "h"
 
 
-def _cell_text(fig: go.Figure, trace, present: bool, columns: int) -> None:
+def _cell_text(layout: dict, trace: dict, present: bool, columns: int) -> None:
     """Print a small heatmap's values in its cells when they fit the cell (also for a
     builder's own ``texttemplate``, which is dropped when it would smear on a phone)."""
-    if trace.z is None:
+    if trace.get("z") is None:
         return
-    z = np.asarray(_array(trace.z), dtype=float)
+    z = np.asarray(_array(trace["z"]), dtype=float)
     finite = z[np.isfinite(z)]
-    given = re.fullmatch(r"%\{z:([^}]*)\}", trace.texttemplate or "")
-    if trace.texttemplate is not None and given is None:
+    template = trace.get("texttemplate")
+    given = re.fullmatch(r"%\{z:([^}]*)\}", template or "")
+    if template is not None and given is None:
         return  # a template that is not a plain value: the builder knows best
     if given is None and (z.ndim != 2 or max(z.shape) > MAX_LABELLED_CELLS):
         return
@@ -180,13 +249,112 @@ def _cell_text(fig: go.Figure, trace, present: bool, columns: int) -> None:
     chars = max(len(f"{v:{fmt}}") for v in finite)
     # the plot area of one panel: its share of the width, less the y ticks and a colour bar
     width = (PROJECTOR_WIDTH if present else PHONE_WIDTH) / max(columns, 1) - 60
-    width -= 80 if _has_colour_bar(fig, trace) else 0
-    cell = min(width / z.shape[1], (fig.layout.height or 450) * 0.8 / z.shape[0])
+    width -= 80 if _has_colour_bar(layout, trace) else 0
+    cell = min(width / z.shape[1], (layout.get("height") or 450) * 0.8 / z.shape[0])
     size = math.floor(min(cell / (DIGIT_WIDTH * chars + 0.5), cell / 1.5, TEXT[1] + 4 if present else TEXT[0]))
     if size < (PRESENT_MIN if present else 9):
-        trace.update(texttemplate=None)
+        trace.pop("texttemplate", None)
         return
-    trace.update(texttemplate=f"%{{z:{fmt}}}", textfont=dict(size=size))
+    _apply(trace, dict(texttemplate=f"%{{z:{fmt}}}", textfont=dict(size=size)))
+
+
+def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
+    """:func:`finish` on a figure's dict spec. It sets keys of ``spec["layout"]`` and of
+    each trace dict; the values it replaces are left unchanged (they may be shared)."""
+    mode = 1 if present else 0
+    layout = spec.setdefault("layout", {})
+    data = spec.setdefault("data", [])
+    title = _get(layout, "title", "text")
+    meta = dict(layout["meta"]) if isinstance(layout.get("meta"), dict) else {}
+    if title:
+        meta["title"] = title
+    top = _get(layout, "margin", "t")
+    # meta is a value, not a Plotly object: replaced, never merged
+    if meta:
+        layout["meta"] = meta
+    else:
+        layout.pop("meta", None)
+    _apply(
+        layout,
+        dict(
+            title=dict(text=None),
+            font=dict(size=TEXT[mode], color=INK),
+            hoverlabel=dict(font=dict(size=TEXT[mode])),
+            # the title's room is freed; a legend above the plot reserves its own
+            margin=dict(t=max(12, (top if top is not None else 60) - 45) if title else top),
+            legend=dict(
+                font=_font(_get(layout, "legend", "font"), mode, present),
+                title=dict(font=_font(None, mode, present)),
+            ),
+        ),
+    )
+    if any(t.get("type") == "bar" and t.get("text") is not None for t in data):
+        # Plotly shrinks a value written on a bar to the bar's width: on a phone's narrow
+        # bars it would be a 5 px smudge; hidden then (the hover and the CSV keep it)
+        _apply(layout, dict(uniformtext=dict(minsize=PRESENT_MIN if present else 10, mode="hide")))
+    if present and layout.get("height"):
+        layout["height"] = int(layout["height"] * PRESENT_HEIGHT)
+    for letter in "xy":
+        for name in _axis_names(layout, letter):
+            axis = layout[name]
+            layout[name] = _merged(
+                axis,
+                dict(
+                    tickfont=_font(_get(axis, "tickfont"), mode, present),
+                    title=dict(font=_font(_get(axis, "title", "font"), mode, present, AXIS_TITLE)),
+                    automargin=True,
+                ),
+            )
+            _decade_ticks(spec, name)
+            axis = layout[name]
+            ticktext = axis.get("ticktext")
+            superscripts = axis.get("type") == "log" or axis.get("exponentformat") == "power"
+            superscripts = superscripts or any("<sup>" in str(t) for t in (() if ticktext is None else ticktext))
+            if present and superscripts:
+                # Plotly sets exponents at 70% of the tick size: they must reach the minimum too
+                size = max(axis["tickfont"]["size"], math.ceil(PRESENT_MIN / SUPERSCRIPT))
+                layout[name] = _merged(axis, dict(tickfont=dict(size=size)))
+    for name in [k for k in layout if k.startswith("coloraxis")]:
+        layout[name] = dict(layout[name] or {}, colorbar=_finished_bar(_get(layout, name, "colorbar"), mode, present))
+    if layout.get("annotations"):
+        notes = []
+        for note in layout["annotations"]:
+            y = note.get("y")
+            on_paper = note.get("yref") == "paper" and y is not None
+            is_panel_title = on_paper and y >= 1 and note.get("yanchor") == "bottom"
+            size = PANEL_TITLE if is_panel_title else TEXT
+            note = _merged(note, dict(font=_font(note.get("font"), mode, present, size)))
+            if note.get("bgcolor") is not None:
+                note["bgcolor"] = PAPER
+            notes.append(note)
+        layout["annotations"] = notes
+    if layout.get("updatemenus"):
+        layout["updatemenus"] = [
+            _merged(menu, dict(font=_font(menu.get("font"), mode, present))) for menu in layout["updatemenus"]
+        ]
+    if layout.get("sliders"):
+        layout["sliders"] = [
+            _merged(
+                slider,
+                dict(
+                    font=_font(slider.get("font"), mode, present),
+                    currentvalue=dict(font=_font(_get(slider, "currentvalue", "font"), mode, present)),
+                ),
+            )
+            for slider in layout["sliders"]
+        ]
+    lightened: set[str] = set()
+    for trace in data:
+        kind = trace.get("type", "scatter")
+        props = _trace_props(kind)
+        if "colorbar" in props:
+            trace["colorbar"] = _finished_bar(trace.get("colorbar"), mode, present)
+        if kind == "heatmap":
+            _cell_text(layout, trace, present, columns if present else 1)
+            if trace.get("texttemplate") is not None:
+                _readable_cells(layout, trace, lightened)
+        elif "textfont" in props and (trace.get("text") is not None or _given(trace.get("texttemplate"))):
+            trace["textfont"] = _merged(trace.get("textfont"), _font(trace.get("textfont"), mode, present))
 
 
 def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
@@ -195,79 +363,33 @@ def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
     ``columns``: how many charts stand side by side with it in presenter mode (a panel
     of a split figure), for the room its heatmap cells have.
     """
-    mode = 1 if present else 0
-    title = fig.layout.title.text
-    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
-    if title:
-        meta["title"] = title
-    top = fig.layout.margin.t
-    fig.update_layout(
-        title=dict(text=None),
-        meta=meta or None,
-        font=dict(size=TEXT[mode], color=INK),
-        hoverlabel=dict(font=dict(size=TEXT[mode])),
-        # the title's room is freed; a legend above the plot reserves its own
-        margin=dict(t=max(12, (top if top is not None else 60) - 45) if title else top),
-        legend=dict(font=_font(fig.layout.legend.font, mode, present), title=dict(font=_font(None, mode, present))),
-    )
-    if any(t.type == "bar" and t.text is not None for t in fig.data):
-        # Plotly shrinks a value written on a bar to the bar's width: on a phone's narrow
-        # bars it would be a 5 px smudge; hidden then (the hover and the CSV keep it)
-        fig.update_layout(uniformtext=dict(minsize=PRESENT_MIN if present else 10, mode="hide"))
-    if present and fig.layout.height:
-        fig.update_layout(height=int(fig.layout.height * PRESENT_HEIGHT))
-    for letter in "xy":
-        for name in _axis_names(fig, letter):
-            axis = fig.layout[name]
-            axis.update(
-                tickfont=_font(axis.tickfont, mode, present),
-                title=dict(font=_font(axis.title.font, mode, present, AXIS_TITLE)),
-                automargin=True,
-            )
-            _decade_ticks(fig, name)
-            axis = fig.layout[name]
-            superscripts = axis.type == "log" or axis.exponentformat == "power"
-            superscripts = superscripts or any("<sup>" in str(t) for t in (axis.ticktext or ()))
-            if present and superscripts:
-                # Plotly sets exponents at 70% of the tick size: they must reach the minimum too
-                axis.update(tickfont=dict(size=max(axis.tickfont.size, math.ceil(PRESENT_MIN / SUPERSCRIPT))))
-    for name in [k for k in fig.layout.to_plotly_json() if k.startswith("coloraxis")]:
-        bar = fig.layout[name].colorbar
-        bar.update(tickfont=_font(bar.tickfont, mode, present), title=dict(font=_font(bar.title.font, mode, present)))
-        _title_on_top(bar)
-    for note in fig.layout.annotations:
-        is_panel_title = note.yref == "paper" and note.y is not None and note.y >= 1 and note.yanchor == "bottom"
-        note.update(font=_font(note.font, mode, present, PANEL_TITLE if is_panel_title else TEXT))
-        if note.bgcolor is not None:
-            note.update(bgcolor=PAPER)
-    for menu in fig.layout.updatemenus:
-        menu.update(font=_font(menu.font, mode, present))
-    for slider in fig.layout.sliders:
-        slider.update(
-            font=_font(slider.font, mode, present),
-            currentvalue=dict(font=_font(slider.currentvalue.font, mode, present)),
-        )
-    lightened: set[str] = set()
-    for trace in fig.data:
-        if hasattr(trace, "colorbar") and trace.colorbar is not None:
-            bar = trace.colorbar
-            bar.update(
-                tickfont=_font(bar.tickfont, mode, present), title=dict(font=_font(bar.title.font, mode, present))
-            )
-            _title_on_top(bar)
-        if trace.type == "heatmap":
-            _cell_text(fig, trace, present, columns if present else 1)
-            if trace.texttemplate is not None:
-                _readable_cells(fig, trace, lightened)
-        elif hasattr(trace, "textfont") and (trace.text is not None or getattr(trace, "texttemplate", None)):
-            trace.update(textfont=_font(trace.textfont, mode, present))
+    spec = fig.to_plotly_json()
+    layout, traces = dict(spec.get("layout", {})), [dict(t) for t in spec.get("data", [])]
+    _finish_spec(spec, present=present, columns=columns)
+    # only what changed goes back through Plotly's (validating) objects; the trace
+    # objects stay the same ones
+    fig.layout.update(_changes(layout, spec["layout"]), overwrite=True)
+    for trace, before, after in zip(fig.data, traces, spec["data"], strict=True):
+        trace.update(_changes(before, after), overwrite=True)
     return fig
+
+
+def _changes(before: dict, after: dict) -> dict:
+    """The keys ``_finish_spec`` set (it makes a new value for every key it sets), and
+    None for the keys it removed."""
+    out = {k: v for k, v in after.items() if before.get(k) is not v}
+    out.update({k: None for k in before if k not in after})
+    return out
+
+
+def _title_in(layout: dict) -> str:
+    meta = layout.get("meta")
+    return (meta or {}).get("title", "") if isinstance(meta, dict) else ""
 
 
 def title_of(fig: go.Figure) -> str:
     """The title a finished figure carries for the page to print."""
-    meta = fig.layout.meta
-    return (meta or {}).get("title", "") if isinstance(meta, dict) else ""
+    return _title_in({"meta": fig.layout.meta})
 
 
 # multi-panel figures: one chart per panel
@@ -282,9 +404,13 @@ def _axis_name(ref: str) -> str:
     return f"{ref[0]}axis{ref[1:]}"
 
 
+def _multi_panel(layout: dict, frames) -> bool:
+    return len(_axis_names(layout, "x")) > 1 and not frames
+
+
 def is_multi_panel(fig: go.Figure) -> bool:
     """More than one pair of data axes, and no animation (frames move every panel at once)."""
-    return len(_axis_names(fig, "x")) > 1 and not fig.frames
+    return _multi_panel(fig.layout.to_plotly_json(), fig.frames)
 
 
 def _inside(value, domain, slack: float = 0.0) -> bool:
@@ -320,9 +446,17 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
     """
     if not is_multi_panel(fig):
         return [[fig]]
-    spec = fig.to_plotly_json()
-    layout = spec["layout"]
-    x_names = sorted(_axis_names(fig, "x"), key=lambda n: int(n[5:] or 1))
+    # parts of a figure Plotly has validated already
+    return [[go.Figure(panel, _validate=False) for panel in row] for row in _split_spec(fig.to_plotly_json())]
+
+
+def _split_spec(spec: dict) -> list[list[dict]]:
+    """:func:`split_panels` on a dict spec: rows of panel specs (``[[spec]]`` for a figure
+    of one panel). Panels share nested parts with ``spec`` and with each other."""
+    layout = spec.get("layout", {})
+    if not _multi_panel(layout, spec.get("frames")):
+        return [[spec]]
+    x_names = sorted(_axis_names(layout, "x"), key=lambda n: int(n[5:] or 1))
     panels = []
     for x_name in x_names:
         x_axis = dict(layout.get(x_name, {}))
@@ -347,7 +481,7 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
         if not k.startswith(("xaxis", "yaxis")) and k not in ("annotations", "shapes", "title", "meta")
     }
     height = layout.get("height")
-    rows: list[list[go.Figure]] = [[] for _ in row_tops]
+    rows: list[list[dict]] = [[] for _ in row_tops]
     last = {}
     for panel in panels:
         x_ref, y_ref, x_axis, y_axis = panel
@@ -359,7 +493,7 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
         xd, yd = x_domain(panel), y_domain(panel)
         row = row_tops.index(round(yd[1], 3))
         own = {x_ref, y_ref}
-        traces = [dict(t) for t in spec["data"] if t.get("xaxis", "x") == x_ref]
+        traces = [dict(t) for t in spec.get("data", []) if t.get("xaxis", "x") == x_ref]
         for t in traces:
             t.pop("xaxis", None)
             t.pop("yaxis", None)
@@ -394,8 +528,8 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
         if x_axis.get("scaleanchor"):
             x_axis["scaleanchor"] = "y"
         # a panel stands alone on a phone: it names its own axes
-        x_axis.setdefault("title", {})
-        y_axis.setdefault("title", {})
+        x_axis["title"] = dict(x_axis.get("title", {}))
+        y_axis["title"] = dict(y_axis.get("title", {}))
         if not x_axis["title"].get("text"):
             x_axis["title"]["text"] = x_titles.get(round(xd[0], 3), any_x)
         if not y_axis["title"].get("text"):
@@ -423,8 +557,7 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
             panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
         if len(rows[row]) and "showlegend" not in shared:
             panel_layout["showlegend"] = False
-        # parts of a figure Plotly has validated already
-        rows[row].append(go.Figure(dict(data=traces, layout=panel_layout), _validate=False))
+        rows[row].append(dict(data=traces, layout=panel_layout))
     return rows
 
 
@@ -433,17 +566,28 @@ def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]
 
     ``fig`` is not changed (it may be shared by every session).
     """
-    title = fig.layout.title.text or ""
-    rows = split_panels(go.Figure(fig.to_plotly_json(), _validate=False))
+    spec = fig.to_plotly_json()
+    title = _get(spec, "layout", "title", "text") or ""
+    rows = _split_spec(spec)
     for row in rows:
         for panel in row:
-            finish(panel, present=present, columns=len(row))
+            _finish_spec(panel, present=present, columns=len(row))
             if len(rows) * len(row) > 1:
                 # each panel knows the chart it belongs to (for tests and exports)
-                panel.layout.meta = dict(panel.layout.meta or {}, chart_title=title)
+                panel["layout"]["meta"] = dict(panel["layout"].get("meta") or {}, chart_title=title)
     if len(rows) == 1 and len(rows[0]) == 1:
-        title = title_of(rows[0][0]) or title
-    return title, rows
+        title = _title_in(rows[0][0]["layout"]) or title
+    frames = spec.pop("frames", None)  # only an animation has them, and it is one panel
+    # parts of a figure Plotly has validated already
+    charts = [[go.Figure(panel, _validate=False) for panel in row] for row in rows]
+    if frames and hasattr(fig, "_frame_objs"):
+        # an animation's frames are not restyled: its chart takes the frame objects of
+        # ``fig`` (read-only, like ``fig``) rather than rebuild them through Plotly, which
+        # cost 8-10 ms for the rotation's 64 frames even unvalidated
+        charts[0][0]._frame_objs = list(fig._frame_objs)
+    elif frames:
+        charts[0][0].frames = frames
+    return title, charts
 
 
 _KINDS = {"heatmap": "heatmap", "scatter": "line chart", "bar": "bar chart"}

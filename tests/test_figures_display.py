@@ -123,6 +123,43 @@ def test_cell_values_that_would_smear_on_a_phone_are_dropped():
     assert all(p.data[0].texttemplate is None for p in rows[0])
 
 
+@pytest.mark.parametrize("present", [False, True])
+def test_the_shared_figure_is_left_as_it_was(present):
+    for fig in _every_kind_of_figure():
+        before = fig.to_json()
+        display.prepare(fig, present=present)
+        assert fig.to_json() == before
+
+
+def test_panels_sharing_parts_of_one_figure_are_each_styled_once():
+    z = RNG.standard_normal((5, 5))
+    fig = figures.heatmap_panels([z, 2 * z, -z], ["a", "b", "c"], title="three", x_title="key", y_title="query")
+    _, rows = display.prepare(fig, present=True)
+    sizes = [dict(_sizes(p)) for p in rows[0]]
+    assert all(s == sizes[0] for s in sizes), sizes
+    assert {p.layout.font.size for p in rows[0]} == {display.TEXT[1]}
+    bars = [p.layout.coloraxis.colorbar.tickfont.size for p in rows[0]]
+    assert bars == [display.TEXT[1]] * 3
+
+
+def test_an_animation_keeps_its_frames_and_is_one_chart():
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]), layout=dict(title=dict(text="moving")))
+    fig.frames = [go.Frame(data=[go.Scatter(x=[0, 1], y=[k, 1])], name=str(k)) for k in range(3)]
+    title, ((chart,),) = display.prepare(fig, present=False)
+    assert title == "moving"
+    assert [f.to_plotly_json() for f in chart.frames] == [f.to_plotly_json() for f in fig.frames]
+
+
+def test_finish_styles_the_figure_it_is_given():
+    fig = figures.heatmap(RNG.standard_normal((12, 12)) * 1000, title="big numbers", x_title="k", y_title="q")
+    fig.update_traces(texttemplate="%{z:.3f}")  # cannot fit a phone's cells
+    trace = fig.data[0]
+    assert display.finish(fig, present=False) is fig
+    assert fig.data[0] is trace and trace.texttemplate is None
+    assert display.title_of(fig) == "big numbers" and not fig.layout.title.text
+    assert fig.layout.xaxis.tickfont.size == display.TEXT[0]
+
+
 def _luminance(colour: str) -> float:
     r, g, b = (int(v) / 255 for v in colour[colour.index("(") + 1 : -1].split(","))
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
