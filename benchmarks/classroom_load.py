@@ -371,9 +371,10 @@ class Student:
     async def move(self, *, unseen: set | None = None, revisit: bool = False) -> bool:
         """Move a slider and wait for the rerun; False if the page has no slider to move.
 
-        ``unseen``: the (lesson, slider, value) triples asked for so far on this server; the
-        move picks a value not among them (a cache miss) and adds it, or returns False when
-        the slider has none left. With ``revisit`` it picks one among them instead (a hit).
+        ``unseen``: the (lesson, slider, value) and (view, slider, value) triples asked for so
+        far on this server; the move picks a value no view of the lesson asked for (a cache
+        miss) and adds it, or returns False when the slider has none left. With ``revisit`` it
+        picks one this view asked for instead (a hit).
         """
         eligible = self._eligible()
         if not eligible:
@@ -383,12 +384,16 @@ class Student:
         now = self.current.get(key, (slider.value if slider.set_value else slider.default)[0])
         choices = [v for v in grid(slider, self.args.values) if v != now] or [now]
         if unseen is not None:
-            choices = [v for v in choices if ((self.case.url_path, key, v) in unseen) == revisit]
+            # a miss: a value no view of this lesson asked for; a hit: one this view asked for
+            if revisit:
+                choices = [v for v in choices if (self.case.name, key, v) in unseen]
+            else:
+                choices = [v for v in choices if (self.case.url_path, key, v) not in unseen]
             if not choices:
                 return False
         value = self.rng.choice(choices)
         if unseen is not None:
-            unseen.add((self.case.url_path, key, value))
+            unseen.update({(self.case.url_path, key, value), (self.case.name, key, value)})
         state = WidgetState(id=slider.id)
         if slider.type == Slider.SELECT_SLIDER:  # select sliders send the formatted option
             state.string_array_value.data.append(slider.options[int(value)])

@@ -89,3 +89,19 @@ def test_a_class_arriving_at_once_on_a_fresh_server_sees_no_error(tmp_path):
     (row,) = json.loads(out.read_text())["rows"]
     assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
     assert (row["loads"], row["moves"]) == (40, 0)  # this view has no slider but training ones
+
+
+def test_cpu_per_miss_moves_to_new_values_then_back(tmp_path):
+    """The probe of issue 18 on a server of its own (the script starts it and knows its pid):
+    one student moves to values nobody chose, then back to them; never a timing test."""
+    out = tmp_path / "miss.json"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--pages", "learned"]
+    cmd += ["--cpu-per-miss", "3", "--json", str(out), "--timeout", "30"]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (row,) = json.loads(out.read_text())["cpu_per_miss"]
+    assert row["page"] == "learned" and row["slider"] == "max_len", row
+    assert (row["moves"], row["hits"]) == (3, 3)
+    # CPU is read in ticks of 10 ms: a move may round to 0, never below
+    assert row["cpu_ms_mean"] >= 0 and row["cpu_ms_per_hit"] >= 0
+    assert row["cpu_ms_max"] >= row["cpu_ms_median"] >= 0

@@ -1,0 +1,25 @@
+"""benchmarks/browser_feel.py works end to end in Debian's Chromium: a smoke test, never a
+timing test (its exit status may be 1 on a busy machine; the rows must be complete)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from app_helpers import ROOT
+
+
+def test_first_chart_and_redraw_are_measured(server, tmp_path):
+    out = tmp_path / "feel.json"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "browser_feel.py"), "--url", server]
+    cmd += ["--pages", "learned", "--loads", "2", "--moves", "2", "--json", str(out)]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["page"] == "learned" and not row["errors"], row["errors"]
+    assert row["loads"] == 2 and row["moves"] == 2 and row["slider"] != "-"
+    assert 0 < row["first_chart_p50"] <= row["first_chart_p95"]
+    assert 0 < row["redraw_p50"] <= row["redraw_p95"]
+    assert row["charts"] >= 1 and row["widgets"] >= 1
+    assert row["ws_bytes_p50"] > 0
