@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import figures
+from figures import compare as compare_figures
 from figures.builders import MAX_POINTS
 
 RNG = np.random.default_rng(1234)
@@ -727,6 +728,21 @@ def test_scales_are_the_documented_cvd_safe_ones():
             y_title="y",
             signed=False,
             labels=[["x", "y", "z"], ["u", "v", "w"], ["p", "q", "r"]],
+        ),
+        lambda: compare_figures.score_grid(
+            [np.eye(4), None, np.zeros((4, 4)), -np.eye(4)],
+            ["a", "b", "c", "d"],
+            positions=np.arange(4),
+            title="t",
+            missing=["", "no row; really", "", ""],
+            height=500,
+            shared_scale=True,
+        ),
+        lambda: compare_figures.score_grid(
+            [np.eye(3)] * 5, list("abcde"), positions=np.arange(3), title="t", position_step=4
+        ),
+        lambda: compare_figures.translation_bars(
+            list("abcdef"), [0.0, 1e-17, 1e-12, 0.5, np.nan, 3.0], title="t", height=400
         ),
     ],
 )

@@ -6,12 +6,32 @@ after a lesson its exercises, previous / next links and speaker notes.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 import lessons
 from ui import class_views, classroom, exercises, layout, state
+
+#: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
+#: sessions' scripts at once and scales by processes (deploy/run_two.sh). OpenBLAS's
+#: own threads spin while they wait for work: with the cores busy, a least-squares fit of
+#: the design lesson cost 5x the CPU with two threads than with one, and the experiments
+#: page's default training 6x the time (benchmarks/README.md, "BLAS threads").
+BLAS_THREADS_ENV = "POSENC_BLAS_THREADS"
+
+
+def blas_threads() -> int:
+    """The BLAS thread count this process asks for: ``POSENC_BLAS_THREADS`` if it is a
+    whole number from 1 up, otherwise 1."""
+    value = os.environ.get(BLAS_THREADS_ENV, "1").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else 1
+
+
+# once per process: this module is imported once, app.py runs on every rerun
+threadpool_limits(blas_threads(), user_api="blas")
 
 #: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
 CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
