@@ -12,8 +12,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from .builders import line_chart
-from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout, subplots
+from .builders import _base, _figure, _scale, line_chart
+from .theme import PALETTE, SEQUENTIAL_SCALE, subplots
 
 #: colour of each slope's origin, and of a slope set by hand
 ORIGIN_COLOURS = {"c": PALETTE[0], "2c": PALETTE[1], "custom": PALETTE[3]}
@@ -88,15 +88,16 @@ def slope_chart(slopes, schedule, index, *, custom_head: int = 0, height: int | 
     slopes = np.asarray(slopes, dtype=np.float64)
     heads = np.arange(1, slopes.size + 1)
     origin = _origins(schedule, custom_head)
-    fig = go.Figure()
+    traces = []
     for key, name in _origin_names(schedule).items():
         pick = origin == key
         if not pick.any():
             continue
         rule = zip(np.asarray(index)[pick], np.asarray(schedule)[pick], strict=True)
         where = [f"2^(-8·{i}/{s})" if key != "custom" else "set by hand" for i, s in rule]
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=heads[pick],
                 y=slopes[pick].astype(np.float32),
                 customdata=np.array(
@@ -108,13 +109,19 @@ def slope_chart(slopes, schedule, index, *, custom_head: int = 0, height: int | 
                 hovertemplate="head %{x}<br>slope m = %{customdata[0]} = %{customdata[1]}<extra></extra>",
             )
         )
-    base_layout(fig, f"ALiBi slope of each of {slopes.size} heads (log scale)", height=height)
-    fig.update_layout(showlegend=True)
+    layout = _base(f"ALiBi slope of each of {slopes.size} heads (log scale)", height)
     tickvals, ticktext = _power_of_two_ticks(slopes.min(), slopes.max())
-    fig.update_yaxes(title_text="slope m (penalty per position of distance)", type="log")
-    fig.update_yaxes(tickvals=tickvals, ticktext=ticktext)
-    fig.update_xaxes(title_text="head h", dtick=1 if slopes.size <= 16 else None)
-    return fig
+    layout.update(
+        showlegend=True,
+        yaxis=dict(
+            title=dict(text="slope m (penalty per position of distance)"),
+            type="log",
+            tickvals=tickvals,
+            ticktext=ticktext,
+        ),
+        xaxis=dict(title=dict(text="head h"), dtick=1 if slopes.size <= 16 else None),
+    )
+    return _figure(traces, layout)
 
 
 def bias_facets(
@@ -142,20 +149,24 @@ def bias_facets(
     cols = min(n, FACETS_PER_ROW)
     rows = -(-n // cols)
     height = 130 + height_per_row * rows
-    # about 80 px between rows, for the tick labels above and the subplot title below
-    fig = subplots(
+    # about 80 px between rows, for the tick labels above and the subplot title below; the
+    # grid's axes and titles as make_subplots lays them out, then plain dicts (builders._figure)
+    layout = subplots(
         rows=rows,
         cols=cols,
         subplot_titles=list(titles),
         horizontal_spacing=0.05,
         vertical_spacing=min(0.3, 80 / (height - 150)),
-    )
+    ).to_dict()["layout"]
     low = float(np.nanmin(grids)) if np.isfinite(grids).any() else -1.0
     low = low if low < 0 else -1.0
+    traces = []
     for p in range(n):
         r, c = divmod(p, cols)
-        fig.add_trace(
-            go.Heatmap(
+        suffix = str(p + 1) if p else ""  # make_subplots numbers the cells row by row
+        traces.append(
+            dict(
+                type="heatmap",
                 z=grids[p],
                 x=positions,
                 y=positions,
@@ -163,27 +174,28 @@ def bias_facets(
                 hovertemplate=(
                     f"{titles[p]}<br>query i %{{y}}<br>key j %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"
                 ),
-            ),
-            row=r + 1,
-            col=c + 1,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+            )
         )
-        fig.update_yaxes(autorange="reversed", row=r + 1, col=c + 1)
+        layout[f"yaxis{suffix}"]["autorange"] = "reversed"
         if r == rows - 1:
-            fig.update_xaxes(title_text="key position j", row=r + 1, col=c + 1)
+            layout[f"xaxis{suffix}"]["title"] = dict(text="key position j")
         if c == 0:
-            fig.update_yaxes(title_text="query position i", row=r + 1, col=c + 1)
-    fig.update_layout(
-        coloraxis=dict(
-            colorscale=SEQUENTIAL_SCALE, cmin=low, cmax=0.0, colorbar=dict(title=dict(text=value_name, side="right"))
-        ),
-        plot_bgcolor="#ffffff",
+            layout[f"yaxis{suffix}"]["title"] = dict(text="query position i")
+    for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        layout[name].update(showgrid=False, zeroline=False)
+    layout["coloraxis"] = dict(
+        colorscale=_scale(SEQUENTIAL_SCALE),
+        cmin=low,
+        cmax=0.0,
+        colorbar=dict(title=dict(text=value_name, side="right")),
     )
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_yaxes(showgrid=False, zeroline=False)
-    base_layout(fig, title, height=height)
+    layout["plot_bgcolor"] = "#ffffff"
+    layout.update(_base(title, height))
     # room between the figure title and the first row's subplot titles
-    fig.update_layout(margin=dict(t=95))
-    return fig
+    layout["margin"] = dict(layout["margin"], t=95)
+    return _figure(traces, layout)
 
 
 def weight_chart(
@@ -247,17 +259,18 @@ def span_bars(spans, slopes, schedule, *, context: int, mass_label: str, custom_
     slopes = np.asarray(slopes, dtype=np.float64)
     heads = np.arange(1, spans.size + 1)
     origin = _origins(schedule, custom_head)
-    fig = go.Figure()
+    traces = []
     for key, name in _origin_names(schedule).items():
         pick = origin == key
         if not pick.any():
             continue
-        fig.add_trace(
-            go.Bar(
+        traces.append(
+            dict(
+                type="bar",
                 x=heads[pick],
                 y=spans[pick],
                 name=name,
-                marker_color=ORIGIN_COLOURS[key],
+                marker=dict(color=ORIGIN_COLOURS[key]),
                 customdata=np.array([slope_label(s) for s in slopes[pick]], dtype=object),
                 text=[f"{v:.0f}" for v in spans[pick]] if spans.size <= 16 else None,
                 textposition="outside",
@@ -267,27 +280,31 @@ def span_bars(spans, slopes, schedule, *, context: int, mass_label: str, custom_
                 ),
             )
         )
+    layout = _base(f"Reach of each head: distance holding {mass_label} of the attention", height)
+    whole = f"whole sequence: d = {context - 1}"
     if context - 1 <= 3 * max(float(spans.max()), 1.0):
-        fig.add_hline(
-            y=context - 1,
-            line=dict(color="#555", dash="dot"),
-            annotation_text=f"whole sequence: d = {context - 1}",
-            annotation_position="top left",
-        )
+        # what fig.add_hline(annotation_position="top left") draws
+        layout["shapes"] = [
+            dict(
+                type="line",
+                x0=0,
+                x1=1,
+                xref="x domain",
+                y0=context - 1,
+                y1=context - 1,
+                yref="y",
+                line=dict(color="#555", dash="dot"),
+            )
+        ]
+        note = dict(x=0, xref="x domain", xanchor="left", y=context - 1, yref="y", yanchor="bottom", text=whole)
     else:
         # a line far above every bar would squash them flat: name it instead
-        fig.add_annotation(
-            x=0,
-            y=1,
-            xref="paper",
-            yref="paper",
-            xanchor="left",
-            yanchor="bottom",
-            showarrow=False,
-            text=f"whole sequence: d = {context - 1}, far above every bar",
-        )
-    base_layout(fig, f"Reach of each head: distance holding {mass_label} of the attention", height=height)
-    fig.update_xaxes(title_text="head h", dtick=1 if spans.size <= 16 else None)
-    fig.update_yaxes(title_text="distance d (positions)", rangemode="tozero")
-    fig.update_layout(bargap=0.15)
-    return fig
+        note = dict(x=0, y=1, xref="paper", yref="paper", xanchor="left", yanchor="bottom", text=whole)
+        note["text"] += ", far above every bar"
+    layout.update(
+        annotations=[dict(note, showarrow=False)],
+        xaxis=dict(title=dict(text="head h"), dtick=1 if spans.size <= 16 else None),
+        yaxis=dict(title=dict(text="distance d (positions)"), rangemode="tozero"),
+        bargap=0.15,
+    )
+    return _figure(traces, layout)

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .builders import heatmap_panels
-from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, base_layout, every_nth, subplots, thin
+from .builders import _base, _figure, _scale, heatmap_panels
+from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, every_nth, subplots, thin
 
 #: a cell value is printed in the matrix up to this many rows (more would not be legible)
 ANNOTATE_UP_TO = 16
@@ -55,7 +55,8 @@ def _region_traces(x, y, region, names, colours, markers: bool):
         if not inside.any():
             continue
         traces.append(
-            go.Scatter(
+            dict(
+                type="scatter",
                 x=x,
                 y=np.where(inside, y, np.nan).astype(np.float32),
                 name=name,
@@ -100,50 +101,56 @@ def offset_panels(
     length = raw.shape[0]
     annotate = length <= ANNOTATE_UP_TO if annotate is None else annotate
     bound = max(1.0, float(np.abs(raw).max()))
-    fig = subplots(
+    # the grid's axes and titles as make_subplots lays them out, then plain dicts (builders._figure)
+    layout = subplots(
         rows=1,
         cols=2,
         subplot_titles=("j - i (every offset)", f"clip(j - i, -K, K), K = {max_distance}: the vector used"),
         horizontal_spacing=0.08,
-    )
+    ).to_dict()["layout"]
+    traces, shapes = [], []
     for col, (z, what) in enumerate(((raw, "j - i"), (clipped, "clip(j - i, -K, K)")), start=1):
+        suffix = str(col) if col > 1 else ""
         text = dict(texttemplate="%{z:.0f}", textfont=dict(size=13 if length <= 12 else 11)) if annotate else {}
-        fig.add_trace(
-            go.Heatmap(
+        traces.append(
+            dict(
+                type="heatmap",
                 z=z.astype(np.float32),
                 x=np.arange(length),
                 y=np.arange(length),
                 coloraxis="coloraxis",
                 hovertemplate=f"query i %{{y}}<br>key j %{{x}}<br>{what} = %{{z:.0f}}<extra></extra>",
                 **text,
-            ),
-            row=1,
-            col=col,
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+            )
         )
         for above in (True, False):
             path = _staircase(length, max_distance, above=above)
             if path:
-                fig.add_shape(
-                    type="path",
-                    path=path,
-                    line=dict(color="#000000", width=2.5, dash="dash"),
-                    xref=f"x{col if col > 1 else ''}",
-                    yref=f"y{col if col > 1 else ''}",
+                shapes.append(
+                    dict(
+                        type="path",
+                        path=path,
+                        line=dict(color="#000000", width=2.5, dash="dash"),
+                        xref=f"x{suffix}",
+                        yref=f"y{suffix}",
+                    )
                 )
-        fig.update_xaxes(title_text="key position j", row=1, col=col, constrain="domain")
-        anchor = f"x{col if col > 1 else ''}"
-        fig.update_yaxes(autorange="reversed", row=1, col=col, scaleanchor=anchor, constrain="domain")
-    fig.update_yaxes(title_text="query position i", row=1, col=1)
-    fig.update_layout(
-        coloraxis=dict(
-            colorscale=SIGNED_SCALE,
-            cmin=-bound,
-            cmax=bound,
-            cmid=0.0,
-            colorbar=dict(title=dict(text="offset", side="right")),
-        )
+        layout[f"xaxis{suffix}"].update(title=dict(text="key position j"), constrain="domain")
+        layout[f"yaxis{suffix}"].update(autorange="reversed", scaleanchor=f"x{suffix}", constrain="domain")
+    layout["yaxis"]["title"] = dict(text="query position i")
+    if shapes:
+        layout["shapes"] = shapes
+    layout["coloraxis"] = dict(
+        colorscale=_scale(SIGNED_SCALE),
+        cmin=-bound,
+        cmax=bound,
+        cmid=0.0,
+        colorbar=dict(title=dict(text="offset", side="right")),
     )
-    return base_layout(fig, title, height=height)
+    layout.update(_base(title, height))
+    return _figure(traces, layout)
 
 
 def bucket_chart(
@@ -175,42 +182,57 @@ def bucket_chart(
     if not rel.shape == bucket.shape == region.shape or rel.ndim != 1:
         raise ValueError(f"rel, bucket and region must be 1-D of one length, got {rel.shape}, {bucket.shape}")
     markers = rel.size <= MARKERS_UP_TO
-    fig = go.Figure()
     # drawn first, so the regions cover it wherever the two agree
-    for name, values in (extra or {}).items():
-        fig.add_trace(
-            go.Scatter(
-                x=rel,
-                y=np.asarray(values).astype(np.float32),
-                name=name,
-                mode="lines",
-                line=dict(color="#000000", width=2, dash="dash", shape="hv"),
-                hovertemplate=f"{name}<br>relative position %{{x}}<br>%{{y}}<extra></extra>",
-            )
+    traces = [
+        dict(
+            type="scatter",
+            x=rel,
+            y=np.asarray(values).astype(np.float32),
+            name=name,
+            mode="lines",
+            line=dict(color="#000000", width=2, dash="dash", shape="hv"),
+            hovertemplate=f"{name}<br>relative position %{{x}}<br>%{{y}}<extra></extra>",
         )
-    fig.add_traces(_region_traces(rel, bucket, region, list(region_names), PALETTE, markers))
-    base_layout(fig, title, height=height)
+        for name, values in (extra or {}).items()
+    ]
+    traces += _region_traces(rel, bucket, region, list(region_names), PALETTE, markers)
+    layout = _base(title, height)
     # boundary labels sit above the plot area, the legend below it
-    fig.update_layout(
-        margin=dict(t=100, b=120),
-        legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="center", x=0.5),
-    )
-    fig.update_xaxes(title_text=x_title, zeroline=True)
-    fig.update_yaxes(title_text=y_title)
+    layout["margin"] = dict(layout["margin"], t=100, b=120)
+    layout["legend"] = dict(orientation="h", yanchor="top", y=-0.22, xanchor="center", x=0.5)
+    layout["xaxis"] = dict(title=dict(text=x_title), zeroline=True)
+    layout["yaxis"] = dict(title=dict(text=y_title))
+    shapes, notes = [], []
     for line in vlines:
         at = line["x"]
-        fig.add_vline(x=at, line=dict(color="#555555", dash="dot", width=1.5))
-        fig.add_annotation(
-            x=at,
-            y=1.0 + 0.08 * line.get("level", 0),
-            yref="paper",
-            text=line["text"],
-            showarrow=False,
-            xanchor="left" if at >= 0 else "right",
-            yanchor="bottom",
-            font=dict(size=12),
+        # what fig.add_vline draws: a line across the plot's height at x
+        shapes.append(
+            dict(
+                type="line",
+                x0=at,
+                x1=at,
+                xref="x",
+                y0=0,
+                y1=1,
+                yref="y domain",
+                line=dict(color="#555555", dash="dot", width=1.5),
+            )
         )
-    return fig
+        notes.append(
+            dict(
+                x=at,
+                y=1.0 + 0.08 * line.get("level", 0),
+                yref="paper",
+                text=line["text"],
+                showarrow=False,
+                xanchor="left" if at >= 0 else "right",
+                yanchor="bottom",
+                font=dict(size=12),
+            )
+        )
+    if shapes:
+        layout.update(shapes=shapes, annotations=notes)
+    return _figure(traces, layout)
 
 
 def bucket_heatmap(
@@ -240,27 +262,26 @@ def bucket_heatmap(
     index = index.astype(np.int8 if index.size and -128 <= index.min() and index.max() < 128 else np.int16)
     bound = float(np.nanmax(np.abs(shown))) if np.isfinite(shown).any() else 1.0
     bound = bound if bound > 0 else 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=shown,
-            x=xs,
-            y=ys,
-            customdata=index,
-            colorscale=SIGNED_SCALE,
-            zmin=-bound,
-            zmax=bound,
-            zmid=0.0,
-            colorbar=dict(title=dict(text=value_name, side="right")),
-            hovertemplate=(
-                f"query i %{{y}}<br>key j %{{x}}<br>bucket %{{customdata}}<br>{value_name} %{{z:.2f}}<extra></extra>"
-            ),
-        )
+    trace = dict(
+        type="heatmap",
+        z=shown,
+        x=xs,
+        y=ys,
+        customdata=index,
+        colorscale=_scale(SIGNED_SCALE),
+        zmin=-bound,
+        zmax=bound,
+        zmid=0.0,
+        colorbar=dict(title=dict(text=value_name, side="right")),
+        hovertemplate=(
+            f"query i %{{y}}<br>key j %{{x}}<br>bucket %{{customdata}}<br>{value_name} %{{z:.2f}}<extra></extra>"
+        ),
     )
     parts = [p for p in (every_nth(steps[0], "query"), every_nth(steps[1], "key")) if p]
-    base_layout(fig, title + (f" (showing {' and '.join(parts)})" if parts else ""), height=height)
-    fig.update_xaxes(title_text=x_title, constrain="domain")
-    fig.update_yaxes(title_text=y_title, autorange="reversed", scaleanchor="x", constrain="domain")
-    return fig
+    layout = _base(title + (f" (showing {' and '.join(parts)})" if parts else ""), height)
+    layout["xaxis"] = dict(title=dict(text=x_title), constrain="domain")
+    layout["yaxis"] = dict(title=dict(text=y_title), autorange="reversed", scaleanchor="x", constrain="domain")
+    return _figure([trace], layout)
 
 
 def score_terms(terms: Sequence[np.ndarray], names: Sequence[str], *, title: str, height: int = 430) -> go.Figure:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .builders import line_chart
+from .builders import _base, _figure, _scale, line_chart
 from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout, subplots
 
 #: An animation holds at most this many frames (its JSON grows with each).
@@ -210,13 +210,28 @@ def rotation_animation(
     return fig
 
 
+def _hline(y: float, line: dict, axis: str = "") -> dict:
+    """The shape ``fig.add_hline(y, line=line)`` adds, across the width of axes ``x<axis>``."""
+    return dict(type="line", x0=0, x1=1, xref=f"x{axis} domain", y0=y, y1=y, yref=f"y{axis}", line=line)
+
+
+#: the theme puts the legend at the top right, where a long title runs into it
+_UNDER_TITLE = dict(
+    title=dict(y=0.98, yref="container", yanchor="top"),
+    legend=dict(x=0, xanchor="left", y=1.01, yanchor="bottom"),
+    margin=dict(t=95),
+)
+
+
 def _legend_under_title(fig: go.Figure) -> None:
-    # the theme puts the legend at the top right, where a long title runs into it
-    fig.update_layout(
-        title=dict(y=0.98, yref="container", yanchor="top"),
-        legend=dict(x=0, xanchor="left", y=1.01, yanchor="bottom"),
-        margin=dict(t=95),
-    )
+    fig.update_layout(**_UNDER_TITLE)
+
+
+def _legend_under_title_dict(layout: dict) -> dict:
+    """``layout`` (a plain dict from ``builders._base``) with the legend under the title."""
+    for key, value in _UNDER_TITLE.items():
+        layout[key] = dict(layout[key], **value)
+    return layout
 
 
 def score_spread(
@@ -232,9 +247,9 @@ def score_spread(
     """Mean score and a band of one standard deviation either side, against distance (log x)."""
     distances = np.asarray(distances)
     mean, std = _f32(mean), _f32(std)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
+    traces = [
+        dict(
+            type="scatter",
             x=np.concatenate([distances, distances[::-1]]),
             y=np.concatenate([mean + std, (mean - std)[::-1]]),
             fill="toself",
@@ -242,44 +257,46 @@ def score_spread(
             line=dict(width=0),
             name="mean ± std",
             hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        dict(
+            type="scatter",
             x=distances,
             y=std,
             mode="lines",
             name="std of the score",
             line=dict(color=PALETTE[3], width=2),
             hovertemplate="distance %{x}<br>std %{y:.3f}<extra></extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
+        ),
+        dict(
+            type="scatter",
             x=distances,
             y=mean,
             mode="lines",
             name="mean score",
             line=dict(color=PALETTE[0], width=2),
             hovertemplate="distance %{x}<br>mean %{y:.3f}<extra></extra>",
-        )
+        ),
+    ]
+    layout = _legend_under_title_dict(_base(title, height))
+    layout.update(
+        # what fig.add_hline draws: a line across the plot's width at y
+        shapes=[_hline(reference, dict(color="#555", dash="dot"))],
+        annotations=[
+            dict(
+                x=1,
+                xref="paper",
+                y=reference,
+                text=reference_label,
+                showarrow=False,
+                xanchor="right",
+                yanchor="bottom",
+                bgcolor="rgba(255, 255, 255, 0.85)",
+            )
+        ],
+        xaxis=dict(title=dict(text="relative distance m - n (positions, log scale)"), type="log"),
+        yaxis=dict(title=dict(text="score q_m · k_n")),
     )
-    fig.add_hline(y=reference, line=dict(color="#555", dash="dot"))
-    fig.add_annotation(
-        x=1,
-        xref="paper",
-        y=reference,
-        text=reference_label,
-        showarrow=False,
-        xanchor="right",
-        yanchor="bottom",
-        bgcolor="rgba(255, 255, 255, 0.85)",
-    )
-    base_layout(fig, title, height=height)
-    fig.update_xaxes(title_text="relative distance m - n (positions, log scale)", type="log")
-    fig.update_yaxes(title_text="score q_m · k_n")
-    _legend_under_title(fig)
-    return fig
+    return _figure(traces, layout)
 
 
 def pairing_map(rows: Mapping[str, np.ndarray], *, title: str, height: int | None = None) -> go.Figure:
@@ -291,24 +308,22 @@ def pairing_map(rows: Mapping[str, np.ndarray], *, title: str, height: int | Non
     labels = list(rows)
     z = np.stack([np.asarray(rows[label]) for label in labels])  # (L, Dh)
     head_dim = z.shape[1]
-    fig = go.Figure(
-        go.Heatmap(
-            z=_f32(z),
-            x=np.arange(head_dim),
-            y=labels,
-            colorscale=SEQUENTIAL_SCALE,
-            colorbar=dict(title=dict(text="pair i", side="right")),
-            texttemplate="%{z}" if head_dim <= 32 else None,
-            textfont=dict(size=12),
-            xgap=1,
-            ygap=6,
-            hovertemplate="%{y}<br>dimension %{x} belongs to pair %{z}<extra></extra>",
-        )
+    trace = dict(
+        type="heatmap",
+        z=_f32(z),
+        x=np.arange(head_dim),
+        y=labels,
+        colorscale=_scale(SEQUENTIAL_SCALE),
+        colorbar=dict(title=dict(text="pair i", side="right")),
+        texttemplate="%{z}" if head_dim <= 32 else None,
+        textfont=dict(size=12),
+        xgap=1,
+        ygap=6,
+        hovertemplate="%{y}<br>dimension %{x} belongs to pair %{z}<extra></extra>",
     )
-    base_layout(fig, title, height=height)
-    fig.update_xaxes(title_text="dimension of q or k (0 .. Dh - 1)")
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    layout = _base(title, height)
+    layout.update(xaxis=dict(title=dict(text="dimension of q or k (0 .. Dh - 1)")), yaxis=dict(autorange="reversed"))
+    return _figure([trace], layout)
 
 
 def scaling_chart(
@@ -338,15 +353,17 @@ def scaling_chart(
     before, after, ratio = _f32(wavelength_before), _f32(wavelength_after), _f32(ratio)
     region = np.asarray(region)
     pairs = np.arange(before.size)
-    fig = subplots(
+    # the grid's axes as make_subplots lays them out, then plain dicts (builders._figure)
+    layout = subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,
         row_heights=[0.64, 0.36],
         vertical_spacing=0.06,
-    )
-    fig.add_trace(
-        go.Scatter(
+    ).to_dict()["layout"]
+    traces = [
+        dict(
+            type="scatter",
             x=pairs,
             y=before,
             mode="lines+markers",
@@ -354,17 +371,18 @@ def scaling_chart(
             line=dict(color="#999999", width=1.5),
             marker=dict(color="#999999", size=5),
             hovertemplate="pair %{x}<br>original wavelength %{y:,.1f} positions<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
+            xaxis="x",
+            yaxis="y",
+        )
+    ]
     for r, name in enumerate(region_names):
         sel = region == r
         if not sel.any():
             continue
         colour = REGION_COLOURS[r % len(REGION_COLOURS)]
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=pairs[sel],
                 y=after[sel],
                 mode="markers",
@@ -376,12 +394,13 @@ def scaling_chart(
                     f"pair %{{x}} ({name})<br>wavelength %{{y:,.1f}} positions"
                     "<br>frequency ratio %{customdata:.4f}<extra></extra>"
                 ),
-            ),
-            row=1,
-            col=1,
+                xaxis="x",
+                yaxis="y",
+            )
         )
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=pairs[sel],
                 y=ratio[sel],
                 mode="markers",
@@ -390,9 +409,9 @@ def scaling_chart(
                 showlegend=False,
                 marker=dict(color=colour, size=7),
                 hovertemplate=f"pair %{{x}} ({name})<br>ratio %{{y:.4f}}<extra></extra>",
-            ),
-            row=2,
-            col=1,
+                xaxis="x2",
+                yaxis="y2",
+            )
         )
     # one line per distinct wavelength; labels of equal ones are joined (L/beta_slow = L when beta_slow = 1)
     lines: dict[float, list[str]] = {float(original_length): [f"training length L = {original_length:,}"]}
@@ -401,40 +420,46 @@ def scaling_chart(
     for label, at in (guides or {}).items():
         same = next((v for v in lines if np.isclose(v, at, rtol=1e-9)), None)
         lines.setdefault(float(at) if same is None else same, []).append(label)
+    shapes, notes = [], []
     for at, labels in lines.items():
         main = any(label.startswith(("training", "s·L")) for label in labels)
         colour = "#555555" if main else PALETTE[5]
-        fig.add_hline(y=at, line=dict(color=colour, dash="dash" if main else "dot", width=1), row=1, col=1)
+        shapes.append(_hline(at, dict(color=colour, dash="dash" if main else "dot", width=1)))
         # annotations on a log axis are placed in log10 units
-        fig.add_annotation(
-            x=0,
-            xref="x domain",
-            y=float(np.log10(at)),
-            yref="y",
-            text=" and ".join(labels),
-            showarrow=False,
-            xanchor="left",
-            yanchor="bottom",
-            font=dict(size=12, color=colour),
+        notes.append(
+            dict(
+                x=0,
+                xref="x domain",
+                y=float(np.log10(at)),
+                yref="y",
+                text=" and ".join(labels),
+                showarrow=False,
+                xanchor="left",
+                yanchor="bottom",
+                font=dict(size=12, color=colour),
+            )
         )
-    fig.add_hline(y=1.0 / factor, line=dict(color="#555555", dash="dot", width=1), row=2, col=1)
-    fig.add_annotation(
-        x=1,
-        xref="x2 domain",
-        y=1.0 / factor,
-        yref="y2",
-        text=f"1/s = {1.0 / factor:.3g}",
-        showarrow=False,
-        xanchor="right",
-        yanchor="bottom",
-        font=dict(size=12),
+    shapes.append(_hline(1.0 / factor, dict(color="#555555", dash="dot", width=1), axis="2"))
+    notes.append(
+        dict(
+            x=1,
+            xref="x2 domain",
+            y=1.0 / factor,
+            yref="y2",
+            text=f"1/s = {1.0 / factor:.3g}",
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            font=dict(size=12),
+        )
     )
-    base_layout(fig, title, height=height)
-    fig.update_yaxes(title_text="wavelength (positions, log)", type="log", row=1, col=1)
-    fig.update_yaxes(title_text="frequency after / before", range=[0, 1.08], row=2, col=1)
-    fig.update_xaxes(title_text="pair index i (fast → slow)", row=2, col=1)
-    _legend_under_title(fig)
-    return fig
+    layout["annotations"] = layout.get("annotations", []) + notes
+    layout["shapes"] = shapes
+    layout.update(_legend_under_title_dict(_base(title, height)))
+    layout["yaxis"].update(title=dict(text="wavelength (positions, log)"), type="log")
+    layout["yaxis2"].update(title=dict(text="frequency after / before"), range=[0, 1.08])
+    layout["xaxis2"]["title"] = dict(text="pair index i (fast → slow)")
+    return _figure(traces, layout)
 
 
 def xpos_factors(distances, zeta, pairs: Sequence[int], *, scale_base: float, height: int | None = None) -> go.Figure:

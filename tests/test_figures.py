@@ -19,7 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import figures
+from figures import alibi as alibi_figures
 from figures import compare as compare_figures
+from figures import relative as relative_figures
+from figures import rope as rope_figures
 from figures.builders import MAX_POINTS
 
 RNG = np.random.default_rng(1234)
@@ -743,6 +746,44 @@ def test_scales_are_the_documented_cvd_safe_ones():
         ),
         lambda: compare_figures.translation_bars(
             list("abcdef"), [0.0, 1e-17, 1e-12, 0.5, np.nan, 3.0], title="t", height=400
+        ),
+        lambda: alibi_figures.bias_facets(
+            -np.arange(5 * 16, dtype=float).reshape(5, 4, 4), np.arange(4) * 2, list("abcde"), title="t"
+        ),
+        lambda: alibi_figures.slope_chart([0.5, 0.25, 0.3, 0.0625], [4, 4, 4, 8], [1, 2, 3, 1], custom_head=3),
+        lambda: alibi_figures.span_bars(
+            [2.0, 5.0, 9.0], [0.5, 0.25, 0.125], [3, 3, 3], context=20, mass_label="90%", height=300
+        ),
+        lambda: alibi_figures.span_bars([2.0, 5.0], [0.5, 0.25], [2, 4], context=5000, mass_label="50%", custom_head=2),
+        lambda: relative_figures.offset_panels(
+            np.subtract.outer(np.arange(6), np.arange(6)).T,
+            np.clip(np.subtract.outer(np.arange(6), np.arange(6)).T, -2, 2),
+            max_distance=2,
+        ),
+        lambda: relative_figures.bucket_chart(
+            np.arange(-9, 10),
+            np.abs(np.arange(-9, 10)) // 3,
+            (np.abs(np.arange(-9, 10)) > 4).astype(int),
+            ["exact", "log"],
+            title="t",
+            x_title="x",
+            vlines=[dict(x=4, text="a"), dict(x=-4, text="b", level=1)],
+            extra={"other": np.abs(np.arange(-9, 10)) // 2},
+        ),
+        lambda: relative_figures.bucket_heatmap(np.eye(5) - 0.5, np.arange(25).reshape(5, 5), title="t"),
+        lambda: rope_figures.score_spread(
+            np.arange(1, 50), np.cos(np.arange(1, 50)), np.ones(49), reference=0.5, reference_label="r", title="t"
+        ),
+        lambda: rope_figures.pairing_map({"a": np.repeat(np.arange(4), 2), "b": np.tile(np.arange(4), 2)}, title="t"),
+        lambda: rope_figures.scaling_chart(
+            np.geomspace(6, 60000, 16),
+            np.geomspace(6, 240000, 16),
+            np.linspace(1, 0.25, 16),
+            np.minimum(np.arange(16) // 6, 2),
+            factor=4.0,
+            original_length=2048,
+            guides={"L/beta": 2048.0, "L/alpha": 64.0},
+            title="t",
         ),
     ],
 )
