@@ -16,10 +16,11 @@ import lessons
 from ui import class_views, classroom, exercises, layout, state
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
-#: sessions' scripts at once and scales by processes (deploy/run_two.sh). OpenBLAS's
-#: own threads spin while they wait for work: with the cores busy, a least-squares fit of
-#: the design lesson cost 5x the CPU with two threads than with one, and the experiments
-#: page's default training 6x the time (benchmarks/README.md, "BLAS threads").
+#: sessions' scripts at once and scales by processes (deploy/run_two.sh), and OpenBLAS's
+#: own threads spin while they wait for work. On 2 cores, quiet: the experiments page's
+#: default training took 12.5 s (24 s of CPU) with two threads and 8.4 s with one; a
+#: (1029 x 512) least-squares fit 285 ms of CPU against 182 ms. With the cores busy the
+#: gap widens (benchmarks/README.md, "CPU per cache miss").
 BLAS_THREADS_ENV = "POSENC_BLAS_THREADS"
 
 
