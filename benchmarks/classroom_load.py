@@ -211,7 +211,8 @@ class Student:
         self.max_age = 2  # runs a cached message stays in the frontend's cache (server config)
         self.cache: dict[str, tuple[int, object]] = {}  # hash -> (run it was last used, slider proto or None)
         self.run_no = 0
-        self.sliders: list[tuple[int, int, Slider]] = []  # (root container, order, proto) of the last run
+        #: (root container, order, proto, fragment id or "") of the sliders on the page now
+        self.sliders: list[tuple[int, int, Slider, str]] = []
         self.downloads: list[str] = []  # deferred file ids of the last run
         self.widget_states: dict[str, WidgetState] = {}
         self.current: dict[str, float] = {}  # slider key -> value this student set
@@ -220,29 +221,30 @@ class Student:
 
     # -- messages from the server
 
-    def _slider_seen(self, root: int, proto: Slider) -> None:
-        self.sliders.append((root, len(self.sliders), proto))
+    def _slider_seen(self, root: int, proto: Slider, fragment: str) -> None:
+        self.sliders.append((root, len(self.sliders), proto, fragment))
 
     def handle(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "ref_hash":  # a message we hold: the server sent only its hash
             if msg.ref_hash in self.cache:
-                _, slider = self.cache[msg.ref_hash]
-                self.cache[msg.ref_hash] = (self.run_no, slider)
+                _, slider, fragment = self.cache[msg.ref_hash]
+                self.cache[msg.ref_hash] = (self.run_no, slider, fragment)
                 if slider is not None:
-                    self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider)
+                    self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider, fragment)
             else:
                 self._fail(f"reference to a message not cached: {msg.ref_hash[:8]}")
             return
-        slider = None
+        slider, fragment = None, ""
         if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
             etype = element.WhichOneof("type")
             if etype == "exception":
                 self.stats.exceptions.append(f"{element.exception.type}: {element.exception.message[:200]}")
             elif etype == "slider":
-                slider = element.slider
-                self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider)
+                # a widget drawn by a fragment reruns that fragment alone when it moves
+                slider, fragment = element.slider, msg.delta.fragment_id
+                self._slider_seen(msg.metadata.delta_path[0] if msg.metadata.delta_path else 0, slider, fragment)
             elif etype == "download_button" and element.download_button.deferred_file_id:
                 self.downloads.append(element.download_button.deferred_file_id)
         elif kind == "new_session":
@@ -269,7 +271,7 @@ class Student:
             if self.download_waiter and not self.download_waiter.done():
                 self.download_waiter.set_result(msg.backend_operation_response)
         if msg.metadata.cacheable and msg.hash:
-            self.cache[msg.hash] = (self.run_no, slider)
+            self.cache[msg.hash] = (self.run_no, slider, fragment)
 
     def _fail(self, reason: str) -> None:
         for waiter in (self.waiter, self.download_waiter):
@@ -290,9 +292,10 @@ class Student:
 
     # -- what the student does
 
-    def _rerun(self, *, first: bool, fragment_id: str = "") -> bytes:
-        """The BackMsg of a run; with ``fragment_id`` the rerun of that fragment only, as the
-        frontend sends it every ``run_every`` (benchmarks/class_poll.py)."""
+    def _rerun(self, *, first: bool, fragment_id: str = "", auto: bool = True) -> bytes:
+        """The BackMsg of a run; with ``fragment_id`` the rerun of that fragment only: as the
+        frontend sends it every ``run_every`` (benchmarks/class_poll.py), or, with
+        ``auto=False``, when a widget the fragment drew moves."""
         back = BackMsg()
         state = back.rerun_script
         state.query_string = self.query
@@ -301,15 +304,17 @@ class Student:
         else:
             state.page_script_hash = self.page_hash
         if fragment_id:
-            state.fragment_id, state.is_auto_rerun = fragment_id, True
+            state.fragment_id, state.is_auto_rerun = fragment_id, auto
         state.widget_states.widgets.extend(self.widget_states.values())
-        state.cached_message_hashes.extend(h for h, (run, _) in self.cache.items() if self.run_no - run < self.max_age)
+        state.cached_message_hashes.extend(h for h, (run, *_) in self.cache.items() if self.run_no - run < self.max_age)
         info = state.context_info
         info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
         info.url = f"http://{self.host}:{self.port}/{self.case.url_path}" + (f"?{self.query}" if self.query else "")
         info.is_embedded, info.color_scheme = False, "light"
         self.run_no += 1
-        self.sliders, self.downloads = [], []
+        # a fragment's rerun redraws its own elements only: the others stay on the page
+        self.sliders = [s for s in self.sliders if fragment_id and s[3] != fragment_id]
+        self.downloads = []
         return back.SerializeToString()
 
     async def _run_script(self, payload: bytes, timeout: float) -> None:
@@ -361,7 +366,7 @@ class Student:
 
     def _eligible(self) -> list[Slider]:
         training = TRAINING_SLIDERS.get(self.case.page, set())
-        ordered = [proto for _, _, proto in sorted(self.sliders, key=lambda s: (s[0], s[1]))]
+        ordered = [s[2] for s in sorted(self.sliders, key=lambda s: (s[0], s[1]))]
         if not self.args.slow:
             ordered = [s for s in ordered if key_of(s) not in training]
         if self.args.slider not in ("first", "random"):
@@ -404,7 +409,10 @@ class Student:
         slow = key in TRAINING_SLIDERS.get(self.case.page, set())
         before = self.ws.received
         start = time.perf_counter()
-        await self._run_script(self._rerun(first=False), self.args.slow_timeout if slow else self.args.timeout)
+        # as the browser does: a slider a fragment drew reruns that fragment only
+        fragment = next((s[3] for s in self.sliders if s[2].id == slider.id), "")
+        payload = self._rerun(first=False, fragment_id=fragment, auto=False)
+        await self._run_script(payload, self.args.slow_timeout if slow else self.args.timeout)
         elapsed = (time.perf_counter() - start) * 1e3
         (self.stats.slow_moves if slow else self.stats.moves).append(elapsed)
         self.stats.move_bytes.append(self.ws.received - before)

@@ -44,8 +44,12 @@ def test_presenter_mode_from_the_url_folds_the_explanations_into_speaker_notes()
     assert any(lead in m.value for m in normal.markdown)
     # once, and that once is inside the speaker notes
     assert sum(lead in m.value for m in present.markdown) == 1
-    notes = present.expander[-1]
-    assert "Speaker notes" in notes.label
+    labels = [e.label for e in present.expander]
+    # exactly one, under the view (it is redrawn with it) and above the exercises
+    assert labels.count("Speaker notes") == 1
+    exercises_at = next(i for i, label in enumerate(labels) if label.startswith("Exercises"))
+    assert labels.index("Speaker notes") < exercises_at
+    notes = present.expander[labels.index("Speaker notes")]
     assert any(lead in m.value for m in notes.markdown)
     assert any("What to notice" in m.value for m in notes.markdown)
     assert not any("What to notice" in c.value for c in present.caption)

@@ -23,9 +23,34 @@ def presenting() -> bool:
 def start_page(present: bool) -> None:
     """Called by the shell (ui.shell) before a page runs."""
     st.session_state[PRESENTING] = present
+    _start_body()
+
+
+def _start_body() -> None:
     st.session_state[_STAGE] = []
     st.session_state[NOTES] = []
     st.session_state[CODES] = {}
+
+
+@st.fragment
+def lesson_body(lesson) -> None:
+    """A numbered lesson's intro and view, rerun alone when one of their widgets moves.
+
+    A move then costs only the lesson's own work: the shell (menu links, presenter
+    switch, class banner), the exercises and the previous / next links are neither run
+    nor sent again (a whole-page rerun cost 24-64 ms of CPU before a figure was even
+    made; benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the
+    sidebar: a fragment's writes to it are redrawn in place. The speaker notes are drawn
+    here, under the view, since the view writes them and the shell's own run is not
+    repeated. Nothing outside reads the view's values: the exercises stand alone.
+    """
+    alone = state.start_fragment()
+    _start_body()
+    notice_area = st.container()
+    lesson.draw()
+    draw_speaker_notes()
+    if alone:
+        state.finish_run(notice_area)
 
 
 #: presenter mode: the main-area slots for a view's key controls on this run
@@ -72,6 +97,16 @@ def navigation_links(home, lessons, reference, class_page=None) -> None:
 
 def speaker_notes() -> list[str]:
     return list(st.session_state.get(NOTES, []))
+
+
+def draw_speaker_notes() -> None:
+    """The explanations presenter mode folded away, in a closed expander; drawn once."""
+    notes = st.session_state.get(NOTES, [])
+    if notes:
+        with st.expander("Speaker notes", icon=":material/speaker_notes:", expanded=False):
+            for note in notes:
+                st.markdown(note)
+        st.session_state[NOTES] = []
 
 
 def _explain(text: str, draw) -> None:
@@ -150,9 +185,8 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, d
                 _draw(panel, panel_key, alt)
     if not downloads:
         return
-    first = rows[0][0][0]
-    frame_ms = (first.layout.meta or {}).get("frame_ms", 120) if isinstance(first.layout.meta, dict) else 120
-    chart_tools.tools(key, keys, filename, animated=bool(first.frames), frame_ms=frame_ms)
+    animated, frame_ms = figcache.animation(rows[0][0][0])
+    chart_tools.tools(key, keys, filename, animated=animated, frame_ms=frame_ms)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
         with st.expander("Show the code", icon=":material/code:", expanded=False):

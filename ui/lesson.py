@@ -84,8 +84,21 @@ class Lesson:
         return {key: view.label for key, view in self.views.items()}
 
     def show(self) -> None:
-        """Draw the page: the intro, then the view the URL (or the picker) names."""
-        from ui import layout  # the record itself stays importable without a Streamlit run
+        """Draw the page. A numbered lesson is drawn as a fragment
+        (``ui.layout.lesson_body``): a move of its controls reruns the lesson alone."""
+        import lessons  # the record itself stays importable without a Streamlit run
+        from ui import layout
+
+        # the page run makes its own record (Streamlit runs the file as a script), so the
+        # lesson path is matched by URL, not by identity
+        if lessons.lesson_by_url(self.url_path) is not None:
+            layout.lesson_body(self)
+        else:
+            self.draw()
+
+    def draw(self) -> None:
+        """The intro, then the view the URL (or the picker) names."""
+        from ui import layout
 
         settings = (self._intro() if self._intro else None) or {}
         if self.views:

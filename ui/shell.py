@@ -95,10 +95,7 @@ def run(page: st.Page) -> None:
     if current is not None:
         exercises.render(current)
         _neighbours(current)
-    if layout.speaker_notes():
-        with st.expander("Speaker notes", icon=":material/speaker_notes:", expanded=False):
-            for note in layout.speaker_notes():
-                st.markdown(note)
+    layout.draw_speaker_notes()
     state.finish_run(notice_area)
 
 

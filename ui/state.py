@@ -23,6 +23,10 @@ WIDGET = "w:"
 _NOTICES = "_url_notices"
 _OWNED = "_url_owned"
 _PAGE = "_page"
+#: set by a full run's start; taken by the lesson's fragment (``start_fragment``)
+_FULL_RUN = "_full_run"
+#: the URL names the shell owned before the lesson's fragment first ran
+_SHELL_OWNED = "_shell_owned"
 DRAWN = "_drawn:"
 OPTIONS = "_options:"
 
@@ -35,6 +39,7 @@ def start_run(page_id: str) -> None:
     st.session_state[_PAGE] = page_id
     st.session_state[_OWNED] = []
     st.session_state[_NOTICES] = []
+    st.session_state[_FULL_RUN] = True
 
 
 def finish_run(notice_area) -> None:
@@ -45,6 +50,22 @@ def finish_run(notice_area) -> None:
     notices = st.session_state.get(_NOTICES, [])
     if notices:
         notice_area.warning("Some values in the link could not be used:\n\n" + "\n".join(f"- {n}" for n in notices))
+
+
+def start_fragment() -> bool:
+    """Called first in a lesson's fragment (``ui.layout.lesson_body``); True when the
+    fragment reruns alone (a move of one of its widgets), False inside a full run.
+
+    A full run's shell has already claimed its URL names (presenter mode, a class link);
+    they are remembered here, so that a rerun of the fragment alone, which does not run
+    the shell, starts from them and ``finish_run`` keeps them.
+    """
+    if st.session_state.pop(_FULL_RUN, False):
+        st.session_state[_SHELL_OWNED] = list(st.session_state.get(_OWNED, []))
+        return False
+    st.session_state[_OWNED] = list(st.session_state.get(_SHELL_OWNED, []))
+    st.session_state[_NOTICES] = []
+    return True
 
 
 def own(*names: str) -> None:
