@@ -561,8 +561,10 @@ def _split_spec(spec: dict) -> list[list[dict]]:
     return rows
 
 
-def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]]]:
-    """What a page draws for ``fig``: its title, and rows of finished one-panel charts.
+def prepare_specs(fig: go.Figure, *, present: bool) -> tuple[str, list[list[dict]], list | None]:
+    """``prepare`` as plain specs: the title, rows of one-panel ``{"data", "layout"}``
+    dicts (new, the caller's own), and the animation's frames as ``fig`` holds them
+    (Plotly frame objects, read-only) or ``None``.
 
     ``fig`` is not changed (it may be shared by every session).
     """
@@ -578,13 +580,24 @@ def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]
     if len(rows) == 1 and len(rows[0]) == 1:
         title = _title_in(rows[0][0]["layout"]) or title
     frames = spec.pop("frames", None)  # only an animation has them, and it is one panel
+    if frames and hasattr(fig, "_frame_objs"):
+        frames = list(fig._frame_objs)
+    return title, rows, frames or None
+
+
+def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]]]:
+    """What a page draws for ``fig``: its title, and rows of finished one-panel charts.
+
+    ``fig`` is not changed (it may be shared by every session).
+    """
+    title, rows, frames = prepare_specs(fig, present=present)
     # parts of a figure Plotly has validated already
     charts = [[go.Figure(panel, _validate=False) for panel in row] for row in rows]
-    if frames and hasattr(fig, "_frame_objs"):
+    if frames and isinstance(frames[0], go.Frame):
         # an animation's frames are not restyled: its chart takes the frame objects of
         # ``fig`` (read-only, like ``fig``) rather than rebuild them through Plotly, which
         # cost 8-10 ms for the rotation's 64 frames even unvalidated
-        charts[0][0]._frame_objs = list(fig._frame_objs)
+        charts[0][0]._frame_objs = frames
     elif frames:
         charts[0][0].frames = frames
     return title, charts
@@ -598,14 +611,20 @@ def describe(fig: go.Figure, title: str, panel: str = "") -> str:
 
     The numbers themselves are in the chart's CSV download, right under it.
     """
-    kinds = sorted({_KINDS.get(t.type, t.type) for t in fig.data}) or ["chart"]
-    x_title = _plain_text(fig.layout.xaxis.title.text)
-    y_title = _plain_text(fig.layout.yaxis.title.text)
+    return describe_spec(fig.to_plotly_json(), title, panel)
+
+
+def describe_spec(spec: dict, title: str, panel: str = "") -> str:
+    """``describe`` of a figure's plain ``{"data", "layout"}`` spec."""
+    traces = spec.get("data") or []
+    kinds = sorted({_KINDS.get(t.get("type", "scatter"), t.get("type", "scatter")) for t in traces}) or ["chart"]
+    x_title = _plain_text(_get(spec, "layout", "xaxis", "title", "text"))
+    y_title = _plain_text(_get(spec, "layout", "yaxis", "title", "text"))
     what = _plain_text(title) + (f", panel {_plain_text(panel)}" if panel else "")
     axes = f" with {x_title} across and {y_title} down" if x_title and y_title else ""
     if "heatmap" not in kinds and x_title and y_title:
         axes = f" of {y_title} against {x_title}"
-    names = [t.name for t in fig.data if t.name and t.showlegend is not False][:6]
+    names = [t["name"] for t in traces if t.get("name") and t.get("showlegend") is not False][:6]
     series = f"; series: {', '.join(_plain_text(n) for n in names)}" if len(names) > 1 else ""
     return f"{' and '.join(kinds).capitalize()}: {what}{axes}{series}. Its numbers are in the CSV download below."
 

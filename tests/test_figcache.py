@@ -98,3 +98,54 @@ def test_presenter_mode_resizes_a_copy_not_the_shared_figure():
     assert presenting[0]["layout"]["font"]["size"] == 20
     assert presenting[0]["layout"]["height"] > plain[0]["layout"]["height"]
     assert charts(open_page("lessons/alibi.py", {"view": "slopes"})) == plain
+
+
+def _drawn_json(panel) -> dict:
+    """The spec st.plotly_chart sends for ``panel`` (streamlit/elements/plotly_chart.py),
+    read back (Plotly's constructor orders the layout's keys its own way)."""
+    import json
+
+    import plotly.io
+    import plotly.tools
+
+    figure = plotly.tools.return_figure_from_figure_or_data(panel, validate_figure=True)
+    return json.loads(plotly.io.to_json(figure, validate=False))
+
+
+def _animated(values, *, title):
+    fig = go.Figure(go.Scatter(x=np.arange(len(values)), y=values, uid="line"), layout_title_text=title)
+    fig.frames = [go.Frame(data=[go.Scatter(y=values * k)], name=str(k)) for k in range(3)]
+    return fig
+
+
+def _two_panels(values, *, title):
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("left", "right"))
+    fig.add_trace(go.Heatmap(z=np.outer(values, values)), row=1, col=1)
+    fig.add_trace(go.Bar(y=values), row=1, col=2)
+    return fig.update_layout(title_text=title)
+
+
+@pytest.mark.parametrize("builder", [_bars, _animated, _two_panels])
+@pytest.mark.parametrize("present", [False, True])
+def test_a_cached_panel_sends_what_plotly_would_and_is_not_changed_by_drawing(builder, present):
+    figcache._built.clear()
+    figcache._prepared.clear()
+    values = np.linspace(-1.0, 2.0, 7)
+    fig = figcache.figure(builder, values, title="t")
+    _, fresh_rows = figcache._prepare(fig, present)  # made now, through Plotly's own to_dict
+    _, cached_rows = figcache.prepared(fig, present)
+    fresh = [_drawn_json(panel) for row in fresh_rows for panel, _, _ in row]
+    assert len(fresh) == (2 if builder is _two_panels else 1)
+    for _ in range(2):  # a second draw sends the same: nothing read it destructively
+        assert [_drawn_json(panel) for row in cached_rows for panel, _, _ in row] == fresh
+    # titles and alt texts as the Plotly objects give them; the animation as the chart tools see it
+    assert [[(t, alt) for _, t, alt in row] for row in cached_rows] == [
+        [(t, alt) for _, t, alt in row] for row in fresh_rows
+    ]
+    panel = cached_rows[0][0][0]
+    assert figcache.animation(panel) == figcache.animation(fresh_rows[0][0][0]) == (builder is _animated, 120)
+    assert figcache.prepared(fig, present)[1][0][0][0] is panel
+    # the shared figure's frames were not converted in place
+    assert all(isinstance(frame.data[0].y, np.ndarray) for frame in fig.frames)

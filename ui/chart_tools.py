@@ -100,9 +100,14 @@ _TOOLS = st.components.v2.component("posenc_chart_tools", html=_HTML, css=_CSS, 
 
 def tools(key: str, chart_keys: list[str], filename: str, *, animated: bool = False, frame_ms: int = 120) -> None:
     """The buttons for the charts drawn under ``chart_keys`` (Streamlit tags each keyed
-    element with the CSS class ``st-key-<key>``)."""
+    element with the CSS class ``st-key-<key>``).
+
+    Mounted without a key of its own: its identity comes from ``data``, which names its
+    charts. A keyed component's state is read back through a presenter every time any
+    slider or radio button is drawn (Streamlit's ``filtered_state``), which had taken a
+    tenth of the server's CPU with 200 students exploring (py-spy); these buttons keep no state.
+    """
     _TOOLS(
-        key=f"tools_{key}",
         data=dict(
             charts=[f"st-key-{k}" for k in chart_keys],
             filename=f"posenc-lab_{filename}",

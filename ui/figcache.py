@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from _plotly_utils.utils import convert_to_base64
 
 from figures import display
 
@@ -105,9 +107,71 @@ def _prepare(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Fig
     return title, out
 
 
+class _Drawn(go.Figure):
+    """A cached panel as ``st.plotly_chart`` reads it: nothing but its plain dict.
+
+    ``st.plotly_chart`` asks a figure for ``to_dict()`` on every run that draws it: a deep
+    copy of every trace and the conversion of its arrays to base64, paid again on each
+    rerun. A cached panel is read-only, so its dict is made once, when it is cached,
+    straight from the page's finished spec (``figures.display.prepare_specs``), without
+    building the Plotly objects it would be read back from. With 200 students each asking
+    for new values, preparing figures had taken 18% of the server's CPU (py-spy), a third
+    of that in Plotly's constructor and its copies. Nothing that reads the dict
+    changes it: Plotly's ``to_json`` builds a new structure, and the trace ``uid`` it
+    would pop is popped here.
+
+    Only ``to_dict`` works on it (``animation`` reads the rest): it is made without
+    Plotly's constructor.
+    """
+
+    def to_dict(self):
+        return self._posenc_dict
+
+
+def _drawn(spec: dict, frames: list | None) -> _Drawn:
+    plain = {"data": spec["data"], "layout": spec["layout"]}
+    if frames:
+        # the frame objects belong to the shared figure: copied before their arrays are
+        # converted, as Plotly's own to_dict does
+        plain["frames"] = deepcopy([f._props if isinstance(f, go.Frame) else f for f in frames])
+    convert_to_base64(plain)
+    for trace in plain["data"]:
+        trace.pop("uid", None)
+    panel = object.__new__(_Drawn)
+    object.__setattr__(panel, "_posenc_dict", plain)
+    return panel
+
+
+def _prepare_drawn(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
+    title, rows, frames = display.prepare_specs(fig, present=present)
+    several = sum(len(row) for row in rows) > 1
+    return title, [
+        [
+            (
+                _drawn(spec, frames),
+                display._title_in(spec["layout"]) if several else "",
+                display.describe_spec(spec, title, display._title_in(spec["layout"]) if several else ""),
+            )
+            for spec in row
+        ]
+        for row in rows
+    ]
+
+
 @st.cache_resource(max_entries=2 * MAX_FIGURES, show_spinner=False)
 def _prepared(digest: str, present: bool, _fig: go.Figure):
-    return _prepare(_fig, present)
+    return _prepare_drawn(_fig, present)
+
+
+def animation(panel: go.Figure) -> tuple[bool, int]:
+    """Whether a drawn panel is an animation, and its frame time in ms (the builder's
+    ``layout.meta["frame_ms"]``, 120 if it sets none)."""
+    if isinstance(panel, _Drawn):
+        plain = panel.to_dict()
+        meta, animated = plain["layout"].get("meta"), bool(plain.get("frames"))
+    else:
+        meta, animated = panel.layout.meta, bool(panel.frames)
+    return animated, (meta.get("frame_ms", 120) if isinstance(meta, dict) else 120)
 
 
 def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
