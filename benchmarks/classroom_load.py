@@ -218,6 +218,7 @@ class Student:
         self.current: dict[str, float] = {}  # slider key -> value this student set
         self.waiter: asyncio.Future | None = None
         self.download_waiter: asyncio.Future | None = None
+        self.leave_at = math.inf  # perf_counter time the class ends (--class-minutes)
 
     # -- messages from the server
 
@@ -448,7 +449,7 @@ class Student:
                 await self.download()
             for _ in range(self.args.moves):
                 await asyncio.sleep(self.rng.uniform(*self.args.think))
-                if not await self.move():
+                if time.perf_counter() >= self.leave_at or not await self.move():
                     break
         except Exception as exc:  # any failure is this student's session error, not the script's
             self.stats.errors.append(f"student {self.number}: {type(exc).__name__}: {exc}")
@@ -482,6 +483,10 @@ async def run_students(plan: list[tuple[Case, float]], args, target, stats: dict
         Student(i, case, args, target, stats[case.name], random.Random(seed * 1000 + i))
         for i, (case, _) in enumerate(plan)
     ]
+    if args.class_minutes:
+        # a class of fixed length: each student stops moving when it ends (not an error)
+        for student in students:
+            student.leave_at = time.perf_counter() + args.class_minutes * 60
     tasks = [asyncio.create_task(s.run(arrival)) for s, (_, arrival) in zip(students, plan, strict=True)]
     done, pending = await asyncio.wait(tasks, timeout=args.max_seconds)
     for task in pending:
@@ -744,6 +749,13 @@ def parse_args(argv=None):
     p.add_argument("--timeout", type=float, default=60.0, help="seconds a page load or slider move may take")
     p.add_argument("--slow-timeout", type=float, default=300.0, help="the same for a training slider move")
     p.add_argument("--max-seconds", type=float, help="hard limit per run (default: from the settings)")
+    p.add_argument(
+        "--class-minutes",
+        type=float,
+        metavar="M",
+        help="a class of M minutes: students keep making moves (up to --moves) until it ends, "
+        "then leave; for memory over a whole class (set --moves high)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
     p.add_argument(
@@ -760,9 +772,13 @@ def parse_args(argv=None):
         p.error("need 1..500 students, moves >= 0, window >= 0 and 0 <= think MIN <= MAX")
     if not 0 <= args.source_ips <= 250:
         p.error("--source-ips must be 0..250")
+    if args.class_minutes is not None and args.class_minutes <= 0:
+        p.error("--class-minutes must be above 0")
     if args.max_seconds is None:
         per_move = args.think[1] + (args.slow_timeout if args.slow else args.timeout)
         args.max_seconds = args.window + args.timeout * 2 + args.moves * per_move + 30
+        if args.class_minutes:
+            args.max_seconds = min(args.max_seconds, args.class_minutes * 60 + args.timeout * 2 + 30)
     return args
 
 

@@ -42,6 +42,19 @@ def test_students_load_a_page_and_move_a_slider(server, tmp_path):
     assert row["ok"] == (result.returncode == 0)
 
 
+def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
+    out = tmp_path / "class.json"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--url", server, "--pages", "why-order"]
+    cmd += ["--students", "2", "--moves", "1000", "--window", "0", "--think", "0.2", "0.4"]
+    cmd += ["--timeout", "20", "--class-minutes", "0.1", "--json", str(out)]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=90, check=False)
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    (row,) = json.loads(out.read_text())["rows"]
+    # the students left when the 6 s were over: no one was cut off mid-move
+    assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
+    assert 2 <= row["moves"] < 2 * 1000
+
+
 def _slider(**fields) -> Slider:
     proto = Slider(id="$$ID-abc-w:d_model", **fields)
     return proto
