@@ -392,6 +392,11 @@ def title_of(fig: go.Figure) -> str:
     return _title_in({"meta": fig.layout.meta})
 
 
+def spec_title(spec: dict) -> str:
+    """``title_of`` for a finished figure's plain spec."""
+    return _title_in(spec["layout"])
+
+
 # multi-panel figures: one chart per panel
 
 

@@ -22,14 +22,20 @@ import classroom_load  # noqa: E402
 from streamlit.proto.Slider_pb2 import Slider  # noqa: E402
 
 
-def test_students_load_a_page_and_move_a_slider(server, tmp_path):
+def _run_on_why_order(server, tmp_path, *options: str, timeout: float) -> tuple[subprocess.CompletedProcess, dict]:
+    """The script against ``server`` on the why-order page: its exit and its one row."""
     out = tmp_path / "load.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--url", server, "--pages", "why-order"]
-    cmd += ["--students", "3", "--moves", "2", "--window", "0.5", "--think", "0.1", "0.3"]
-    cmd += ["--timeout", "20", "--max-seconds", "40", "--json", str(out)]
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    cmd += [*options, "--timeout", "20", "--json", str(out)]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     (row,) = json.loads(out.read_text())["rows"]
+    return result, row
+
+
+def test_students_load_a_page_and_move_a_slider(server, tmp_path):
+    options = ["--students", "3", "--moves", "2", "--window", "0.5", "--think", "0.1", "0.3", "--max-seconds", "40"]
+    result, row = _run_on_why_order(server, tmp_path, *options, timeout=60)
     assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
     assert (row["students"], row["loads"], row["moves"]) == (3, 3, 6)
     assert len(row["sliders"]) == 1  # every student moves the page's first slider
@@ -43,13 +49,8 @@ def test_students_load_a_page_and_move_a_slider(server, tmp_path):
 
 
 def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
-    out = tmp_path / "class.json"
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--url", server, "--pages", "why-order"]
-    cmd += ["--students", "2", "--moves", "1000", "--window", "0", "--think", "0.2", "0.4"]
-    cmd += ["--timeout", "20", "--class-minutes", "0.1", "--json", str(out)]
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=90, check=False)
-    assert result.returncode in (0, 1), result.stdout + result.stderr
-    (row,) = json.loads(out.read_text())["rows"]
+    options = ["--students", "2", "--moves", "1000", "--window", "0", "--think", "0.2", "0.4", "--class-minutes", "0.1"]
+    _, row = _run_on_why_order(server, tmp_path, *options, timeout=90)
     # the students left when the 6 s were over: no one was cut off mid-move
     assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
     assert 2 <= row["moves"] < 2 * 1000

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import pytest
 from app_helpers import VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
 
+from figures import display
 from ui import figcache
 
 
@@ -134,7 +135,13 @@ def test_a_cached_panel_sends_what_plotly_would_and_is_not_changed_by_drawing(bu
     figcache._prepared.clear()
     values = np.linspace(-1.0, 2.0, 7)
     fig = figcache.figure(builder, values, title="t")
-    _, fresh_rows = figcache._prepare(fig, present)  # made now, through Plotly's own to_dict
+    # made now through Plotly's objects and their own to_dict
+    fresh_title, fresh_panels = display.prepare(fig, present=present)
+    several = sum(len(row) for row in fresh_panels) > 1
+    fresh_rows = []
+    for row in fresh_panels:
+        titles = [display.title_of(panel) if several else "" for panel in row]
+        fresh_rows.append([(p, t, display.describe(p, fresh_title, t)) for p, t in zip(row, titles, strict=True)])
     _, cached_rows = figcache.prepared(fig, present)
     fresh = [_drawn_json(panel) for row in fresh_rows for panel, _, _ in row]
     assert len(fresh) == (2 if builder is _two_panels else 1)

@@ -94,21 +94,8 @@ def key_of(fig: go.Figure) -> str | None:
     return getattr(fig, "_posenc_key", None)
 
 
-def _prepare(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
-    title, rows = display.prepare(fig, present=present)
-    several = sum(len(row) for row in rows) > 1
-    out = []
-    for row in rows:
-        out.append([])
-        for panel in row:
-            panel_title = display.title_of(panel) if several else ""
-            # the alt text reads the figure through Plotly's objects: once, not on every rerun
-            out[-1].append((panel, panel_title, display.describe(panel, title, panel_title)))
-    return title, out
-
-
 class _Drawn(go.Figure):
-    """A cached panel as ``st.plotly_chart`` reads it: nothing but its plain dict.
+    """A panel as ``st.plotly_chart`` reads it: nothing but its plain dict.
 
     ``st.plotly_chart`` asks a figure for ``to_dict()`` on every run that draws it: a deep
     copy of every trace and the conversion of its arrays to base64, paid again on each
@@ -145,17 +132,13 @@ def _drawn(spec: dict, frames: list | None) -> _Drawn:
 def _prepare_drawn(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
     title, rows, frames = display.prepare_specs(fig, present=present)
     several = sum(len(row) for row in rows) > 1
-    return title, [
-        [
-            (
-                _drawn(spec, frames),
-                display._title_in(spec["layout"]) if several else "",
-                display.describe_spec(spec, title, display._title_in(spec["layout"]) if several else ""),
-            )
-            for spec in row
-        ]
-        for row in rows
-    ]
+    out = []
+    for row in rows:
+        out.append([])
+        for spec in row:
+            panel_title = display.spec_title(spec) if several else ""
+            out[-1].append((_drawn(spec, frames), panel_title, display.describe_spec(spec, title, panel_title)))
+    return title, out
 
 
 @st.cache_resource(max_entries=2 * MAX_FIGURES, show_spinner=False)
@@ -180,7 +163,7 @@ def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Fig
     ``figures.display.prepare``; once per figure and mode for a cached figure."""
     digest = key_of(fig)
     if digest is None:
-        return _prepare(fig, present)
+        return _prepare_drawn(fig, present)
     return _prepared(digest, present, fig)
 
 
