@@ -677,7 +677,18 @@ def axe_serious(page, *, max_nodes: int = 3) -> list[dict]:
     impact serious or critical, each ``{"id", "impact", "help", "nodes": count,
     "targets": [first selectors], "summaries": [first failure summaries]}``."""
     from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    # Judge the page a student settles on, not a frame of its first paint: while a run is
+    # still arriving, Streamlit fills the sidebar with skeletons (a tall scrolling region with
+    # nothing focusable yet), which axe flags as scrollable-region-focusable. A skeleton that
+    # never goes away is still audited after the wait.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
+            " && !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
+            timeout=10_000,
+        )
     results = Axe().run(page).response
     out = []
     for v in results["violations"]:
