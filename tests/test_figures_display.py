@@ -190,3 +190,100 @@ def test_html_export_is_standalone_and_titled():
     assert "<script src=" not in page.lower(), "plotly.js is inlined: the file works offline"
     assert len(page) > 1_000_000
     assert fig.layout.title.text == "A heatmap"
+
+
+# display.sendable: Plotly's deepcopy + convert_to_base64, in one pass
+
+
+def _plotly_sends(tree):
+    """What Plotly's own ``to_dict`` makes of a plain tree: a deep copy, arrays as base64."""
+    from copy import deepcopy
+
+    from _plotly_utils.utils import convert_to_base64
+
+    copy = deepcopy(tree)
+    convert_to_base64(copy)
+    return copy
+
+
+def _same(a, b) -> bool:
+    """Equal trees, numpy arrays compared by dtype, shape and values (not just ``==``)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        )
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or (a != a and b != b)  # NaN is its own equal here
+
+
+#: every dtype branch of Plotly's typed arrays: narrowed int64 and uint64, ones left as
+#: arrays (too wide, strings, booleans, empty), 2-D with a shape, float32
+_ARRAYS = [
+    np.linspace(-1.0, 1.0, 5),
+    np.array([[1.5, np.nan], [np.inf, 0.0]]),
+    np.arange(6).reshape(2, 3),
+    np.array([1, 200]),
+    np.array([1, 40_000]),
+    np.array([1, 2**40]),
+    np.arange(4, dtype=np.uint64),
+    np.array([2**33], dtype=np.uint64),
+    np.array([True, False]),
+    np.array(["a", "bc"]),
+    np.array([], dtype=float),
+    np.float32([1.5, 2.0]),
+    np.int8([1, -1]),
+]
+
+
+def _trees():
+    from hypothesis import strategies as hst
+
+    leaves = (
+        hst.sampled_from(range(len(_ARRAYS))).map(lambda i: _ARRAYS[i].copy())
+        | hst.integers(-5, 5)
+        | hst.floats(allow_nan=True)
+        | hst.text(max_size=3)
+        | hst.none()
+        | hst.booleans()
+        | hst.just(np.float64(2.5))
+    )
+    keys = hst.sampled_from(["x", "y", "z", "marker", "range", "layer", "layers", "geojson", "text"])
+    return hst.recursive(
+        leaves,
+        lambda kids: (
+            hst.lists(kids, max_size=3)
+            | hst.lists(kids, max_size=3).map(tuple)
+            | hst.dictionaries(keys, kids, max_size=4)
+        ),
+        max_leaves=12,
+    )
+
+
+def test_sendable_is_what_plotly_makes_of_any_tree_and_leaves_the_tree_alone():
+    from copy import deepcopy
+
+    from hypothesis import given
+
+    @given(_trees())
+    def check(tree):
+        before = deepcopy(tree)
+        assert _same(display.sendable(tree), _plotly_sends(tree))
+        assert _same(tree, before)
+
+    check()
+
+
+@pytest.mark.parametrize("fig", list(_every_kind_of_figure()), ids=["heatmap", "lines", "bars", "panels"])
+def test_sendable_of_a_built_figure_is_plotlys_to_dict(fig):
+    sent = fig.to_dict()
+    assert _same({"data": display.sendable(fig._data), "layout": display.sendable(fig._layout)}, sent)
+    # the arrays did go out as base64, so the comparison above compared encodings
+    assert any("bdata" in str(trace) for trace in sent["data"])

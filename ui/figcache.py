@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from copy import deepcopy
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from _plotly_utils.utils import convert_to_base64
 
 from figures import display
 
@@ -118,10 +116,8 @@ class _Drawn(go.Figure):
 def _drawn(spec: dict, frames: list | None) -> _Drawn:
     plain = {"data": spec["data"], "layout": spec["layout"]}
     if frames:
-        # the frame objects belong to the shared figure: copied before their arrays are
-        # converted, as Plotly's own to_dict does
-        plain["frames"] = deepcopy([f._props if isinstance(f, go.Frame) else f for f in frames])
-    convert_to_base64(plain)
+        # the frame objects belong to the shared figure: a new copy, as Plotly's to_dict makes
+        plain["frames"] = display.sendable([f._props if isinstance(f, go.Frame) else f for f in frames])
     for trace in plain["data"]:
         trace.pop("uid", None)
     panel = object.__new__(_Drawn)
