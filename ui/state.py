@@ -123,8 +123,10 @@ def _control(
     if omit_default and value == default:
         if name in st.query_params:
             del st.query_params[name]
-    else:
-        st.query_params[name] = encode(value)
+    elif st.query_params.get(name) != (encoded := encode(value)):
+        # each write sends the browser a message, even of the value it has: once per
+        # control per run, a fifth of a slider move's messages on a page of five controls
+        st.query_params[name] = encoded
     st.session_state.setdefault(_OWNED, []).append(name)
     return value
 
