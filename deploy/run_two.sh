@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Two posenc-lab processes on loopback ports behind nginx (deploy/nginx.conf), everything
-# (pid files, logs, the generated nginx config) under $RUN_DIR. See docs/deploy.md.
+# posenc-lab processes on loopback ports behind nginx (deploy/nginx.conf), everything
+# (pid files, logs, the generated nginx config) under $RUN_DIR. Two by default, one per
+# BACKEND_PORTS entry. See docs/deploy.md.
 #
 #   deploy/run_two.sh start     # app on 127.0.0.1:8501 and :8502, nginx on 127.0.0.1:8080
 #   deploy/run_two.sh summary   # websocket sessions and CPU seconds per app process
 #   deploy/run_two.sh stop
+#   deploy/run_two.sh config    # only write and check $RUN_DIR/nginx.conf
+#   BACKEND_PORTS="8501 8502 8503 8504" deploy/run_two.sh start   # four processes
 #
 # Settings (environment): RUN_DIR (/tmp/posenc-deploy), PROXY_PORT (8080),
-# BACKEND_PORTS ("8501 8502"), STICKY (cookie | addr | ip_hash | none: how nginx picks a
-# backend, docs/deploy.md), PYTHON (.venv/bin/python), NGINX (nginx),
-# STREAMLIT_ARGS (extra flags for both app processes, e.g. "--server.fileWatcherType none").
+# BACKEND_PORTS ("8501 8502": one app process per port, one or more), STICKY (cookie |
+# addr | ip_hash | none: how nginx picks a backend, docs/deploy.md), PYTHON
+# (.venv/bin/python), NGINX (nginx), STREAMLIT_ARGS (extra flags for every app process,
+# e.g. "--server.fileWatcherType none").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +33,38 @@ wait_for() {  # url seconds
   done
 }
 
+check_ports() {
+  [ ${#PORTS[@]} -ge 1 ] || { echo "BACKEND_PORTS must name at least one port" >&2; exit 2; }
+  for port in "${PORTS[@]}"; do
+    [[ $port =~ ^[0-9]+$ ]] || { echo "BACKEND_PORTS: $port is not a port number" >&2; exit 2; }
+  done
+}
+
+config() {  # $RUN_DIR/nginx.conf: deploy/nginx.conf with these ports, proxy port and STICKY
+  check_ports
+  [ -x "$NGINX" ] || { echo "nginx not found: apt-get install -y nginx" >&2; exit 2; }
+  mkdir -p "$RUN_DIR/logs" "$RUN_DIR/tmp"
+  case "$STICKY" in
+    cookie) sticky='hash $posenc_route consistent;' ;;
+    addr) sticky='hash $remote_addr consistent;' ;;
+    ip_hash) sticky='ip_hash;' ;;
+    none) sticky='# round robin: NOT sticky (a test of what breaks without it)' ;;
+    *) echo "STICKY must be cookie, addr, ip_hash or none" >&2; exit 2 ;;
+  esac
+  # the template's first backend line stands for every port; its other backend lines go
+  awk -v ports="${PORTS[*]}" '
+    /^ *server 127\.0\.0\.1:[0-9]+ / {
+      if (!done) { n = split(ports, p, " "); for (i = 1; i <= n; i++) { line = $0; sub(/127\.0\.0\.1:[0-9]+/, "127.0.0.1:" p[i], line); print line } }
+      done = 1; next
+    }
+    { print }' deploy/nginx.conf |
+    sed -e "s/listen 127\.0\.0\.1:8080;/listen 127.0.0.1:$PROXY_PORT;/" \
+      -e "s/^\( *\)hash \$posenc_route consistent;  # STICKY/\1$sticky  # STICKY/" >"$RUN_DIR/nginx.conf"
+  "$NGINX" -t -q -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
+}
+
 start() {
-  [ ${#PORTS[@]} -eq 2 ] || { echo "BACKEND_PORTS must name two ports" >&2; exit 2; }
+  check_ports
   [ -x "$NGINX" ] || { echo "nginx not found: apt-get install -y nginx" >&2; exit 2; }
   if [ -e "$RUN_DIR/nginx.pid" ]; then echo "already running? $0 stop first ($RUN_DIR)" >&2; exit 1; fi
   mkdir -p "$RUN_DIR/logs" "$RUN_DIR/tmp"
@@ -42,21 +76,10 @@ start() {
   done
   for port in "${PORTS[@]}"; do wait_for "http://127.0.0.1:$port/_stcore/health" 60; done
 
-  case "$STICKY" in
-    cookie) sticky='hash $posenc_route consistent;' ;;
-    addr) sticky='hash $remote_addr consistent;' ;;
-    ip_hash) sticky='ip_hash;' ;;
-    none) sticky='# round robin: NOT sticky (a test of what breaks without it)' ;;
-    *) echo "STICKY must be cookie, addr, ip_hash or none" >&2; exit 2 ;;
-  esac
-  sed -e "s/127\.0\.0\.1:8501 /127.0.0.1:${PORTS[0]} /; s/127\.0\.0\.1:8502 /127.0.0.1:${PORTS[1]} /" \
-    -e "s/listen 127\.0\.0\.1:8080;/listen 127.0.0.1:$PROXY_PORT;/" \
-    -e "s/^\( *\)hash \$posenc_route consistent;  # STICKY/\1$sticky  # STICKY/" \
-    deploy/nginx.conf >"$RUN_DIR/nginx.conf"
-  "$NGINX" -t -q -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
+  config
   "$NGINX" -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
   wait_for "http://127.0.0.1:$PROXY_PORT/_stcore/health" 20
-  echo "posenc-lab: http://127.0.0.1:$PROXY_PORT (nginx, sticky=$STICKY) -> 127.0.0.1:${PORTS[0]}, 127.0.0.1:${PORTS[1]}"
+  echo "posenc-lab: http://127.0.0.1:$PROXY_PORT (nginx, sticky=$STICKY) -> ${PORTS[*]/#/127.0.0.1:}"
   echo "app pids: $(cat "$RUN_DIR"/app-*.pid | tr '\n' ' ')(logs and nginx.conf in $RUN_DIR)"
 }
 
@@ -92,8 +115,9 @@ summary() {
 
 case "${1:-}" in
   start) start ;;
+  config) config && echo "$RUN_DIR/nginx.conf" ;;
   stop) stop ;;
   summary) summary ;;
   pids) cat "$RUN_DIR"/app-*.pid ;;
-  *) echo "usage: $0 start|stop|summary|pids" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|summary|pids|config" >&2; exit 2 ;;
 esac
