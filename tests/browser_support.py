@@ -41,10 +41,10 @@ PAGES = [("home", "")] + [
     for view in (lesson.views or [None])
 ]
 
-# a fingerprint of what every chart currently draws (title + a weighted sum of its first trace)
+# a fingerprint of what the view currently draws: each chart's title and a weighted sum of
+# its traces' values and labels, then the text of the main area's tables
 SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
-  const t = (gd.data || [])[0] || {};
-  let s = 0, c = 0;
+  let s = 0, c = 0;  // c: values read of the trace (5,000 at most each)
   const add = x => { s += (+x || 0) * (c % 97 + 1); c++; };
   const walk = a => {
     if (a === null || a === undefined || c > 5000) return;
@@ -53,12 +53,14 @@ SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
     if (a.bdata !== undefined) { walk(a.bdata); return; }  // Plotly's binary arrays, still encoded
     if (a.length !== undefined) { for (const e of a) walk(e); return; }
   };
-  walk(t.z !== undefined ? t.z : t.y);
+  // every trace: a setting may change only a second line, a marker or a label trace
+  for (const t of gd.data || []) { c = 0; walk(t.z !== undefined ? t.z : t.y); walk(t.text); }
   // the page prints the title above the chart and keeps it in layout.meta
   const meta = (gd.layout && gd.layout.meta) || {};
   const title = meta.title || meta.chart_title || '';
   return title + ':' + s.toFixed(8);
-}).join('|')"""
+}).join('|') + '#' + Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stTable"]'))
+  .map(t => t.innerText).join('|')"""
 
 
 def _free_port() -> int:
