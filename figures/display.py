@@ -612,12 +612,14 @@ def sendable(value):
 
 
 def _sendable_entry(key: str, value):
-    # as convert_to_base64: only a dict's values are encoded, except under its skipped keys
+    # as convert_to_base64: only a dict's values are encoded, and nothing under its skipped keys
     if isinstance(value, _LEAVES):
         return value
+    if is_skipped_key(key):
+        return deepcopy(value)
     if isinstance(value, _BRANCHES):
-        return deepcopy(value) if is_skipped_key(key) else sendable(value)
-    if not is_skipped_key(key) and (isinstance(value, np.ndarray) or is_homogeneous_array(value)):
+        return sendable(value)
+    if isinstance(value, np.ndarray) or is_homogeneous_array(value):
         return to_typed_array_spec(value)
     return deepcopy(value)
 
