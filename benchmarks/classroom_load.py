@@ -63,6 +63,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from lessons import LESSONS, experiments  # noqa: E402
+from ui.layout import DATA_AND_CODE  # noqa: E402
 
 #: sliders of the experiments page that retrain its six models (about 10 s by design)
 TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed", "ft"}}
@@ -92,7 +93,7 @@ class Stats:
     moves: list = field(default_factory=list)  # ms, rerun_script sent to script_finished
     move_bytes: list = field(default_factory=list)
     slow_moves: list = field(default_factory=list)  # moves of training sliders (own budget)
-    downloads: list = field(default_factory=list)  # ms, deferred file request to HTTP 200
+    downloads: list = field(default_factory=list)  # ms, deferred file request to HTTP 200 (expander already open)
     exceptions: list = field(default_factory=list)  # messages of exception elements
     errors: list = field(default_factory=list)  # session errors
     sliders: set = field(default_factory=set)  # keys of the sliders moved
@@ -214,6 +215,7 @@ class Student:
         #: (root container, order, proto, fragment id or "") of the sliders on the page now
         self.sliders: list[tuple[int, int, Slider, str]] = []
         self.downloads: list[str] = []  # deferred file ids of the last run
+        self.data_expanders: list[str] = []  # widget ids of the last run's "Data and code" expanders
         self.widget_states: dict[str, WidgetState] = {}
         self.current: dict[str, float] = {}  # slider key -> value this student set
         self.waiter: asyncio.Future | None = None
@@ -237,7 +239,11 @@ class Student:
                 self._fail(f"reference to a message not cached: {msg.ref_hash[:8]}")
             return
         slider, fragment = None, ""
-        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+        if kind == "delta" and msg.delta.WhichOneof("type") == "add_block":
+            block = msg.delta.add_block
+            if block.WhichOneof("type") == "expandable" and f"-{DATA_AND_CODE}" in block.expandable.id:
+                self.data_expanders.append(block.expandable.id)
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
             etype = element.WhichOneof("type")
             if etype == "exception":
@@ -315,7 +321,7 @@ class Student:
         self.run_no += 1
         # a fragment's rerun redraws its own elements only: the others stay on the page
         self.sliders = [s for s in self.sliders if fragment_id and s[3] != fragment_id]
-        self.downloads = []
+        self.downloads, self.data_expanders = [], []
         return back.SerializeToString()
 
     async def _run_script(self, payload: bytes, timeout: float) -> None:
@@ -421,9 +427,16 @@ class Student:
         return True
 
     async def download(self) -> None:
-        """Ask for a deferred download (the CSV of the first figure) and fetch it over HTTP."""
-        if not self.downloads:
+        """Open the first figure's "Data and code" expander (its buttons are drawn only while it
+        is open), ask for its deferred CSV download and fetch that over HTTP."""
+        if not self.data_expanders:
             return
+        opened = WidgetState(id=self.data_expanders[0])
+        opened.bool_value = True
+        self.widget_states[opened.id] = opened
+        await self._run_script(self._rerun(first=False), self.args.timeout)
+        if not self.downloads:
+            raise SessionError("an open 'Data and code' expander drew no download button")
         start = time.perf_counter()
         back = BackMsg()
         request = back.backend_operation_request

@@ -162,8 +162,12 @@ def verdict(finding: compute.Finding, why: str) -> None:
 def numbers_code(key: str, code: str, data) -> None:
     """The "Show the code" expander of numbers printed outside a chart, as ``layout.chart`` has one."""
     st.session_state.setdefault(NUMBER_CODES, {})[key] = (code, np.asarray(data, dtype=np.float64))
-    with st.expander("Show the code", icon=":material/code:", expanded=False):
-        st.code(layout.CODE_PRELUDE + code.strip() + "\n", language="python", wrap_lines=True)
+    # drawn only while open, as a chart's "Data and code" (layout._data_and_code)
+    with st.expander(
+        "Show the code", icon=":material/code:", key=f"{layout.DATA_AND_CODE}{key}", on_change="rerun", expanded=False
+    ) as more:
+        if more.open:
+            st.code(layout.CODE_PRELUDE + code.strip() + "\n", language="python", wrap_lines=True)
 
 
 def run_code(task: str) -> str:

@@ -33,12 +33,14 @@ def _run_on_why_order(server, tmp_path, *options: str, timeout: float) -> tuple[
     return result, row
 
 
-def test_students_load_a_page_and_move_a_slider(server, tmp_path):
+def test_students_load_a_page_download_and_move_a_slider(server, tmp_path):
     options = ["--students", "3", "--moves", "2", "--window", "0.5", "--think", "0.1", "0.3", "--max-seconds", "40"]
+    options.append("--downloads")  # each opens the first chart's "Data and code" and fetches its CSV
     result, row = _run_on_why_order(server, tmp_path, *options, timeout=60)
     assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
     assert (row["students"], row["loads"], row["moves"]) == (3, 3, 6)
     assert len(row["sliders"]) == 1  # every student moves the page's first slider
+    assert row["downloads"] == 3
     for ms in row["load_ms"] + row["move_ms"]:
         assert 0 < ms < 60_000
     # a page load brings the page's HTML, the protobuf deltas and at least one figure

@@ -67,12 +67,20 @@ def test_presenter_mode_can_be_switched_off_again():
 
 
 @pytest.mark.parametrize("page", LESSON_PAGES[:3])
-def test_every_chart_has_csv_npy_and_html_downloads(page):
+def test_every_chart_has_csv_npy_and_html_downloads_in_its_data_expander(page):
     at = open_page(page)
+    expanders = [e for e in at.expander if e.proto.id.split("-", 2)[-1].startswith(layout.DATA_AND_CODE)]
+    # one per chart (a figure of several panels is one chart), closed and empty until opened
+    assert expanders and not at.get("download_button") and not at.code
+    for e in expanders:
+        assert e.label in ("Data and code", "Data") and not e.proto.expanded
+        at.session_state[e.proto.id.split("-", 2)[-1]] = True
+    at.run()
+    assert_clean(at)
     labels = [el.proto.label for el in at.get("download_button")]
-    n_charts = len(charts(at))
-    assert len(labels) == 3 * n_charts
-    assert labels == ["CSV", ".npy", "HTML"] * n_charts
+    assert labels == ["CSV", ".npy", "HTML"] * len(expanders)
+    assert len(at.code) == sum(e.label == "Data and code" for e in expanders)
+    assert all(c.value.startswith(layout.CODE_PRELUDE) for c in at.code)
 
 
 @pytest.mark.parametrize("ref", REFERENCE, ids=[r.url_path for r in REFERENCE])

@@ -3,6 +3,8 @@ presenter mode (larger type and figures, explanations folded into speaker notes)
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 
 import streamlit as st
@@ -152,9 +154,9 @@ def _draw(fig, key: str, alt: str) -> None:
 
 
 def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, downloads: bool = True) -> None:
-    """A Plotly figure, full width, its title as text above it, with SVG and PNG saving,
-    the data as CSV and .npy, a standalone HTML file, and, when ``code`` is given, the
-    posenc call that made its data.
+    """A Plotly figure, full width, its title as text above it, with SVG and PNG saving and,
+    in a "Data and code" expander, the data as CSV and .npy, a standalone HTML file and,
+    when ``code`` is given, the posenc call that made its data.
 
     A figure of several panels is drawn as one chart per panel, side by side in columns
     (which Streamlit stacks on a phone); the panel charts are keyed ``<key>__<n>``.
@@ -175,7 +177,8 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, d
         st.markdown(f"**{_plain(title)}**")
     keys = []
     for row in rows:
-        columns = st.columns(len(row)) if len(row) > 1 else [st.container()]
+        # a lone panel goes where the chart is: a container of its own would be one more message
+        columns = st.columns(len(row)) if len(row) > 1 else [contextlib.nullcontext()]
         for (panel, panel_title, alt), column in zip(row, columns, strict=True):
             panel_key = key if not keys else f"{key}__{len(keys)}"
             keys.append(panel_key)
@@ -189,40 +192,60 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, d
     chart_tools.tools(key, keys, filename, animated=animated, frame_ms=frame_ms)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
-        with st.expander("Show the code", icon=":material/code:", expanded=False):
+    _data_and_code(fig, key=key, filename=filename, code=code, data=data)
+
+
+#: the state key of a chart's "Data and code" expander is this prefix and the chart's key
+DATA_AND_CODE = "data_"
+
+
+def _data_and_code(fig, *, key: str, filename: str, code: str | None, data) -> None:
+    """The chart's code and its downloads, in an expander whose content is drawn only while
+    it is open (opening it reruns the page).
+
+    Drawn on every run, the code block, the button row and three download buttons were five
+    of a chart's nine messages to the browser, and the server's per-message work (a wake-up
+    of the event loop, a websocket frame) was about a third of its CPU with 200 students
+    exploring (py-spy). Closed, the expander is one message.
+    """
+    label = "Data and code" if code is not None else "Data"
+    with st.expander(
+        label, icon=":material/download:", key=f"{DATA_AND_CODE}{key}", on_change="rerun", expanded=False
+    ) as more:
+        if not more.open:
+            return
+        if code is not None:
             st.code(CODE_PRELUDE + code.strip() + "\n", language="python", wrap_lines=True)
-    row = st.container(horizontal=True, gap="small")
-    # generated only when clicked: no per-rerun cost, nothing kept per session
-    row.download_button(
-        "CSV",
-        data=lambda: export.to_csv(fig) if data is None else export.array_to_csv(data),
-        file_name=f"posenc-lab_{filename}.csv",
-        mime="text/csv",
-        key=f"csv_{key}",
-        on_click="ignore",
-        icon=":material/download:",
-        help="The numbers this figure draws.",
-    )
-    row.download_button(
-        ".npy",
-        data=lambda: export.to_npy(fig) if data is None else export.array_to_npy(data),
-        file_name=f"posenc-lab_{filename}.npy",
-        mime="application/octet-stream",
-        key=f"npy_{key}",
-        on_click="ignore",
-        icon=":material/download:",
-        help="The same numbers for numpy.load.",
-    )
-    row.download_button(
-        "HTML",
-        data=lambda: export.to_html(fig),
-        file_name=f"posenc-lab_{filename}.html",
-        mime="text/html",
-        key=f"html_{key}",
-        on_click="ignore",
-        icon=":material/download:",
-        help="The interactive chart as one file that opens offline in any browser.",
-    )
+        row = st.container(horizontal=True, gap="small")
+        downloads = (
+            ("CSV", "csv", "text/csv", "The numbers this figure draws.", _csv),
+            (".npy", "npy", "application/octet-stream", "The same numbers for numpy.load.", _npy),
+            ("HTML", "html", "text/html", "The interactive chart as one file that opens offline in a browser.", _html),
+        )
+        for label, ext, mime, tip, make in downloads:
+            row.download_button(
+                label,
+                # generated only when clicked: no per-rerun cost, nothing kept per session
+                data=functools.partial(make, fig, data),
+                file_name=f"posenc-lab_{filename}.{ext}",
+                mime=mime,
+                key=f"{ext}_{key}",
+                on_click="ignore",
+                icon=":material/download:",
+                help=tip,
+            )
+
+
+def _csv(fig, data) -> bytes:
+    return export.to_csv(fig) if data is None else export.array_to_csv(data)
+
+
+def _npy(fig, data) -> bytes:
+    return export.to_npy(fig) if data is None else export.array_to_npy(data)
+
+
+def _html(fig, data) -> bytes:
+    return export.to_html(fig)
 
 
 def core_error(exc: ValueError) -> None:
