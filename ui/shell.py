@@ -6,6 +6,7 @@ after a lesson its exercises, previous / next links and speaker notes.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -31,8 +32,34 @@ def blas_threads() -> int:
     return int(value) if value.isdigit() and int(value) >= 1 else 1
 
 
+#: set to 0 to keep Python's own garbage-collector settings (to measure what tune_gc saves)
+GC_TUNING_ENV = "POSENC_GC_TUNING"
+#: gen0 as Python's default; a full collection after 100 gen1 collections instead of 10
+GC_THRESHOLDS = (700, 10, 100)
+
+
+def tune_gc() -> bool:
+    """Freeze what the process holds once everything is imported, and collect the oldest
+    generation ten times less often; False if ``POSENC_GC_TUNING`` is 0.
+
+    A full collection walks every tracked object, holding the GIL: every session waits. With
+    40 students exploring one app process, Python's defaults ran 15 in under two minutes,
+    a median 212 ms of CPU each (timed with gc.callbacks; benchmarks/README.md). Modules,
+    Streamlit and Plotly's validators never die: frozen, they are not walked again. Garbage
+    in a reference cycle (a Plotly figure evicted from a cache) still goes, at the next
+    full collection.
+    """
+    if os.environ.get(GC_TUNING_ENV, "1").strip() == "0":
+        return False
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    return True
+
+
 # once per process: this module is imported once, app.py runs on every rerun
 threadpool_limits(blas_threads(), user_api="blas")
+tune_gc()
 
 #: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
 CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
