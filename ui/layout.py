@@ -222,9 +222,9 @@ def _data_and_code(fig, *, key: str, filename: str, code: str | None, data) -> N
             (".npy", "npy", "application/octet-stream", "The same numbers for numpy.load.", _npy),
             ("HTML", "html", "text/html", "The interactive chart as one file that opens offline in a browser.", _html),
         )
-        for label, ext, mime, tip, make in downloads:
+        for button, ext, mime, tip, make in downloads:
             row.download_button(
-                label,
+                button,
                 # generated only when clicked: no per-rerun cost, nothing kept per session
                 data=functools.partial(make, fig, data),
                 file_name=f"posenc-lab_{filename}.{ext}",
