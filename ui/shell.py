@@ -43,8 +43,8 @@ def tune_gc() -> bool:
     generation ten times less often; False if ``POSENC_GC_TUNING`` is 0.
 
     A full collection walks every tracked object, holding the GIL: every session waits. With
-    40 students exploring one app process, Python's defaults ran 15 in under two minutes,
-    a median 212 ms of CPU each (timed with gc.callbacks; benchmarks/README.md). Modules,
+    40 students exploring one app process, Python's defaults ran 14 in two minutes, a
+    median 170 ms of CPU each (timed with gc.callbacks; benchmarks/README.md). Modules,
     Streamlit and Plotly's validators never die: frozen, they are not walked again. Garbage
     in a reference cycle (a Plotly figure evicted from a cache) still goes, at the next
     full collection.
