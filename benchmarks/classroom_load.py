@@ -24,6 +24,11 @@ The experiments page trains six models when a training setting moves (its own 15
 only its translation view has a slider move (``shift``); with ``--slow`` those moves are
 reported in their own row against the 15 s budget.
 
+Students spread over the pages (not ``--same-page``): the moves are also split at the
+moment the last student's page had loaded. During the arrival the loads, the most expensive
+runs, still come in; the p95 of each 10 s of the run (each minute with ``--class-minutes``)
+shows when the slow moves happened.
+
 Budget (exit status 1 if missed): with every student on one page, p95 slider move <= 1 s,
 no exception element, no session error (disconnect, timeout, failed run, wrong page,
 traceback in the server log). Only loopback addresses are used.
@@ -91,6 +96,8 @@ class Stats:
     loads: list = field(default_factory=list)  # ms, first request to script_finished
     load_bytes: list = field(default_factory=list)  # HTTP + websocket bytes received per load
     moves: list = field(default_factory=list)  # ms, rerun_script sent to script_finished
+    move_at: list = field(default_factory=list)  # s from the run's start to each move's send (as moves)
+    load_done_at: list = field(default_factory=list)  # s from the run's start to each load's end
     move_bytes: list = field(default_factory=list)
     slow_moves: list = field(default_factory=list)  # moves of training sliders (own budget)
     downloads: list = field(default_factory=list)  # ms, deferred file request to HTTP 200 (expander already open)
@@ -102,6 +109,7 @@ class Stats:
     students: int = 0
     load_avg: tuple = ()
     seconds: float = 0.0
+    started: float = 0.0  # perf_counter at the run's start
 
 
 def cases() -> list[Case]:
@@ -369,6 +377,7 @@ class Student:
         if landed != self.case.url_path:
             raise SessionError(f"opened {landed!r} instead of {self.case.url_path!r}")
         self.stats.loads.append((time.perf_counter() - start) * 1e3)
+        self.stats.load_done_at.append(time.perf_counter() - self.stats.started)
         self.stats.load_bytes.append(http_bytes + self.ws.received)
 
     def _eligible(self) -> list[Slider]:
@@ -422,6 +431,8 @@ class Student:
         await self._run_script(payload, self.args.slow_timeout if slow else self.args.timeout)
         elapsed = (time.perf_counter() - start) * 1e3
         (self.stats.slow_moves if slow else self.stats.moves).append(elapsed)
+        if not slow:
+            self.stats.move_at.append(start - self.stats.started)
         self.stats.move_bytes.append(self.ws.received - before)
         self.stats.sliders.add(key)
         return True
@@ -518,6 +529,8 @@ def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path
     cpu0 = {pid: cpu_seconds(pid) for pid in pids}
     log_start = log.stat().st_size if log else 0
     start = time.perf_counter()
+    for s in stats.values():
+        s.started = start
     asyncio.run(run_students(plan, args, target, stats, seed))
     seconds = time.perf_counter() - start
     cpu = {pid: round(cpu_seconds(pid) - cpu0[pid], 2) for pid in pids if cpu0[pid] is not None}
@@ -696,6 +709,50 @@ def summary(name: str, case: Case, s: Stats, args) -> dict:
     return row
 
 
+def phases(stats: dict[str, Stats], window_s: float = 10.0) -> dict:
+    """The moves of one run split at the moment the last student's page had loaded: the
+    arrival (loads, the most expensive runs, still coming in) and after it, and the p95 of the
+    moves sent in each ``window_s`` of the run (when the slow moves happened)."""
+    done = [t for s in stats.values() for t in s.load_done_at]
+    arrived = max(done) if done else 0.0
+    moves = [(at, ms, name) for name, s in stats.items() for at, ms in zip(s.move_at, s.moves, strict=True)]
+
+    def describe(sample):
+        ms = [m for _, m, _ in sample]
+        views = {}
+        for _, m, name in sample:
+            views.setdefault(name, []).append(m)
+        return {
+            "moves": len(ms),
+            "ms": [round(f(ms), 1) if ms else None for f in (statistics.median, _p95, max)],
+            "views": len(views),
+            "views_over_budget": sum(_p95(v) > BUDGET_MS for v in views.values()),
+        }
+
+    buckets = {}
+    for at, ms, _ in moves:
+        buckets.setdefault(int(at // window_s), []).append(ms)
+    return {
+        "arrived_s": round(arrived, 1),
+        "during_arrival": describe([m for m in moves if m[0] < arrived]),
+        "after_arrival": describe([m for m in moves if m[0] >= arrived]),
+        "window_s": window_s,
+        "p95_by_window": [[k * window_s, len(v), round(_p95(v), 1)] for k, v in sorted(buckets.items())],
+    }
+
+
+def print_phases(phase: dict) -> None:
+    print(f"# every page had loaded {phase['arrived_s']:.1f} s after the first student came")
+    for label, key in (("moves during the arrival", "during_arrival"), ("moves after it", "after_arrival")):
+        d = phase[key]
+        print(
+            f"#   {label:<25} {d['moves']:5d} moves, ms p50/p95/max {fmt(d['ms'])}; "
+            f"views with p95 > {BUDGET_MS / 1e3:g} s: {d['views_over_budget']} of {d['views']}"
+        )
+    cells = ", ".join(f"{t:g}-{t + phase['window_s']:g} s: {p:.0f} ({n})" for t, n, p in phase["p95_by_window"])
+    print(f"#   p95 of the moves sent in each {phase['window_s']:g} s (moves): {cells}")
+
+
 def _p95(values):
     return percentile(values, 95)
 
@@ -778,7 +835,16 @@ def parse_args(argv=None):
         metavar="N",
         help="instead of a class: one student per view, N moves to values nobody chose, server CPU per move",
     )
+    p.add_argument(
+        "--warm",
+        action="store_true",
+        help="warm a fresh server before a class (deploy/run_two.sh): one student per view opens it "
+        "and moves its first slider once; prints one line, exit status 1 on any error",
+    )
     args = p.parse_args(argv)
+    if args.warm:
+        args.same_page = args.slow = args.downloads = False
+        args.moves, args.values, args.think = 1, 5, (0.2, 0.5)
     if args.all_pages:
         args.same_page, args.pages = True, None
     if not 1 <= args.students <= 500 or args.moves < 0 or args.window < 0 or not 0 <= args.think[0] <= args.think[1]:
@@ -807,6 +873,9 @@ def main(argv=None) -> int:
     def arrivals(n):
         return sorted(rng.uniform(0, args.window) for _ in range(n))
 
+    if args.warm:
+        args.students = len(chosen)
+
     if args.same_page:  # the classroom: everybody on one page, each page in turn
         plans = [[(c, t) for t in arrivals(args.students)] for c in chosen]
     else:  # the students spread over the pages
@@ -819,6 +888,8 @@ def main(argv=None) -> int:
             url, pid, log = stack.enter_context(app_server(args.option))
             pids = [pid]
         target = loopback_target(url)
+        if args.warm:
+            return warm(plans[0], args, target, pids, log)
         if args.cpu_per_miss:
             if not pids:
                 raise SystemExit("--cpu-per-miss needs the server's pid (--server-pid with --url)")
@@ -832,12 +903,15 @@ def main(argv=None) -> int:
                 args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "cpu_per_miss": rows}, indent=1))
             return 0
         print_header(args, baseline)
-        rows = []
+        rows, phase_rows = [], []
         for number, plan in enumerate(plans):
             stats = run(plan, args, target, pids, log, args.seed + number)
             for name, s in stats.items():
                 rows.append(summary(name, by_name[name], s, args))
                 print_row(rows[-1])
+            if not args.same_page:  # a class spread over the pages: when were the slow moves?
+                phase_rows.append(phases(stats, window_s=60.0 if args.class_minutes else 10.0))
+                print_phases(phase_rows[-1])
             sys.stdout.flush()
         after = os.getloadavg()
         memory = {pid: rss_mb(pid) for pid in pids}
@@ -847,8 +921,26 @@ def main(argv=None) -> int:
         f"client CPU {time.process_time():.1f} s"
     )
     if args.json:
-        args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "rows": rows, "phases": phase_rows}, indent=1))
     return 0 if all(row["ok"] for row in rows) else 1
+
+
+def warm(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path | None) -> int:
+    """Open every view of ``plan`` once and move its first slider once: a fresh process
+    imports what its pages import lazily (pandas, pyarrow, Plotly's trace classes) and
+    builds each view's default figures, before a class arrives rather than under it."""
+    stats = run(plan, args, target, pids, log, args.seed)
+    loads = sum(len(s.loads) for s in stats.values())
+    moves = sum(len(s.moves) for s in stats.values())
+    problems = [p for s in stats.values() for p in s.exceptions + s.errors]
+    seconds = max((s.seconds for s in stats.values()), default=0.0)
+    print(
+        f"warmed {target[0]}:{target[1]}: {loads} of {len(plan)} views opened, {moves} slider moves, "
+        f"{len(problems)} errors, {seconds:.0f} s"
+    )
+    for problem in problems[:5]:
+        print(f"  ! {problem}")
+    return 0 if not problems and loads == len(plan) else 1
 
 
 def _jsonable(d: dict) -> dict:

@@ -13,7 +13,8 @@
 # BACKEND_PORTS ("8501 8502": one app process per port, one or more), STICKY (cookie |
 # addr | ip_hash | none: how nginx picks a backend, docs/deploy.md), PYTHON
 # (.venv/bin/python), NGINX (nginx), STREAMLIT_ARGS (extra flags for every app process,
-# e.g. "--server.fileWatcherType none").
+# e.g. "--server.fileWatcherType none"), WARM (1: before nginx lets anyone in, open every
+# lesson view once on each process, docs/deploy.md; 0: skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,12 +76,29 @@ start() {
     echo $! >"$RUN_DIR/app-$port.pid"
   done
   for port in "${PORTS[@]}"; do wait_for "http://127.0.0.1:$port/_stcore/health" 60; done
+  [ "${WARM:-1}" = 0 ] || warm
 
   config
   "$NGINX" -p "$RUN_DIR/" -c "$RUN_DIR/nginx.conf"
   wait_for "http://127.0.0.1:$PROXY_PORT/_stcore/health" 20
   echo "posenc-lab: http://127.0.0.1:$PROXY_PORT (nginx, sticky=$STICKY) -> ${PORTS[*]/#/127.0.0.1:}"
   echo "app pids: $(cat "$RUN_DIR"/app-*.pid | tr '\n' ' ')(logs and nginx.conf in $RUN_DIR)"
+}
+
+warm() {  # every lesson view once on each fresh process (docs/deploy.md, section 5)
+  local pids=() port
+  for port in "${PORTS[@]}"; do
+    "$PYTHON" benchmarks/classroom_load.py --warm --url "http://127.0.0.1:$port" --window 5 --timeout 120 \
+      >"$RUN_DIR/logs/warm-$port.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!PORTS[@]}"; do
+    if wait "${pids[$i]}"; then
+      grep '^warmed' "$RUN_DIR/logs/warm-${PORTS[$i]}.log" || true
+    else  # the app still starts; the log says what failed
+      echo "warning: warming 127.0.0.1:${PORTS[$i]} failed, see $RUN_DIR/logs/warm-${PORTS[$i]}.log" >&2
+    fi
+  done
 }
 
 stop() {

@@ -29,7 +29,12 @@ def _run_on_why_order(server, tmp_path, *options: str, timeout: float) -> tuple[
     cmd += [*options, "--timeout", "20", "--json", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
-    (row,) = json.loads(out.read_text())["rows"]
+    report = json.loads(out.read_text())
+    (row,) = report["rows"]
+    (phase,) = report["phases"]  # one run, spread over one page
+    after, during = phase["after_arrival"], phase["during_arrival"]
+    assert after["moves"] + during["moves"] == row["moves"]
+    assert sum(n for _, n, _ in phase["p95_by_window"]) == row["moves"]
     return result, row
 
 
@@ -56,6 +61,34 @@ def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
     # the students left when the 6 s were over: no one was cut off mid-move
     assert row["errors"] == 0 and row["exceptions"] == 0, row["error_samples"]
     assert 2 <= row["moves"] < 2 * 1000
+
+
+def test_warm_opens_each_view_once_and_moves_its_slider(server):
+    # what deploy/run_two.sh runs on each fresh process before nginx lets a class in
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--warm", "--url", server]
+    cmd += ["--pages", "why-order", "learned", "--window", "0.5", "--timeout", "30"]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=90, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("warmed")]
+    assert ": 2 of 2 views opened, 2 slider moves, 0 errors" in line
+
+
+def test_moves_are_split_at_the_last_load_and_by_window():
+    a, b = classroom_load.Stats(), classroom_load.Stats()
+    a.load_done_at, b.load_done_at = [1.0, 4.0], [2.5]
+    # (seconds after the start, ms): two moves before the last load ended at 4.0 s
+    a.move_at, a.moves = [2.0, 5.0, 12.0], [1500.0, 100.0, 200.0]
+    b.move_at, b.moves = [3.0, 11.0], [300.0, 2500.0]
+    phase = classroom_load.phases({"a": a, "b": b}, window_s=10.0)
+    assert phase["arrived_s"] == 4.0
+    during, after = phase["during_arrival"], phase["after_arrival"]
+    assert (during["moves"], after["moves"]) == (2, 3)
+    assert during["ms"] == [900.0, 1500.0, 1500.0]  # median, nearest-rank p95, max
+    assert after["ms"][2] == 2500.0
+    # during: a's one move (1.5 s) is over budget, b's (0.3 s) is not; after: only b's
+    assert (during["views"], during["views_over_budget"]) == (2, 1)
+    assert (after["views"], after["views_over_budget"]) == (2, 1)
+    assert phase["p95_by_window"] == [[0.0, 3, 1500.0], [10.0, 2, 2500.0]]
 
 
 def _slider(**fields) -> Slider:
