@@ -33,7 +33,9 @@ Playwright drives Debian's Chromium (``tests/browser_support.py``: ``chromium()`
    student going back and forth, not of new computations (``--walk`` for those). The
    experiments lesson's training sliders (``k``, length, width, steps, seed, fine-tune steps)
    train models for ~10 s: its views are measured for first chart only, except the
-   translation view, whose ``shift`` slider is moved (reported, exempt from the budget).
+   translation view, whose ``shift`` slider is moved (reported, exempt from the budget). On
+   design-train the first slider (the design's width) changes no chart, so its sin/cos pairs
+   slider is moved (``REDRAW_SLIDER``).
 
 Where the time of a warm load goes (medians): **boot** = navigation start to the websocket's
 first message sent (HTML, JavaScript from cache, Streamlit's frontend starting, the socket
@@ -86,8 +88,10 @@ REDRAW_BUDGET_MS = 300.0
 VIEWPORT = {"width": 1440, "height": 1000}
 #: the experiments lesson's views: training sliders retrain models, so no redraw budget
 EXPERIMENT_PREFIX = experiments.LESSON.url_path
-#: pages whose moved slider is named (its key without ``w:``); other experiments views: none
-REDRAW_SLIDER = {f"{EXPERIMENT_PREFIX}-translation": "shift"}
+#: pages whose moved slider is named (its key without ``w:``); other experiments views: none.
+#: design-train draws the model's input at the model's own width, so its first slider (the
+#: design's width) changes a caption and no chart: its sin/cos pairs change the input drawn
+REDRAW_SLIDER = {f"{EXPERIMENT_PREFIX}-translation": "shift", "design-train": "pairs"}
 
 FINISHED_FIELD = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].number
 RUN_OVER = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)

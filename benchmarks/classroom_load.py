@@ -842,11 +842,11 @@ def parse_args(argv=None):
         "and moves its first slider once; prints one line, exit status 1 on any error",
     )
     args = p.parse_args(argv)
-    if args.warm:
-        args.same_page = args.slow = args.downloads = False
-        args.moves, args.values, args.think = 1, 5, (0.2, 0.5)
     if args.all_pages:
         args.same_page, args.pages = True, None
+    if args.warm:  # one student per view, whatever else was asked
+        args.same_page = args.slow = args.downloads = False
+        args.moves, args.values, args.think = 1, 5, (0.2, 0.5)
     if not 1 <= args.students <= 500 or args.moves < 0 or args.window < 0 or not 0 <= args.think[0] <= args.think[1]:
         p.error("need 1..500 students, moves >= 0, window >= 0 and 0 <= think MIN <= MAX")
     if not 0 <= args.source_ips <= 250:
