@@ -35,6 +35,7 @@ from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
 from plotly.validator_cache import ValidatorCache
 
+from . import margins
 from .export import _array
 
 #: Streamlit's chart theme swaps this colour for its "gray90" text colour of the active
@@ -358,6 +359,8 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
                 _readable_cells(layout, trace, lightened)
         elif "textfont" in props and (trace.get("text") is not None or _given(trace.get("texttemplate"))):
             trace["textfont"] = _merged(trace.get("textfont"), _font(trace.get("textfont"), mode, present))
+    # last: the room depends on every font set above
+    margins.reserve(spec)
 
 
 def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
