@@ -326,6 +326,19 @@ def pairing_map(rows: Mapping[str, np.ndarray], *, title: str, height: int | Non
     return _figure([trace], layout)
 
 
+def _joined(labels: list[str]) -> str:
+    """One label for lines that coincide: the value once when they share it.
+
+    ["training length L = 2,048", "L/beta_slow = 2,048"] -> "training length L = L/beta_slow = 2,048";
+    a phone's chart has room for the short form only (about 260 px of plot).
+    """
+    names = [label.rpartition(" = ")[0] for label in labels]
+    values = [label.rpartition(" = ")[2] for label in labels]
+    if len(labels) > 1 and all(names) and len(set(values)) == 1:
+        return " = ".join(names) + " = " + values[0]
+    return " and ".join(labels)
+
+
 def scaling_chart(
     wavelength_before,
     wavelength_after,
@@ -432,7 +445,7 @@ def scaling_chart(
                 xref="x domain",
                 y=float(np.log10(at)),
                 yref="y",
-                text=" and ".join(labels),
+                text=_joined(labels),
                 showarrow=False,
                 xanchor="left",
                 yanchor="bottom",

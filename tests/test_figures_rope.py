@@ -218,9 +218,20 @@ def test_scaling_chart_lines_training_and_target_length_with_log_placed_labels()
     assert hlines == [250.0, 1000.0, 4000.0]
     labels = {a.text: a.y for a in fig.layout.annotations if a.yref == "y"}
     # a guide equal to L shares its line and label
-    assert labels["training length L = 1,000 and L/beta_slow = 1,000"] == pytest.approx(3.0)
+    assert labels["training length L = L/beta_slow = 1,000"] == pytest.approx(3.0)
     assert labels["s·L = 4,000"] == pytest.approx(math.log10(4000))
     assert labels["L/beta = 250"] == pytest.approx(math.log10(250))
+
+
+def test_scaling_chart_joins_coinciding_labels_by_what_they_share():
+    # same value: said once; a label without " = " or another value: joined with "and"
+    fig = _scaling(guides={"L/beta_slow = 1,000": 1000.0, "L/low = 1,000.0": 1000.0})
+    texts = [a.text for a in fig.layout.annotations if a.yref == "y"]
+    assert "training length L = 1,000 and L/beta_slow = 1,000 and L/low = 1,000.0" in texts
+    fig = _scaling(guides={"L/beta_slow = 1,000": 1000.0, "edge": 4000.0})
+    texts = [a.text for a in fig.layout.annotations if a.yref == "y"]
+    assert "training length L = L/beta_slow = 1,000" in texts
+    assert "s·L = 4,000 and edge" in texts
 
 
 def test_scaling_chart_without_extension_has_no_target_line():
