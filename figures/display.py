@@ -532,6 +532,11 @@ def _split_spec(spec: dict) -> list[list[dict]]:
                 shape["xref"] = xref.replace(x_ref, "x", 1)
                 shape["yref"] = shape.get("yref", "y").replace(y_ref, "y", 1)
                 shapes.append(shape)
+        for axis in (x_axis, y_axis):
+            # make_subplots hides a shared axis's labels on all panels but one; a panel
+            # drawn as a chart of its own needs them (its title alone reads nothing)
+            if axis.get("matches") and axis.get("showticklabels") is False:
+                axis.pop("showticklabels")
         x_axis = {k: v for k, v in x_axis.items() if k not in ("domain", "anchor", "matches")}
         y_axis = {k: v for k, v in y_axis.items() if k not in ("domain", "anchor", "matches")}
         if y_axis.get("scaleanchor"):
@@ -565,11 +570,23 @@ def _split_spec(spec: dict) -> list[list[dict]]:
             for t in traces:
                 if t.get("type") == "heatmap" and not t.get("coloraxis") and t.get("showscale") is not False:
                     t["colorbar"] = _bar_below(t.get("colorbar"))
-            panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
+            if _bar_under(panel_layout, traces):
+                panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
         if len(rows[row]) and "showlegend" not in shared:
             panel_layout["showlegend"] = False
         rows[row].append(dict(data=traces, layout=panel_layout))
     return rows
+
+
+def _bar_under(layout: dict, traces: list[dict]) -> bool:
+    """Whether a panel shows a colour bar (drawn under it: the margin makes its room)."""
+    axes = [layout[k] for k in layout if k.startswith("coloraxis")]
+    if any((axis or {}).get("showscale") is not False for axis in axes):
+        return True
+    return any(
+        t.get("showscale") is not False and ("colorbar" in t or (t.get("type") == "heatmap" and not t.get("coloraxis")))
+        for t in traces
+    )
 
 
 def prepare_specs(fig: go.Figure, *, present: bool) -> tuple[str, list[list[dict]], list | None]:

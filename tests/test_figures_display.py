@@ -89,6 +89,28 @@ def test_panels_become_one_figure_each_with_their_titles_axes_and_one_colour_bar
     assert rows[0][-1].layout.coloraxis.colorbar.orientation == "h", "under the last panel, not beside it"
 
 
+def test_stacked_panels_sharing_an_axis_each_read_alone_without_room_for_a_bar_they_lack():
+    from figures.rope import scaling_chart
+
+    before = np.geomspace(4, 40000, 12)
+    ratio = np.clip(np.linspace(1.3, -0.2, 12), 0.5, 1.0)
+    region = np.select([ratio == 1, ratio > 0.5], [0, 1], 2)
+    fig = scaling_chart(before, before / ratio, ratio, region, factor=2.0, original_length=1024, title="t", height=640)
+    assert fig.layout.xaxis.showticklabels is False, "make_subplots hid the upper panel's shared labels"
+    _, rows = display.prepare(fig, present=False)
+    assert [len(row) for row in rows] == [1, 1]
+    for (panel,) in rows:
+        assert panel.layout.xaxis.showticklabels is not False
+        assert panel.layout.xaxis.title.text == "pair index i (fast → slow)"
+    # the scaling chart has no colour bar: neither panel keeps the 90 px one would need
+    bottoms = [row[0].layout.margin.b for row in rows]
+    z = RNG.standard_normal((6, 6))
+    heatmaps = figures.heatmap_panels([z, -z], ["a", "b"], title="t", x_title="k", y_title="q")
+    _, heat = display.prepare(heatmaps, present=False)
+    assert heat[0][-1].layout.margin.b >= heat[0][0].layout.margin.b + 60, "the heatmaps' bar has its room"
+    assert max(bottoms) <= heat[0][0].layout.margin.b + 10
+
+
 def test_a_grid_of_panels_splits_into_rows_and_keeps_each_note_with_its_panel():
     panels = [RNG.standard_normal((5, 5)) for _ in range(5)] + [None]
     names = [f"m{i}" for i in range(6)]
