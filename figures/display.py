@@ -301,13 +301,14 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
     for letter in "xy":
         for name in _axis_names(layout, letter):
             axis = layout[name]
+            title = dict(font=_font(_get(axis, "title", "font"), mode, present, AXIS_TITLE))
+            if _get(axis, "title", "text") == "":
+                # an empty title still gets its room from Plotly (46 px beside a phone's
+                # one-row heatmap); an unset one gets none
+                title["text"] = None
             layout[name] = _merged(
                 axis,
-                dict(
-                    tickfont=_font(_get(axis, "tickfont"), mode, present),
-                    title=dict(font=_font(_get(axis, "title", "font"), mode, present, AXIS_TITLE)),
-                    automargin=True,
-                ),
+                dict(tickfont=_font(_get(axis, "tickfont"), mode, present), title=title, automargin=True),
             )
             _decade_ticks(spec, name)
             axis = layout[name]

@@ -65,6 +65,9 @@ TICK_GAP = 0.2
 #: times its font size (measured: 46 px for a 14 px y title, 58 px for 21 px)
 TITLE_DEPTH = 1.65
 THEME_STANDOFF = {"x": 20.0, "y": 24.0}
+#: Plotly's automargin adds this to an untitled axis's labels (``Plots.autoMargin``'s pad;
+#: a titled axis has it inside ``TITLE_DEPTH``; measured: 73 px beside a 44.6 px label)
+UNTITLED_PAD = 12.0
 #: an automatic range is taken this much wider at each end than the data (Plotly pads by
 #: 5%, and by the marker size on top for markers: a tick past the data may get a label)
 AUTORANGE_PAD = 0.1
@@ -271,6 +274,8 @@ def _axis_rooms(layout: dict, data: list[dict], name: str, length_px: float) -> 
     if titled:
         standoff = (axis.get("title") or {}).get("standoff")
         room += float(standoff if standoff is not None else THEME_STANDOFF[letter]) + TITLE_DEPTH * size
+    elif room:
+        room += UNTITLED_PAD
     return [(side, room + PAD_PX if room else 0.0), ("r", overhang)]
 
 

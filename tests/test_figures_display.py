@@ -111,6 +111,18 @@ def test_stacked_panels_sharing_an_axis_each_read_alone_without_room_for_a_bar_t
     assert max(bottoms) <= heat[0][0].layout.margin.b + 10
 
 
+def test_an_empty_axis_title_is_unset_so_plotly_keeps_no_room_for_it():
+    z = RNG.standard_normal((1, 12))
+    specs = {}
+    for y_title in ("", "RoPE?"):
+        fig = figures.heatmap(z, y=["RoPE?"], title="t", x_title="layer", y_title=y_title)
+        _, ((specs[y_title],),), _ = display.prepare_specs(fig, present=False)
+    assert "text" not in specs[""]["layout"]["yaxis"]["title"]
+    assert specs["RoPE?"]["layout"]["yaxis"]["title"]["text"] == "RoPE?"
+    # the margin holds the labels only: Plotly would draw no title, so none is reserved
+    assert specs[""]["layout"]["margin"]["l"] <= specs["RoPE?"]["layout"]["margin"]["l"] - 30
+
+
 def test_a_grid_of_panels_splits_into_rows_and_keeps_each_note_with_its_panel():
     panels = [RNG.standard_normal((5, 5)) for _ in range(5)] + [None]
     names = [f"m{i}" for i in range(6)]

@@ -75,6 +75,15 @@ def test_a_heatmap_panel_has_the_room_chromium_gave_it(present, left, bottom):
     assert bottom <= margin["b"] <= bottom + 12
 
 
+@pytest.mark.parametrize(("present", "left"), [(False, 73), (True, 96)])
+def test_an_untitled_axis_has_the_room_chromium_gave_it(present, left):
+    """The NoPE view's one-row heatmap ("RoPE?" beside it, no y title): Chromium's
+    automargin settled on 73 px on a desktop, 96 in presenter mode."""
+    fig = figures.heatmap(np.ones((1, 24)), y=["RoPE?"], title="t", x_title="layer", y_title="", height=200)
+    _, ((spec,),), _ = display.prepare_specs(fig, present=present)
+    assert left <= spec["layout"]["margin"]["l"] <= left + 12
+
+
 def test_room_grows_with_the_labels_and_the_title():
     spec = {
         "data": [{"type": "scatter", "x": [0, 1, 2], "y": [0.0, 1.0, 2.0]}],
@@ -93,8 +102,10 @@ def test_room_grows_with_the_labels_and_the_title():
     titled = {"data": spec["data"], "layout": dict(spec["layout"], yaxis={"tickfont": {"size": 14}, "title": {}})}
     titled["layout"]["yaxis"]["title"] = {"text": "", "font": {"size": 14}}
     margins.reserve(titled)
-    # an empty title still takes Plotly's room for a title; an unset one takes none
-    assert titled["layout"]["margin"]["l"] >= short["l"] + 24 + margins.TITLE_DEPTH * 14 - 1  # rounding
+    # an empty title still takes Plotly's room for a title (which holds automargin's pad);
+    # an unset one takes none
+    title_room = 24 + margins.TITLE_DEPTH * 14 - margins.UNTITLED_PAD
+    assert titled["layout"]["margin"]["l"] >= short["l"] + title_room - 1  # rounding
     assert short["t"] == 10  # no axis on top
     # a number on the x axis's last tick sticks out to the right by half its width
     widest = max(margins.text_width(t, 14) for t in margins._axis_labels(spec["layout"], spec["data"], "xaxis", 0))
