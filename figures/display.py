@@ -566,28 +566,20 @@ def _split_spec(spec: dict) -> list[list[dict]]:
                     t.pop("showscale")
         else:
             # under the panel, not beside it: the cells keep the full width of a phone
+            under = False  # a bar is shown there: the margin makes its room
             for key in [k for k in panel_layout if k.startswith("coloraxis")]:
                 panel_layout[key] = dict(panel_layout[key], colorbar=_bar_below(panel_layout[key].get("colorbar")))
+                under = under or (panel_layout[key].get("showscale") is not False)
             for t in traces:
                 if t.get("type") == "heatmap" and not t.get("coloraxis") and t.get("showscale") is not False:
                     t["colorbar"] = _bar_below(t.get("colorbar"))
-            if _bar_under(panel_layout, traces):
+                    under = True
+            if under:
                 panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
         if len(rows[row]) and "showlegend" not in shared:
             panel_layout["showlegend"] = False
         rows[row].append(dict(data=traces, layout=panel_layout))
     return rows
-
-
-def _bar_under(layout: dict, traces: list[dict]) -> bool:
-    """Whether a panel shows a colour bar (drawn under it: the margin makes its room)."""
-    axes = [layout[k] for k in layout if k.startswith("coloraxis")]
-    if any((axis or {}).get("showscale") is not False for axis in axes):
-        return True
-    return any(
-        t.get("showscale") is not False and ("colorbar" in t or (t.get("type") == "heatmap" and not t.get("coloraxis")))
-        for t in traces
-    )
 
 
 def prepare_specs(fig: go.Figure, *, present: bool) -> tuple[str, list[list[dict]], list | None]:

@@ -13,8 +13,8 @@ will write (given ones, categories, or the ones its automatic ticks choose for t
 range), the tick font, the ticks and the axis title. It widens the margin on the axis's side
 to that. Automargin stays on: where the estimate falls short (long category labels that a
 phone's narrow chart turns, a font wider than expected), Plotly still widens the margin, at
-the old cost. Legends and colour bars need nothing here: Plotly places them before its first
-draw.
+the old cost. Colour bars are not estimated yet: a bar beside the plot or under it still
+widens its margin after the first draw (24 of the 25 charts with one, benchmarks/README.md).
 
 The constants were measured in Chromium on Streamlit 1.67's chart theme, which sets the axis
 title's standoff (24 px on y, 20 px on x). Text widths are Arial's advance widths (Helvetica
