@@ -241,7 +241,8 @@ def weight_chart(
         # one tick per decade once the axis spans several (the 2 and 5 between them clutter it)
         fig.update_yaxes(range=[bottom, 0.1], exponentformat="power", dtick=1 if bottom < -2 else None)
     if legend_right:
-        fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02))
+        # at x = 1 the legend's room does not depend on the chart's width (figures/margins.py)
+        fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.0))
     return fig
 
 

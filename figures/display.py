@@ -56,6 +56,11 @@ PANEL_TITLE = (15, 22)
 #: width in px a figure can count on: a phone's column (desktop is wider), a projector
 PHONE_WIDTH = 340
 PROJECTOR_WIDTH = 1800
+#: the main column and the gap between Streamlit's columns (measured in Chromium): a desktop
+#: at 1440 px (charts 980, 482, 316 and 233 px wide, one to four side by side) and presenter
+#: mode at 1920 (1710, 844, 556 and 412 px)
+DESKTOP_WIDTH, COLUMN_GAP = 980, 16
+PRESENTER_WIDTH, PRESENTER_GAP = 1710, 22
 #: a heatmap prints its values when it has at most this many rows and columns
 MAX_LABELLED_CELLS = 16
 #: Plotly draws <sup> text (10^-16 on a log axis) at this share of the font size
@@ -205,9 +210,11 @@ def _readable_cells(layout: dict, trace: dict, lightened: set[str]) -> None:
 
 
 def _title_on_top(bar: dict) -> dict:
-    # a title turned along a vertical bar ran past the right edge of a phone's chart
+    # a title turned along a vertical bar ran past the right edge of a phone's chart;
+    # at x = 1 (Plotly's default is 1.02 of the plot's width, 10 px pads) the room the bar
+    # takes does not depend on the chart's width, so the server can give it (margins.py)
     if bar.get("orientation") != "h":
-        return _merged(bar, dict(title=dict(side="top")))
+        return _merged(bar, dict(title=dict(side="top"), x=1.0 if bar.get("x") is None else bar["x"]))
     return bar
 
 
@@ -360,8 +367,14 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
                 _readable_cells(layout, trace, lightened)
         elif "textfont" in props and (trace.get("text") is not None or _given(trace.get("texttemplate"))):
             trace["textfont"] = _merged(trace.get("textfont"), _font(trace.get("textfont"), mode, present))
-    # last: the room depends on every font set above
-    margins.reserve(spec)
+    # last: the room depends on every font set above, and on the chart's width: its share of
+    # a projector's or a desktop's main column (a phone's, where columns stack, is narrower)
+    columns = max(columns, 1)
+    if present:
+        width = (PRESENTER_WIDTH - PRESENTER_GAP * (columns - 1)) / columns
+    else:
+        width = (DESKTOP_WIDTH - COLUMN_GAP * (columns - 1)) / columns
+    margins.reserve(spec, width=width, narrowest=width if present else min(PHONE_WIDTH, width))
 
 
 def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:

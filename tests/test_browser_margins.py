@@ -2,10 +2,11 @@
 
 Plotly's automargin widens a margin that is too small for an axis and then draws the whole
 chart again (``figures.margins``). After its draw, a chart whose left margin is wider than
-the one sent was drawn twice. The bottom margin is checked where only the x axis pushes it:
-not under a colour bar or a legend laid below the plot (Plotly places those before its first
-draw), and not where Plotly turned the x labels because they did not fit side by side (that
-depends on the chart's width in the browser, which the server does not know).
+the one sent was drawn twice. The bottom margin is checked where only the x axis pushes it
+(not under a legend laid below the plot), and not where Plotly turned the x labels because
+they did not fit side by side (that depends on the chart's width in the browser, which the
+server does not know). A chart with a colour bar has its right, top and bottom margins checked,
+and one with a legend above the plot its top margin (not on a phone, where it may wrap).
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ MARGINS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain
   const turned = Array.from(gd.querySelectorAll('.xtick text'))
     .some(t => /rotate\\((?!0[,)])/.test(t.getAttribute('transform') || ''));
   const legendBelow = fl.showlegend && fl.legend && fl.legend.y < 0;
+  const bar = gd.querySelectorAll('.colorbar').length > 0;
   return {title: String((fl.meta && (fl.meta.title || fl.meta.chart_title)) || ''),
-          sent: {l: sent.l, b: sent.b}, drawn: {l: fl._size.l, b: fl._size.b},
-          xOnly: !turned && !legendBelow && gd.querySelectorAll('.colorbar').length === 0};
+          sent: {l: sent.l, b: sent.b, r: sent.r, t: sent.t},
+          drawn: {l: fl._size.l, b: fl._size.b, r: fl._size.r, t: fl._size.t},
+          xOnly: !turned && !legendBelow && !bar,
+          barOnly: bar && !turned && !fl.showlegend,
+          legendAbove: !bar && fl.showlegend && fl.legend && fl.legend.orientation === 'h' && fl.legend.y >= 1};
 })"""
 
 
@@ -57,3 +62,12 @@ def test_no_chart_is_drawn_twice_for_its_axes(server, browser, name, setting):
     if setting != "phone":
         widened = [c for c in charts if c["xOnly"] and c["drawn"]["b"] > c["sent"]["b"] + 1]
         assert not widened, f"{name} ({setting}): Plotly widened the bottom margin (a second draw): {widened}"
+    if setting != "phone":
+        # a legend above the plot, in as many rows as it takes on a desktop's or a projector's
+        # column (a phone's narrower chart may wrap it onto more)
+        widened = [c for c in charts if c["legendAbove"] and c["drawn"]["t"] > c["sent"]["t"] + 1]
+        assert not widened, f"{name} ({setting}): Plotly widened the top margin for a legend: {widened}"
+    # a colour bar beside the plot (right), laid flat under it (bottom), and a heatmap's first
+    # row label at the top: the margins sent hold them in every setting
+    widened = [c for c in charts if c["barOnly"] and any(c["drawn"][s] > c["sent"][s] + 1 for s in "rtb")]
+    assert not widened, f"{name} ({setting}): Plotly widened a margin for a colour bar (a second draw): {widened}"

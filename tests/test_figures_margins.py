@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import figures
+import posenc
+from figures import alibi as alibi_figures
 from figures import compare as compare_figures
 from figures import display, margins
 
@@ -148,3 +150,106 @@ def test_every_finished_figure_gets_room(monkeypatch):
     before = fig.layout.margin.l
     out = display.finish(fig, present=False)
     assert out.layout.margin.l > before
+
+
+def _sinusoid_heatmap(present: bool) -> dict:
+    table = posenc.sinusoidal(np.arange(256), 128)
+    fig = figures.heatmap(table, title="t", x_title="dimension", y_title="position p", value_name="PE", height=520)
+    _, ((spec,),), _ = display.prepare_specs(fig, present=present)
+    return spec
+
+
+@pytest.mark.parametrize(("present", "right", "top"), [(False, 90.9, 19.3), (True, 102.5, 21.9)])
+def test_a_colour_bar_beside_the_plot_has_the_room_chromium_gave_it(present, right, top):
+    """The sinusoidal heatmap (256 positions, values -1 to 1, a bar titled "PE"). In Chromium
+    its bar, at x = 1, pushed the right margin to 90.9 px on a desktop and 102.5 in presenter
+    mode; position 0's label, half a row below the top, pushed the top margin to 19.3 and
+    21.9 px. The margins sent hold both (no second draw) and waste at most 12 px."""
+    spec = _sinusoid_heatmap(present)
+    margin = spec["layout"]["margin"]
+    assert spec["data"][0]["colorbar"]["x"] == 1.0  # the room no longer depends on the width
+    assert right <= margin["r"] <= right + 12
+    assert top <= margin["t"] <= top + 12
+
+
+def test_a_label_away_from_the_ends_asks_for_no_room_above():
+    """A y label is centred on its tick: it sticks out above the plot only when its tick is
+    nearer the top than half the label's height. Eight 38 px rows: the top label stands half
+    a row (19 px) below the top, and the top margin stays as sent. Eight 5 px rows, first row
+    at the top: "0" stands 2.5 px below it, and the margin makes room for its upper half."""
+    spec = {
+        "data": [{"type": "heatmap", "z": np.zeros((8, 8))}],
+        "layout": {"height": 400, "margin": {"t": 15, "b": 80, "l": 80, "r": 80}, "yaxis": {"tickfont": {"size": 14}}},
+    }
+    margins.reserve(spec)
+    assert spec["layout"]["margin"]["t"] == 15
+    spec["layout"].update(height=135, yaxis={"tickfont": {"size": 14}, "autorange": "reversed"})
+    margins.reserve(spec)
+    overhang = 0.5 * margins.LINE_HEIGHT * 14 - 2.5
+    assert spec["layout"]["margin"]["t"] == math.ceil(overhang + margins.PUSH_PAD + margins.PAD_PX)
+
+
+@pytest.mark.parametrize(("present", "bottom"), [(False, 142.6), (True, 177.0)])
+def test_a_colour_bar_under_a_panel_has_the_room_chromium_gave_it(present, bottom):
+    """Compare's last panel, its bar laid flat under it: in Chromium the bar reserved 67 px
+    (on a desktop) and Plotly added it to the x axis's 75.6: 142.6 px, and 177 px in
+    presenter mode."""
+    panels = [np.random.default_rng(0).normal(size=(64, 64)) for _ in range(9)]
+    fig = compare_figures.score_grid(
+        panels, [f"m{i}" for i in range(9)], positions=np.arange(64), title="t", height=1020, shared_scale=True
+    )
+    _, rows, _ = display.prepare_specs(fig, present=present)
+    spec = rows[-1][-1]
+    assert spec["data"][0]["colorbar"]["orientation"] == "h"
+    assert bottom <= spec["layout"]["margin"]["b"] <= bottom + 12
+
+
+def test_a_flat_bar_keeps_room_for_labels_plotly_turns():
+    """ALiBi's four bias panels side by side on a desktop (233 px each): the last one's bar is
+    68 px long, Plotly turned its labels (-60 to 0) upright, and the bottom margin became
+    157.6 px (149.6 where they lie flat, on a phone)."""
+    positions = np.arange(64)
+    grids = [-m * np.abs(positions[:, None] - positions[None, :]) for m in (1.0, 0.5, 0.25, 0.125)]
+    fig = alibi_figures.bias_facets(grids, positions, ["h1", "h2", "h3", "h4"], title="t")
+    _, rows, _ = display.prepare_specs(fig, present=False)
+    assert len(rows[0]) == 4
+    assert 157.6 <= rows[0][-1]["layout"]["margin"]["b"] <= 157.6 + 12
+    room = margins.bar_room(rows[0][-1]["layout"]["coloraxis"]["colorbar"], margins.THEME_BAR, (-63, 0), 300, 1000)
+    assert room is not None and room[0] == "b" and room[2]
+    assert room[1] < 157.6 - 75.6  # a wide plot: the labels lie flat
+
+
+def _waves(present: bool) -> dict:
+    positions = np.arange(128)
+    table = posenc.sinusoidal(positions, 128)
+    series = {f"dim {d}": table[:, d] for d in (0, 1, 32, 64)}
+    fig = figures.line_chart(positions, series, title="t", x_title="position p", y_title="PE value", height=460)
+    _, ((spec,),), _ = display.prepare_specs(fig, present=present)
+    return spec
+
+
+@pytest.mark.parametrize(("present", "top"), [(False, 44), (True, 51)])
+def test_a_legend_above_the_plot_has_the_room_chromium_gave_it(present, top):
+    """The sinusoidal waves chart (four dimensions): its legend, one row above the plot,
+    pushed the top margin to 44 px on a desktop and 51 in presenter mode in Chromium."""
+    margin = _waves(present)["layout"]["margin"]
+    assert top <= margin["t"] <= top + 12
+
+
+def test_a_legend_wraps_into_rows_as_wide_as_its_widest_entry():
+    """Entries that do not fit beside each other stand in columns as wide as the widest, as
+    many as fit the plot: four entries in a plot a little over two entries wide make two
+    rows. Chromium drew a two-row legend at 14 px (choices-hybrid beside its heatmap) with a
+    65 px top margin, a one-row one with 44 px."""
+    name = "x" * 10
+    data = [{"type": "scatter", "y": [0, 1], "name": name} for _ in range(4)]
+    layout = {"legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "font": {"size": 14}}}
+    margin = {"l": 80, "r": 20, "t": 15, "b": 72}
+    entry = margins.LEGEND_SYMBOL + margins.text_width(name, 14)
+    assert margins.legend_room(layout, data, 4 * entry + 16, 440, margin) == ("t", 44 + margins.PAD_PX)
+    assert margins.legend_room(layout, data, 2 * entry + 10, 440, margin) == ("t", 65 + margins.PAD_PX)
+    assert margins.legend_room(layout, data, entry, 440, margin)[1] > 65 + margins.PAD_PX  # one a row
+    # one trace draws no legend; a legend placed inside the plot pushes nothing
+    assert margins.legend_room(layout, data[:1], 250, 440, margin) is None
+    inside = {"legend": {"orientation": "h", "y": 0.5, "yanchor": "bottom"}}
+    assert margins.legend_room(inside, data, 250, 440, margin) is None
