@@ -380,8 +380,9 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
 def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
     """Style ``fig`` in place for its room (see the module docstring) and return it.
 
-    ``columns``: how many charts stand side by side with it in presenter mode (a panel
-    of a split figure), for the room its heatmap cells have.
+    ``columns``: how many charts stand side by side with it (a panel of a split figure),
+    for the room its heatmap cells have in presenter mode and the width its margins are
+    estimated at (``margins.reserve``).
     """
     spec = fig.to_plotly_json()
     layout, traces = dict(spec.get("layout", {})), [dict(t) for t in spec.get("data", [])]
