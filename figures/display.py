@@ -209,7 +209,8 @@ def _readable_cells(layout: dict, trace: dict, lightened: set[str]) -> None:
         trace["colorscale"] = _pastel(trace["colorscale"])
 
 
-def _title_on_top(bar: dict) -> dict:
+def _beside_plot(bar: dict) -> dict:
+    """A vertical bar's title on top of it, and the bar at x = 1 unless placed."""
     # a title turned along a vertical bar ran past the right edge of a phone's chart;
     # at x = 1 (Plotly's default is 1.02 of the plot's width, 10 px pads) the room the bar
     # takes does not depend on the chart's width, so the server can give it (margins.py)
@@ -226,7 +227,7 @@ def _finished_bar(bar: dict | None, mode: int, present: bool) -> dict:
             title=dict(font=_font(_get(bar, "title", "font"), mode, present)),
         ),
     )
-    return _title_on_top(bar)
+    return _beside_plot(bar)
 
 
 def _has_colour_bar(layout: dict, trace: dict) -> bool:
@@ -447,7 +448,9 @@ def _bar_below(bar: dict | None) -> dict:
     """A colour bar laid flat along the bottom of its chart."""
     bar = dict(bar or {})
     title = dict(bar.get("title") or {})
-    title["side"] = "top"
+    # under the labels: on top, a bar placed in the container's coordinates gets its title
+    # drawn over the bar (Plotly.js's colorbar mixes plot and container units there)
+    title["side"] = "bottom"
     bar.update(
         orientation="h",
         yref="container",
@@ -467,7 +470,7 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
 
     Every panel keeps its traces, its axes (renamed to x and y, with the axis titles of
     its row and column), the annotations and shapes that belong to it, and the shared
-    colour axes; the colour bar is drawn beside the last panel only. The overall title
+    colour axes; the colour bar is laid flat under the last panel only. The overall title
     stays with the caller. A figure with one panel comes back as ``[[fig]]``.
     """
     if not is_multi_panel(fig):
@@ -579,17 +582,13 @@ def _split_spec(spec: dict) -> list[list[dict]]:
                 if t["showscale"] is None:
                     t.pop("showscale")
         else:
-            # under the panel, not beside it: the cells keep the full width of a phone
-            under = False  # a bar is shown there: the margin makes its room
+            # under the panel, not beside it: the cells keep the full width of a phone (the
+            # margin for it is margins.reserve's, when the panel is finished)
             for key in [k for k in panel_layout if k.startswith("coloraxis")]:
                 panel_layout[key] = dict(panel_layout[key], colorbar=_bar_below(panel_layout[key].get("colorbar")))
-                under = under or (panel_layout[key].get("showscale") is not False)
             for t in traces:
                 if t.get("type") == "heatmap" and not t.get("coloraxis") and t.get("showscale") is not False:
                     t["colorbar"] = _bar_below(t.get("colorbar"))
-                    under = True
-            if under:
-                panel_layout["margin"] = dict(panel_layout["margin"], b=(panel_layout["margin"].get("b") or 55) + 90)
         if len(rows[row]) and "showlegend" not in shared:
             panel_layout["showlegend"] = False
         rows[row].append(dict(data=traces, layout=panel_layout))

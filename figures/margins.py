@@ -90,6 +90,9 @@ LEGEND_GROUP_GAP = 10.0
 #: Plotly turns a flat bar's labels when neighbours would overlap: by 30 degrees when they are
 #: this far apart for their font (``autotickangles``: cos 30 <= d / hypot(d, 1.25 size)), by 90 below
 TURN_30 = 1.25 * math.sqrt(3)
+#: what a title under a flat bar's labels adds to the room a title on top takes (px), by
+#: whether Plotly turned the labels
+UNDER_TITLE_GAP = {False: 12.0, True: 8.0}
 #: an automatic range is taken this much wider at each end than the data (Plotly pads by
 #: 5%, and by the marker size on top for markers: a tick past the data may get a label)
 AUTORANGE_PAD = 0.1
@@ -151,17 +154,24 @@ def tick_values(low: float, high: float, length_px: float, letter: str) -> tuple
 def linear_labels(low: float, high: float, length_px: float, letter: str, tickformat: str | None = None) -> list[str]:
     """The tick labels Plotly's automatic ticks write on a linear axis from ``low`` to ``high``
     that is ``length_px`` long (see :func:`tick_values`)."""
+    return _linear_ticks(low, high, length_px, letter, tickformat)[0]
+
+
+def _linear_ticks(
+    low: float, high: float, length_px: float, letter: str, tickformat: str | None = None
+) -> tuple[list[str], list[float], float]:
+    """(labels, values, dtick) of :func:`linear_labels`."""
     values, dtick = tick_values(low, high, length_px, letter)
     if not values:
-        return []
+        return [], [], 0.0
     if tickformat and tickformat.endswith("%"):
         digits = int(re.sub(r"\D", "", tickformat) or 0)
-        return [f"{v * 100:.{digits}f}%".replace("-", "−") for v in values]
+        return [f"{v * 100:.{digits}f}%".replace("-", "−") for v in values], values, dtick
     biggest = max(abs(low), abs(high))
     range_exp = math.floor(math.log10(biggest) + 0.01) if biggest > 0 else 0
     exponent = 3 * round((range_exp - 1) / 3) if abs(range_exp) > 3 else 0
     decimals = exponent - math.floor(math.log10(dtick) + 0.01)
-    return [number_label(v, decimals, exponent) for v in values]
+    return [number_label(v, decimals, exponent) for v in values], values, dtick
 
 
 def log_labels(low: float, high: float, dtick, power: bool) -> list[str]:
@@ -276,8 +286,8 @@ def _axis_ticks(layout: dict, data: list[dict], name: str, length_px: float) -> 
         low, high = low - pad, high + pad
     elif low == high:
         low, high = low - 1.0, high + 1.0
-    values, _ = tick_values(low, high, length_px, letter)
-    return linear_labels(low, high, length_px, letter, axis.get("tickformat")), where(values)
+    labels, values, _ = _linear_ticks(low, high, length_px, letter, axis.get("tickformat"))
+    return labels, where(values)
 
 
 def _title(axis: dict) -> tuple[bool, float]:
@@ -406,8 +416,8 @@ def _bar_labels(bar: dict, span: tuple[float, float], length_px: float, letter: 
     low, high = span
     if high <= low:
         low, high = low - 1.0, high + 1.0
-    values, dtick = tick_values(low, high, length_px, letter)
-    return linear_labels(low, high, length_px, letter, bar.get("tickformat")), length_px * dtick / (high - low)
+    labels, _, dtick = _linear_ticks(low, high, length_px, letter, bar.get("tickformat"))
+    return labels, length_px * dtick / (high - low)
 
 
 def bar_room(
@@ -429,7 +439,7 @@ def bar_room(
     if bar.get("orientation") == "h":
         if bar.get("yref") != "container" or bar.get("xref", "paper") != "paper":
             return None
-        labels, height = [], line
+        labels, height, overlap = [], line, False
         if plot_width is not None:
             length = opt["len"] * plot_width - 2 * opt["xpad"]
             labels, spacing = _bar_labels(bar, span, length, "x")
@@ -439,8 +449,13 @@ def bar_room(
                 height = max(0.5 * w + 0.87 * line for w in widths)
             elif overlap:
                 height = max(widths)
+        if titled and title.get("side") == "bottom":
+            # a title under the labels keeps a gap to them, or is moved just clear of labels
+            # Plotly turned, which stand further from the bar (Chromium, 14 px text)
+            height += UNDER_TITLE_GAP[overlap]
         depth = 2 * opt["ypad"] + opt["thickness"] + opt["outlinewidth"] + opt["borderwidth"]
-        depth += height + ticklen + (LINE_HEIGHT * title_size if titled and title.get("side") == "top" else 0)
+        stacked = titled and title.get("side", "top") in ("top", "bottom")  # a title on the right adds no height
+        depth += height + ticklen + (LINE_HEIGHT * title_size if stacked else 0)
         return ("b" if float(bar.get("y", 0)) < 0.5 else "t"), depth + PAD_PX, True
     x = float(bar["x"]) if bar.get("x") is not None else 1.02
     if bar.get("xref", "paper") != "paper" or bar.get("xanchor", "left") != "left" or x < 1:
