@@ -42,7 +42,7 @@ from ._checks import (
 from .absolute import learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
 from .alibi import alibi_bias
 from .relative import t5_bias, t5_bucket, transformer_xl_scores
-from .rope.rotation import apply_rope, apply_xpos
+from .rope.rotation import apply_rope, apply_xpos, xpos_scale
 
 __all__ = [
     "CACHE_METHODS",
@@ -65,6 +65,7 @@ __all__ = [
     "hybrid_translation_errors",
     "norm_by_width",
     "norm_ratio",
+    "norm_ratios",
     "offset_distances",
     "rope_translation_error",
     "row_norms",
@@ -324,8 +325,9 @@ def concat_projection_params(d_model: int, d_pos: int, *, n_projections: int = 3
 
 def _causal_rows(grid: np.ndarray) -> np.ndarray:
     """Entries (i, j <= i) of a (T, T) grid, row after row: row i is made when token i arrives."""
-    rows, cols = np.tril_indices(grid.shape[0])
-    return grid[rows, cols]
+    # a boolean mask walks the grid in row-major order, as tril_indices does, without the
+    # two (T (T + 1) / 2,) index arrays
+    return grid[np.tri(grid.shape[0], dtype=bool)]
 
 
 def cached_position_state(
@@ -662,6 +664,17 @@ def sinusoid_closest(n_positions: int, d_model: int, base: float = 10000.0, *, t
     return float(dist[k - 1]), k, n_close, np.minimum.accumulate(dist)
 
 
+def _squared_distances(table: np.ndarray) -> np.ndarray:
+    """|row_p - row_q|^2 for every pair of rows of (T, D): (T, T), in place on the Gram
+    matrix (fresh (T, T) temporaries cost as much as the product at T = 512)."""
+    sq = np.sum(table**2, axis=1)  # (T,)
+    d2 = table @ table.T
+    d2 *= -2.0
+    d2 += sq[:, None]
+    d2 += sq[None, :]
+    return d2
+
+
 def offset_distances(table) -> np.ndarray:
     """Mean distance between rows ``k`` apart, for every offset k, of any code table.
 
@@ -681,12 +694,14 @@ def offset_distances(table) -> np.ndarray:
     if n < 2:
         raise ValueError(f"table must have at least 2 rows, got {n}")
     check_budget(n * n, "offset_distances (T, T) distances")
-    sq = np.sum(table**2, axis=1)
-    # |a - b|^2 = |a|^2 + |b|^2 - 2 a.b, clipped at 0 against rounding
-    dist = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * table @ table.T, 0.0))  # (T, T)
-    rows, cols = np.triu_indices(n, k=1)
-    offset = cols - rows  # (pairs,)
-    totals = np.bincount(offset, weights=dist[rows, cols], minlength=n)[1:]
+    dist = _squared_distances(table)  # (T, T)
+    np.maximum(dist, 0.0, out=dist)  # clipped at 0 against rounding
+    np.sqrt(dist, out=dist)
+    # (p, p + k) sits at p (T + 1) + k of the flattened matrix, so rows of T + 1 put every
+    # offset k in column k; a row's entries past p + k = T - 1 belong to the next rows
+    by_offset = dist.reshape(-1)[: (n - 1) * (n + 1)].reshape(n - 1, n + 1)  # (T-1, T+1)
+    inside = np.arange(n - 1)[:, None] + np.arange(n + 1)[None, :] < n  # (T-1, T+1)
+    totals = np.where(inside, by_offset, 0.0).sum(axis=0)[1:n]
     return totals / (n - np.arange(1, n))
 
 
@@ -702,9 +717,8 @@ def closest_pair(table) -> tuple[float, int, int]:
     if n < 2:
         raise ValueError(f"table must have at least 2 rows, got {n}")
     check_budget(n * n, "closest_pair (T, T) distances")
-    sq = np.sum(table**2, axis=1)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * table @ table.T  # (T, T)
-    d2[np.tril_indices(n)] = np.inf  # each pair once, p < q
+    d2 = _squared_distances(table)  # (T, T)
+    d2[np.tri(n, dtype=bool)] = np.inf  # each pair once, p < q
     flat = int(np.argmin(d2))
     p, q = divmod(flat, n)
     # the exact distance of the chosen pair, not the Gram form's rounding
@@ -750,6 +764,38 @@ def norm_ratio(
         role = "query" if method == "xpos_query" else "key"
         moved = apply_xpos(stacked, pos, role=role, base=base, gamma=gamma, scale_base=scale_base)
     return np.linalg.norm(moved, axis=1) / np.linalg.norm(q)
+
+
+def norm_ratios(
+    positions, head_dim: int, *, seed: int = 0, base: float = 10000.0, gamma: float = 0.4, scale_base: float = 512.0
+) -> dict[str, np.ndarray]:
+    """:func:`norm_ratio` for every method of ``NORM_METHODS`` at once, the rotation shared.
+
+    xPos turns each pair as RoPE does and then scales it, so the pair's squared norm after
+    RoPE is taken once and multiplied by xPos's squared scale (queries) or divided by it
+    (keys), instead of rotating the vector three times.
+
+    Parameters
+    ----------
+    As for :func:`norm_ratio`.
+
+    Returns
+    -------
+    dict {method: (T,) ndarray}, equal to ``norm_ratio(method, ...)`` up to rounding.
+    """
+    head_dim = as_even_int("head_dim", head_dim)
+    pos = as_positions("positions", positions, width=head_dim)  # (T,)
+    seed = as_int("seed", seed, min_value=0)
+    q = np.random.default_rng(seed).standard_normal(head_dim)  # (Dh,)
+    moved = apply_rope(np.broadcast_to(q, (pos.size, head_dim)), pos, base=base)  # (T, Dh)
+    pairs = moved[:, 0::2] ** 2 + moved[:, 1::2] ** 2  # (T, Dh/2): each pair's squared norm
+    squared = xpos_scale(pos, head_dim, gamma=gamma, scale_base=scale_base) ** 2  # (T, Dh/2)
+    length = np.linalg.norm(q)
+    return {
+        "rope": np.sqrt(pairs.sum(axis=1)) / length,
+        "xpos_query": np.sqrt((pairs * squared).sum(axis=1)) / length,
+        "xpos_key": np.sqrt((pairs / squared).sum(axis=1)) / length,
+    }
 
 
 def rope_translation_error(x, shift: int, *, rope_scaling=None, base: float = 10000.0) -> float:

@@ -261,13 +261,12 @@ def t5_bias(table, q_len: int, k_len: int | None = None, *, bidirectional: bool 
     table = as_float_array("table", table, ndim=2)
     q_len, k_len = as_lengths(q_len, k_len)
     check_budget(table.shape[1] * q_len * k_len, "t5_bias(table, q_len, k_len)")
-    buckets = t5_bucket(
-        relative_positions(q_len, k_len),
-        bidirectional=bidirectional,
-        num_buckets=table.shape[0],
-        max_distance=max_distance,
-    )  # (Tq, Tk)
-    return np.moveaxis(table[buckets], -1, 0)
+    # j - pos_q(i) takes Tq + Tk - 1 values, from 1 - Tk to Tq - 1: bucket each once, then
+    # look the pairs up (a logarithm per pair cost most of the time at T = 1024)
+    offsets = np.arange(1 - k_len, q_len)  # (Tq + Tk - 1,)
+    buckets = t5_bucket(offsets, bidirectional=bidirectional, num_buckets=table.shape[0], max_distance=max_distance)
+    pair_buckets = buckets[relative_positions(q_len, k_len) + (k_len - 1)]  # (Tq, Tk)
+    return np.moveaxis(table[pair_buckets], -1, 0)
 
 
 # public API: Transformer-XL and DeBERTa

@@ -268,6 +268,23 @@ def test_rope_keeps_the_norm_and_xpos_scales_it_as_its_paper_says():
     assert q[0] == pytest.approx(1.0, abs=1e-12) and q[-1] < 0.5 and np.all(np.diff(q) < 0)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 256),
+    st.integers(1, 300),
+    st.sampled_from([10.0, 500.0, 10000.0, 1e6]),
+    st.floats(0.05, 2.0),
+    st.sampled_from([16.0, 512.0, 4096.0]),
+    st.integers(0, 5),
+)
+def test_norm_ratios_shares_one_rotation_and_gives_norm_ratio(half, n, base, gamma, scale_base, seed):
+    got = props.norm_ratios(n, 2 * half, seed=seed, base=base, gamma=gamma, scale_base=scale_base)
+    assert set(got) == set(props.NORM_METHODS)
+    for method in props.NORM_METHODS:
+        expected = props.norm_ratio(method, n, 2 * half, seed=seed, base=base, gamma=gamma, scale_base=scale_base)
+        np.testing.assert_allclose(got[method], expected, rtol=1e-12)
+
+
 def test_rope_translation_error_is_rounding_unless_the_frequencies_follow_the_length():
     x = posenc.compare_lessons.phrase(32, 64, "random", seed=0)
     assert props.rope_translation_error(x, 64) < 1e-12

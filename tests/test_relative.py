@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
@@ -293,6 +293,31 @@ def test_t5_bias_matches_loop(bidirectional, q_len, k_len):
             for j in range(k_len):
                 bucket = t5_bucket_scalar(j - pos_q(i, q_len, k_len), bidirectional, 16, 20)
                 assert got[h, i, j] == table[bucket, h]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 90),
+    st.integers(0, 90),
+    st.booleans(),
+    st.sampled_from([(4, 3), (8, 5), (16, 20), (32, 128), (64, 500)]),
+    st.integers(1, 3),
+)
+def test_t5_bias_looks_up_each_pairs_bucket(q_len, extra, bidirectional, shape, heads):
+    """t5_bias buckets each distance once; it gives what bucketing every pair gives."""
+    num_buckets, max_distance = shape
+    if not bidirectional:
+        max_distance = max(max_distance, num_buckets // 2 + 1)
+    k_len = q_len + extra
+    table = np.random.default_rng(q_len).standard_normal((num_buckets, heads))
+    got = t5_bias(table, q_len, k_len, bidirectional=bidirectional, max_distance=max_distance)
+    buckets = t5_bucket(
+        relative_positions(q_len, k_len),
+        bidirectional=bidirectional,
+        num_buckets=num_buckets,
+        max_distance=max_distance,
+    )
+    np.testing.assert_array_equal(got, np.moveaxis(table[buckets], -1, 0))
 
 
 # Transformer-XL

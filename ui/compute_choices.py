@@ -183,7 +183,7 @@ def norms(n: int, d_model: int, base: float) -> dict:
     distance from sqrt(D/2), ``learned_max`` the largest learned row norm, ``rope_gap``
     max |ratio - 1| for RoPE.
     """
-    ratios = {m: props.norm_ratio(m, n, d_model, seed=SEED, base=base) for m in props.NORM_METHODS}
+    ratios = props.norm_ratios(n, d_model, seed=SEED, base=base)  # one rotation for the three
     sin_norms = props.row_norms(posenc.sinusoidal(n, d_model, base))
     table = posenc.learned_table(min(n, LEARNED_ROWS), d_model, std=LEARNED_STD_SMALL, seed=SEED)
     return dict(
