@@ -23,6 +23,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ._checks import as_float_array, as_int, as_lengths, check_budget
 from .absolute import sinusoid_frequencies
@@ -319,13 +320,17 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     w_r = as_float_array("w_r", w_r, ndim=2)
     if w_r.shape[0] != d or w_r.shape[1] % 2:
         raise ValueError(f"w_r must have shape (D={d}, Dr) with Dr even, got {w_r.shape}")
-    # every distance i - j that occurs, from 1 - Tq to Tk - 1
-    distances = np.arange(k_len - q_len - (k_len - 1), k_len)  # (N,)
+    # every distance i - j that occurs, from Tk - 1 down to 1 - Tq
+    distances = np.arange(k_len - 1, -q_len, -1)  # (N,)
     r = _signed_sinusoid(distances, w_r.shape[1], base) @ w_r.T  # (N, D): W_{k,R} R_d
-    index = _query_minus_key(q_len, k_len) - distances[0]  # (Tq, Tk) rows of r
-    term_b = np.take_along_axis(q @ r.T, index, axis=1)
-    term_d = (r @ v)[index]
-    return XLTerms(q @ k.T, term_b, np.broadcast_to(k @ u, (q_len, k_len)).copy(), term_d)
+    # pair (i, j) reads distance pos_q(i) - j, entry Tq - 1 - i + j of r: row i is the window
+    # of Tk entries from Tq - 1 - i, one entry earlier per row (read forwards, so a copy is a
+    # run of memcpys; no (Tq, Tk) index grid)
+    n = distances.size
+    flat = (q @ r.T).reshape(-1)  # row i starts at i N: its window at i (N - 1) + Tq - 1
+    term_b = sliding_window_view(flat, k_len)[q_len - 1 :: max(n - 1, 1)][:q_len]  # (Tq, Tk)
+    term_d = sliding_window_view(r @ v, k_len)[::-1]  # (Tq, Tk)
+    return XLTerms(q @ k.T, term_b.copy(), np.broadcast_to(k @ u, (q_len, k_len)).copy(), term_d.copy())
 
 
 def deberta_log_bucket(relative_position, *, bucket_size: int = 256, max_position: int = 512):

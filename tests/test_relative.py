@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import posenc
@@ -338,9 +338,16 @@ def xl_loop(q, k, u, v, w_r, base):
     return terms
 
 
-@pytest.mark.parametrize(("q_len", "k_len", "d_model", "d_r"), [(3, 3, 4, 4), (2, 5, 6, 4), (4, 7, 4, 8)])
-def test_transformer_xl_scores_match_loop(q_len, k_len, d_model, d_r):
-    rng = np.random.default_rng(q_len * 10 + k_len)
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 10), st.integers(0, 10), st.sampled_from([2, 4, 6]), st.sampled_from([2, 4, 8]))
+@example(3, 0, 4, 4)
+@example(2, 3, 6, 4)
+@example(4, 3, 4, 8)
+def test_transformer_xl_scores_match_loop(q_len, extra, d_model, d_r):
+    """Every term against the loop, at any lengths (the position terms read r along windows
+    that slide a step per row) and writable."""
+    k_len = q_len + extra
+    rng = np.random.default_rng(q_len * 100 + extra)
     q, k = rng.standard_normal((q_len, d_model)), rng.standard_normal((k_len, d_model))
     u, v = rng.standard_normal(d_model), rng.standard_normal(d_model)
     w_r = rng.standard_normal((d_model, d_r))
@@ -348,6 +355,7 @@ def test_transformer_xl_scores_match_loop(q_len, k_len, d_model, d_r):
     expected = xl_loop(q, k, u, v, w_r, 100.0)
     for name, want in zip(posenc.XLTerms._fields, expected, strict=True):
         np.testing.assert_allclose(getattr(got, name), want, rtol=0, atol=1e-12, err_msg=name)
+        assert getattr(got, name).flags.writeable
     np.testing.assert_allclose(got.total, expected.sum(axis=0), rtol=0, atol=1e-12)
 
 
