@@ -33,7 +33,7 @@ from ._checks import (
     as_positions,
     check_budget,
 )
-from .relative import _query_minus_key
+from .relative import _by_distance, _distances
 
 __all__ = [
     "KERPLE_KINDS",
@@ -130,9 +130,9 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, slopes=Non
         slopes = as_per_head("slopes", slopes, ge=0.0)
         if slopes.size != n_heads:
             raise ValueError(f"slopes must have n_heads = {n_heads} entries, got {slopes.size}")
-    distance = np.abs(_query_minus_key(q_len, k_len)).astype(np.float64)  # (Tq, Tk)
-    # b_{h,i,j} = -m_h |i - j|
-    return -slopes[:, None, None] * distance[None, :, :]
+    distance = np.abs(_distances(q_len, k_len)).astype(np.float64)  # (Tq + Tk - 1,)
+    # b_{h,i,j} = -m_h |i - j|, computed once per distance and laid out over the pairs
+    return _by_distance(-slopes[:, None] * distance[None, :], k_len)
 
 
 def kerple_bias(q_len: int, k_len: int | None = None, *, r1, r2, kind: str = "log") -> np.ndarray:
@@ -159,8 +159,8 @@ def kerple_bias(q_len: int, k_len: int | None = None, *, r1, r2, kind: str = "lo
     q_len, k_len = as_lengths(q_len, k_len)
     n_heads = max(as_per_head("r1", r1).size, as_per_head("r2", r2).size)
     check_budget(n_heads * q_len * k_len, "kerple_bias(q_len, k_len) over all heads")
-    distance = np.abs(_query_minus_key(q_len, k_len)).astype(np.float64)  # (Tq, Tk)
-    return kerple_from_distance(distance, r1, r2, kind)
+    distance = np.abs(_distances(q_len, k_len)).astype(np.float64)  # (Tq + Tk - 1,)
+    return _by_distance(kerple_from_distance(distance, r1, r2, kind), k_len)  # (H, Tq, Tk)
 
 
 def kerple_from_distance(distance, r1, r2, kind: str = "log") -> np.ndarray:

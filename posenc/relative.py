@@ -83,6 +83,21 @@ def _query_minus_key(q_len, k_len):
     return pos_q[:, None] - np.arange(k_len)[None, :]
 
 
+def _distances(q_len, k_len):
+    """(Tq + Tk - 1,) every distance pos_q(i) - j of a (Tq, Tk) grid, from Tk - 1 down to 1 - Tq."""
+    return np.arange(k_len - 1, -q_len, -1)
+
+
+def _by_distance(values, k_len):
+    """(..., Tq, Tk) grid holding, at pair (i, j), the entry of ``values`` for pos_q(i) - j.
+
+    ``values`` (..., Tq + Tk - 1) follows ``_distances``: pair (i, j) reads entry
+    Tq - 1 - i + j, so row i is the window of Tk entries from Tq - 1 - i (the grid is
+    Toeplitz). One copy of the windows, instead of a value computed for every pair.
+    """
+    return sliding_window_view(values, k_len, axis=-1)[..., ::-1, :].copy()
+
+
 def _signed_sinusoid(distances, d_model, base):
     """Concatenated sin-then-cos encoding of signed distances, (N, D)."""
     w = sinusoid_frequencies(d_model, base)  # (D/2,)
@@ -116,11 +131,11 @@ def relative_positions(q_len: int, k_len: int | None = None, max_distance: int |
            [-2, -1,  0]])
     """
     q_len, k_len = as_lengths(q_len, k_len)
-    rel = -_query_minus_key(q_len, k_len)
+    rel = -_distances(q_len, k_len).astype(np.int64)  # (Tq + Tk - 1,) key minus query
     if max_distance is not None:
         max_distance = as_int("max_distance", max_distance, min_value=0)
         rel = np.clip(rel, -max_distance, max_distance)
-    return rel.astype(np.int64)
+    return _by_distance(rel, k_len)
 
 
 def shaw_relative_embeddings(table, q_len: int, k_len: int | None = None) -> np.ndarray:
@@ -262,12 +277,11 @@ def t5_bias(table, q_len: int, k_len: int | None = None, *, bidirectional: bool 
     table = as_float_array("table", table, ndim=2)
     q_len, k_len = as_lengths(q_len, k_len)
     check_budget(table.shape[1] * q_len * k_len, "t5_bias(table, q_len, k_len)")
-    # j - pos_q(i) takes Tq + Tk - 1 values, from 1 - Tk to Tq - 1: bucket each once, then
-    # look the pairs up (a logarithm per pair cost most of the time at T = 1024)
-    offsets = np.arange(1 - k_len, q_len)  # (Tq + Tk - 1,)
+    # bucket each of the Tq + Tk - 1 distances once (a logarithm per pair cost most of the
+    # time at T = 1024), then lay each head's values out over the pairs
+    offsets = -_distances(q_len, k_len)  # (Tq + Tk - 1,) key minus query
     buckets = t5_bucket(offsets, bidirectional=bidirectional, num_buckets=table.shape[0], max_distance=max_distance)
-    pair_buckets = buckets[relative_positions(q_len, k_len) + (k_len - 1)]  # (Tq, Tk)
-    return np.moveaxis(table[pair_buckets], -1, 0)
+    return _by_distance(table[buckets].T, k_len)  # (H, Tq, Tk)
 
 
 # public API: Transformer-XL and DeBERTa
@@ -320,8 +334,7 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     w_r = as_float_array("w_r", w_r, ndim=2)
     if w_r.shape[0] != d or w_r.shape[1] % 2:
         raise ValueError(f"w_r must have shape (D={d}, Dr) with Dr even, got {w_r.shape}")
-    # every distance i - j that occurs, from Tk - 1 down to 1 - Tq
-    distances = np.arange(k_len - 1, -q_len, -1)  # (N,)
+    distances = _distances(q_len, k_len)  # (N,) every i - j, from Tk - 1 down to 1 - Tq
     r = _signed_sinusoid(distances, w_r.shape[1], base) @ w_r.T  # (N, D): W_{k,R} R_d
     # pair (i, j) reads distance pos_q(i) - j, entry Tq - 1 - i + j of r: row i is the window
     # of Tk entries from Tq - 1 - i, one entry earlier per row (read forwards, so a copy is a
@@ -329,8 +342,7 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     n = distances.size
     flat = (q @ r.T).reshape(-1)  # row i starts at i N: its window at i (N - 1) + Tq - 1
     term_b = sliding_window_view(flat, k_len)[q_len - 1 :: max(n - 1, 1)][:q_len]  # (Tq, Tk)
-    term_d = sliding_window_view(r @ v, k_len)[::-1]  # (Tq, Tk)
-    return XLTerms(q @ k.T, term_b.copy(), np.broadcast_to(k @ u, (q_len, k_len)).copy(), term_d.copy())
+    return XLTerms(q @ k.T, term_b.copy(), np.broadcast_to(k @ u, (q_len, k_len)).copy(), _by_distance(r @ v, k_len))
 
 
 def deberta_log_bucket(relative_position, *, bucket_size: int = 256, max_position: int = 512):

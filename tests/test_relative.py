@@ -320,6 +320,26 @@ def test_t5_bias_looks_up_each_pairs_bucket(q_len, extra, bidirectional, shape, 
     np.testing.assert_array_equal(got, np.moveaxis(table[buckets], -1, 0))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 40), st.integers(0, 6), st.integers(1, 4))
+def test_distance_grids_are_their_definitions_at_any_lengths(q_len, extra, clip, heads):
+    """The grids built once per distance and laid out over the pairs (Toeplitz windows)
+    equal their definitions pair by pair, rows of the queries at the end of the keys."""
+    k_len = q_len + extra
+    query_minus_key = np.arange(k_len - q_len, k_len)[:, None] - np.arange(k_len)[None, :]  # (Tq, Tk)
+    rel = relative_positions(q_len, k_len)
+    assert rel.dtype == np.int64 and rel.flags.c_contiguous
+    np.testing.assert_array_equal(rel, -query_minus_key)
+    np.testing.assert_array_equal(relative_positions(q_len, k_len, clip), np.clip(-query_minus_key, -clip, clip))
+    slopes = np.linspace(0.0, 2.0, heads)
+    expected = -slopes[:, None, None] * np.abs(query_minus_key)[None].astype(float)
+    np.testing.assert_array_equal(posenc.alibi_bias(heads, q_len, k_len, slopes=slopes), expected)
+    r1, r2 = np.linspace(0.5, 1.5, heads), np.linspace(0.2, 1.8, heads)
+    for kind in ("log", "power"):
+        grid = posenc.kerple_bias(q_len, k_len, r1=r1, r2=r2, kind=kind)
+        np.testing.assert_array_equal(grid, posenc.kerple_from_distance(np.abs(query_minus_key), r1, r2, kind))
+
+
 # Transformer-XL
 
 
