@@ -270,7 +270,7 @@ def _cell_text(layout: dict, trace: dict, present: bool, columns: int) -> None:
     _apply(trace, dict(texttemplate=f"%{{z:{fmt}}}", textfont=dict(size=size)))
 
 
-def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
+def _finish_spec(spec: dict, *, present: bool, columns: int = 1, share: float = 1.0) -> None:
     """:func:`finish` on a figure's dict spec. It sets keys of ``spec["layout"]`` and of
     each trace dict; the values it replaces are left unchanged (they may be shared)."""
     mode = 1 if present else 0
@@ -370,24 +370,31 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1) -> None:
             trace["textfont"] = _merged(trace.get("textfont"), _font(trace.get("textfont"), mode, present))
     # last: the room depends on every font set above, and on the chart's width: its share of
     # a projector's or a desktop's main column (a phone's, where columns stack, is narrower)
-    columns = max(columns, 1)
-    if present:
-        width = (PRESENTER_WIDTH - PRESENTER_GAP * (columns - 1)) / columns
-    else:
-        width = (DESKTOP_WIDTH - COLUMN_GAP * (columns - 1)) / columns
+    width = chart_width(present, columns, share)
     margins.reserve(spec, width=width, narrowest=width if present else min(PHONE_WIDTH, width))
 
 
-def finish(fig: go.Figure, *, present: bool, columns: int = 1) -> go.Figure:
+def chart_width(present: bool, columns: int = 1, share: float = 1.0) -> float:
+    """The width in px of one of ``columns`` charts side by side in a page column that is
+    ``share`` of the main column (a lesson's own ``st.columns``: 0.5 for one of two), on a
+    projector or on a desktop; Streamlit's gap stands between columns at either level."""
+    outer, gap = (PRESENTER_WIDTH, PRESENTER_GAP) if present else (DESKTOP_WIDTH, COLUMN_GAP)
+    room = share * (outer + gap) - gap
+    columns = max(columns, 1)
+    return (room - gap * (columns - 1)) / columns
+
+
+def finish(fig: go.Figure, *, present: bool, columns: int = 1, share: float = 1.0) -> go.Figure:
     """Style ``fig`` in place for its room (see the module docstring) and return it.
 
     ``columns``: how many charts stand side by side with it (a panel of a split figure),
     for the room its heatmap cells have in presenter mode and the width its margins are
-    estimated at (``margins.reserve``).
+    estimated at (``margins.reserve``); ``share``: the part of the main column the page
+    gives it (``chart_width``).
     """
     spec = fig.to_plotly_json()
     layout, traces = dict(spec.get("layout", {})), [dict(t) for t in spec.get("data", [])]
-    _finish_spec(spec, present=present, columns=columns)
+    _finish_spec(spec, present=present, columns=columns, share=share)
     # only what changed goes back through Plotly's (validating) objects; the trace
     # objects stay the same ones
     fig.layout.update(_changes(layout, spec["layout"]), overwrite=True)
@@ -595,10 +602,11 @@ def _split_spec(spec: dict) -> list[list[dict]]:
     return rows
 
 
-def prepare_specs(fig: go.Figure, *, present: bool) -> tuple[str, list[list[dict]], list | None]:
+def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple[str, list[list[dict]], list | None]:
     """``prepare`` as plain specs: the title, rows of one-panel ``{"data", "layout"}``
     dicts (new, the caller's own), and the animation's frames as ``fig`` holds them
-    (Plotly frame objects, read-only) or ``None``.
+    (Plotly frame objects, read-only) or ``None``. ``share``: the part of the main column
+    the page gives the chart (``chart_width``).
 
     ``fig`` is not changed (it may be shared by every session).
     """
@@ -608,7 +616,7 @@ def prepare_specs(fig: go.Figure, *, present: bool) -> tuple[str, list[list[dict
     rows = _split_spec(spec)
     for row in rows:
         for panel in row:
-            _finish_spec(panel, present=present, columns=len(row))
+            _finish_spec(panel, present=present, columns=len(row), share=share)
             if len(rows) * len(row) > 1:
                 # each panel knows the chart it belongs to (for tests and exports)
                 panel["layout"]["meta"] = dict(panel["layout"].get("meta") or {}, chart_title=title)

@@ -255,7 +255,7 @@ def hybrid() -> None:
     curves = compute.hybrid_curves(absolute, shift)
     weights = np.array(compute.HYBRID_WEIGHTS)
     options = f"absolute={absolute!r}, max_len=512, std=0.5, seed=0, slope=0.5"
-    left, right = st.columns(2)
+    left, right = layout.columns(2)
     fig = figcache.figure(
         figures.line_chart,
         weights,

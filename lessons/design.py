@@ -443,7 +443,7 @@ def shift(spec: custom.EncodingSpec, n: int, classic: str) -> None:
     theirs = compute.shift(compute.classic(classic, spec.d_model, n), n, k)
     rows = mine["positions"]
     st.latex(r"M_k = \arg\min_M \sum_p \lVert M\,PE_p - PE_{p+k} \rVert^2")
-    left, right = st.columns([1, 1])
+    left, right = layout.columns([1, 1])
     fig = figcache.figure(
         figures.heatmap,
         mine["m"],
@@ -518,7 +518,7 @@ def similarity(spec: custom.EncodingSpec, n: int, classic: str) -> None:
     mc = compute.similarity(compute.design(spec), n, metric)
     tc = compute.similarity(compute.classic(classic, spec.d_model, n), n, metric)
     shown, rs = mc["shown"], mc["row_step"]
-    left, right = st.columns([5, 6])
+    left, right = layout.columns([5, 6])
     fig = figcache.figure(
         figures.heatmap,
         mc["matrix"],

@@ -322,7 +322,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
     tables[(num_buckets, seed)] = table
 
     bias, buckets = compute.t5_grid(table, length, bidirectional, max_distance)
-    left, right = st.columns([3, 2])
+    left, right = layout.columns([3, 2])
     fig = figcache.figure(
         relfig.bucket_heatmap,
         bias,
@@ -444,7 +444,7 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
             "only on i - j: each diagonal is one colour. (a) and (b) both involve the query's content, so "
             "they change from row to row."
         )
-    left, right = st.columns([3, 2])
+    left, right = layout.columns([3, 2])
     fig = figcache.figure(
         figures.heatmap,
         terms["total"],

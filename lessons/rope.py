@@ -260,7 +260,7 @@ s = posenc.rope.rope_decay_summary({head_dim}, {max_distance}, {base!r})
 distances = np.unique(np.geomspace(1, {max_distance}, 160).round().astype(np.int64))
 distances = np.union1d(distances, [1, 2, 3, s.lowest_at, s.climb_from, s.climb_to])
 """
-    left, right = st.columns(2)
+    left, right = layout.columns(2)
     fig = figcache.figure(rope_figures.decay_bound, out["distances"], out["bound"], height=430)
     with left:
         code = (
@@ -704,7 +704,7 @@ def xpos(head_dim: int, base: float) -> None:
     fig = figcache.figure(
         rope_figures.xpos_factors, out["distances"], out["zeta"], picked, scale_base=scale_base, height=420
     )
-    left, right = st.columns(2)
+    left, right = layout.columns(2)
     with left:
         code = f"""
 distances = np.arange(0, {max_distance + 1}, {out["stride"]})  # r = m - n

@@ -235,7 +235,7 @@ def similarity(d_model: int, n: int, base: float, pe_layout: str) -> None:
     )
     matrix, shown, curve, row_step = compute.sinusoid_similarity(n, d_model, base, pe_layout, metric, anchor)
     what = "PE[p] . PE[q]" if metric == "dot" else "cos(PE[p], PE[q])"
-    left, right = st.columns([5, 6])
+    left, right = layout.columns([5, 6])
     fig = figcache.figure(
         figures.heatmap,
         matrix,
@@ -302,7 +302,7 @@ def shift(d_model: int, n: int, base: float, pe_layout: str) -> None:
         r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
         r"\quad\Longrightarrow\quad PE_{p+k} = PE_p\, M_k^\top"
     )
-    left, right = st.columns([2, 3])
+    left, right = layout.columns([2, 3])
     labels = [str(d) for d in shift["dims"]]
     fig = figcache.figure(
         figures.heatmap,

@@ -16,7 +16,18 @@ from browser_support import PAGES, open_in_browser, wait_idle
 
 pytestmark = pytest.mark.browser
 
-VIEWS = ["why-order", "sinusoidal-heatmap", "relative-xl", "alibi-slopes", "compare", "claims-sinusoids"]
+VIEWS = [
+    "why-order",
+    "sinusoidal-heatmap",
+    "relative-xl",
+    "alibi-slopes",
+    "compare",
+    "claims-sinusoids",
+    # charts in a lesson's own columns (layout.columns)
+    "choices-hybrid",
+    "design-similarity",
+    "rope-xpos",
+]
 SETTINGS = {"desktop": (1440, 1000, ""), "presenter": (1920, 1080, "present=1"), "phone": (390, 844, "")}
 
 MARGINS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')).map(gd => {

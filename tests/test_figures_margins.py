@@ -4,6 +4,7 @@ The known values are what Chromium drew (Streamlit 1.67's chart theme, Plotly.js
 the app's charts: the tick labels Plotly chose and the margins its automargin settled on.
 """
 
+import contextlib
 import math
 
 import numpy as np
@@ -255,3 +256,41 @@ def test_a_legend_wraps_into_rows_as_wide_as_its_widest_entry():
     assert margins.legend_room(layout, data[:1], 250, 440, margin) is None
     inside = {"legend": {"orientation": "h", "y": 0.5, "yanchor": "bottom"}}
     assert margins.legend_room(inside, data, 250, 440, margin) is None
+
+
+def test_chart_width_is_the_width_chromium_drew_charts_side_by_side():
+    """One to four charts side by side were 980, 482, 316 and 233 px wide on a desktop and
+    1710, 844, 556 and 412 in presenter mode; one chart in one of a lesson's two columns is
+    as wide as one of two panels."""
+    for present, widths in ((False, (980, 482, 316, 233)), (True, (1710, 844, 556, 412))):
+        for n, width in enumerate(widths, start=1):
+            assert display.chart_width(present, n) == pytest.approx(width, abs=1)
+            assert display.chart_width(present, 1, 1 / n) == pytest.approx(width, abs=1)
+    assert display.chart_width(False, 2, 0.5) == pytest.approx((482 - 16) / 2)
+
+
+def test_a_legend_in_a_lesson_column_gets_the_rows_it_wraps_into_there():
+    """The same chart in half the main column: its legend's five entries no longer fit in
+    one row, so the top margin holds more rows."""
+    positions = np.arange(64)
+    series = {f"a longer series name {i}": np.sin(positions / (i + 1)) for i in range(5)}
+    fig = figures.line_chart(positions, series, title="t", x_title="x", y_title="y", height=420)
+    full = display.prepare_specs(fig, present=False)[1][0][0]["layout"]["margin"]["t"]
+    half = display.prepare_specs(fig, present=False, share=0.5)[1][0][0]["layout"]["margin"]["t"]
+    assert half > full
+
+
+def test_a_chart_inside_layout_columns_is_finished_for_that_column():
+    from ui import layout
+
+    assert layout._SHARE.get() == 1.0
+    outer, inner = layout._Column(contextlib.nullcontext(), 0.5), layout._Column(contextlib.nullcontext(), 0.4)
+    with outer:
+        assert layout._SHARE.get() == 0.5
+        with inner:
+            assert layout._SHARE.get() == pytest.approx(0.2)
+        assert layout._SHARE.get() == 0.5
+    assert layout._SHARE.get() == 1.0
+    with outer:  # entered again, as a lesson may
+        assert layout._SHARE.get() == 0.5
+    assert layout._SHARE.get() == 1.0

@@ -125,8 +125,10 @@ def _drawn(spec: dict, frames: list | None) -> _Drawn:
     return panel
 
 
-def _prepare_drawn(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
-    title, rows, frames = display.prepare_specs(fig, present=present)
+def _prepare_drawn(
+    fig: go.Figure, present: bool, share: float = 1.0
+) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
+    title, rows, frames = display.prepare_specs(fig, present=present, share=share)
     several = sum(len(row) for row in rows) > 1
     out = []
     for row in rows:
@@ -138,8 +140,8 @@ def _prepare_drawn(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[
 
 
 @st.cache_resource(max_entries=2 * MAX_FIGURES, show_spinner=False)
-def _prepared(digest: str, present: bool, _fig: go.Figure):
-    return _prepare_drawn(_fig, present)
+def _prepared(digest: str, present: bool, share: float, _fig: go.Figure):
+    return _prepare_drawn(_fig, present, share)
 
 
 def animation(panel: go.Figure) -> tuple[bool, int]:
@@ -153,14 +155,15 @@ def animation(panel: go.Figure) -> tuple[bool, int]:
     return animated, (meta.get("frame_ms", 120) if isinstance(meta, dict) else 120)
 
 
-def prepared(fig: go.Figure, present: bool) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
+def prepared(fig: go.Figure, present: bool, share: float = 1.0) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:
     """What a page draws of ``fig``: its title and rows of (one-panel chart, the panel's
     title or "" when the figure has one panel, its alt text), from
-    ``figures.display.prepare``; once per figure and mode for a cached figure."""
+    ``figures.display.prepare``; once per figure, mode and ``share`` (the part of the main
+    column the page gives it, ``display.chart_width``) for a cached figure."""
     digest = key_of(fig)
     if digest is None:
-        return _prepare_drawn(fig, present)
-    return _prepared(digest, present, fig)
+        return _prepare_drawn(fig, present, share)
+    return _prepared(digest, present, share, fig)
 
 
 def figure(

@@ -4,6 +4,7 @@ presenter mode (larger type and figures, explanations folded into speaker notes)
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import re
 
@@ -153,7 +154,49 @@ def _draw(fig, key: str, alt: str) -> None:
     )
 
 
-def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, downloads: bool = True) -> None:
+#: the part of the main column the current page column takes (``columns``); each session's
+#: script runs in a thread of its own, which starts with the default
+_SHARE: contextvars.ContextVar[float] = contextvars.ContextVar("posenc_column_share", default=1.0)
+
+
+class _Column:
+    """A Streamlit column that, while entered, tells ``chart`` the part of the main column
+    it takes; anything else goes to the column itself."""
+
+    def __init__(self, column, share: float):
+        self._column, self.share = column, share
+        self._tokens: list[contextvars.Token] = []
+
+    def __enter__(self):
+        self._column.__enter__()
+        self._tokens.append(_SHARE.set(_SHARE.get() * self.share))
+        return self
+
+    def __exit__(self, *exc):
+        _SHARE.reset(self._tokens.pop())
+        return self._column.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self._column, name)
+
+
+def columns(spec, **options) -> list[_Column]:
+    """``st.columns(spec, **options)`` for charts: a chart drawn inside one is finished for
+    that column's width (its legend's rows and its margins), not the main column's."""
+    weights = [1.0] * spec if isinstance(spec, int) else [float(w) for w in spec]
+    return [_Column(c, w / sum(weights)) for c, w in zip(st.columns(spec, **options), weights, strict=True)]
+
+
+def chart(
+    fig,
+    *,
+    key: str,
+    filename: str,
+    code: str | None = None,
+    data=None,
+    downloads: bool = True,
+    share: float | None = None,
+) -> None:
     """A Plotly figure, full width, its title as text above it, with SVG and PNG saving and,
     in a "Data and code" expander, the data as CSV and .npy, a standalone HTML file and,
     when ``code`` is given, the posenc call that made its data.
@@ -170,9 +213,12 @@ def chart(fig, *, key: str, filename: str, code: str | None = None, data=None, d
     comparison, for figures whose traces are not a plain table (animations, arrows).
     A figure with frames gets buttons that play, pause and step it (also by keyboard).
     ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
-    as a class's live votes, whose numbers the gradebook gives).
+    as a class's live votes, whose numbers the gradebook gives). ``share``: the part of
+    the main column the chart stands in (0.5 in one of two columns), so that its margins
+    are estimated at the width it is drawn at; by default that of the ``columns`` it is
+    drawn in (1 outside them).
     """
-    title, rows = figcache.prepared(fig, presenting())
+    title, rows = figcache.prepared(fig, presenting(), _SHARE.get() if share is None else share)
     if title:
         st.markdown(f"**{_plain(title)}**")
     keys = []
