@@ -79,8 +79,7 @@ class DebertaTerms(NamedTuple):
 
 def _query_minus_key(q_len, k_len):
     """(Tq, Tk) int grid of pos_q(i) - j."""
-    pos_q = np.arange(k_len - q_len, k_len)  # (Tq,)
-    return pos_q[:, None] - np.arange(k_len)[None, :]
+    return _by_distance(_distances(q_len, k_len), k_len)
 
 
 def _distances(q_len, k_len):
@@ -131,7 +130,7 @@ def relative_positions(q_len: int, k_len: int | None = None, max_distance: int |
            [-2, -1,  0]])
     """
     q_len, k_len = as_lengths(q_len, k_len)
-    rel = -_distances(q_len, k_len).astype(np.int64)  # (Tq + Tk - 1,) key minus query
+    rel = -_distances(q_len, k_len)  # (Tq + Tk - 1,) int64, key minus query
     if max_distance is not None:
         max_distance = as_int("max_distance", max_distance, min_value=0)
         rel = np.clip(rel, -max_distance, max_distance)

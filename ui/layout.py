@@ -195,7 +195,6 @@ def chart(
     code: str | None = None,
     data=None,
     downloads: bool = True,
-    share: float | None = None,
 ) -> None:
     """A Plotly figure, full width, its title as text above it, with SVG and PNG saving and,
     in a "Data and code" expander, the data as CSV and .npy, a standalone HTML file and,
@@ -213,12 +212,10 @@ def chart(
     comparison, for figures whose traces are not a plain table (animations, arrows).
     A figure with frames gets buttons that play, pause and step it (also by keyboard).
     ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
-    as a class's live votes, whose numbers the gradebook gives). ``share``: the part of
-    the main column the chart stands in (0.5 in one of two columns), so that its margins
-    are estimated at the width it is drawn at; by default that of the ``columns`` it is
-    drawn in (1 outside them).
+    as a class's live votes, whose numbers the gradebook gives). Inside ``columns`` the
+    chart is finished for its column's width (its margins, its legend's rows).
     """
-    title, rows = figcache.prepared(fig, presenting(), _SHARE.get() if share is None else share)
+    title, rows = figcache.prepared(fig, presenting(), _SHARE.get())
     if title:
         st.markdown(f"**{_plain(title)}**")
     keys = []
