@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from .builders import _base, _figure, _scale, line_chart
-from .theme import PALETTE, SEQUENTIAL_SCALE, subplots
+from .theme import PALETTE, SEQUENTIAL_SCALE, subplot_layout
 
 #: colour of each slope's origin, and of a slope set by hand
 ORIGIN_COLOURS = {"c": PALETTE[0], "2c": PALETTE[1], "custom": PALETTE[3]}
@@ -151,13 +151,13 @@ def bias_facets(
     height = 130 + height_per_row * rows
     # about 80 px between rows, for the tick labels above and the subplot title below; the
     # grid's axes and titles as make_subplots lays them out, then plain dicts (builders._figure)
-    layout = subplots(
+    layout = subplot_layout(
         rows=rows,
         cols=cols,
         subplot_titles=list(titles),
         horizontal_spacing=0.05,
         vertical_spacing=min(0.3, 80 / (height - 150)),
-    ).to_dict()["layout"]
+    )
     low = float(np.nanmin(grids)) if np.isfinite(grids).any() else -1.0
     low = low if low < 0 else -1.0
     traces = []

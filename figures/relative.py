@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .builders import _base, _figure, _scale, heatmap_panels
-from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, every_nth, subplots, thin
+from .theme import MAX_COLS, MAX_ROWS, PALETTE, SIGNED_SCALE, every_nth, subplot_layout, thin
 
 #: a cell value is printed in the matrix up to this many rows (more would not be legible)
 ANNOTATE_UP_TO = 16
@@ -102,12 +102,12 @@ def offset_panels(
     annotate = length <= ANNOTATE_UP_TO if annotate is None else annotate
     bound = max(1.0, float(np.abs(raw).max()))
     # the grid's axes and titles as make_subplots lays them out, then plain dicts (builders._figure)
-    layout = subplots(
+    layout = subplot_layout(
         rows=1,
         cols=2,
         subplot_titles=("j - i (every offset)", f"clip(j - i, -K, K), K = {max_distance}: the vector used"),
         horizontal_spacing=0.08,
-    ).to_dict()["layout"]
+    )
     traces, shapes = [], []
     for col, (z, what) in enumerate(((raw, "j - i"), (clipped, "clip(j - i, -K, K)")), start=1):
         suffix = str(col) if col > 1 else ""

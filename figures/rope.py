@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .builders import _base, _figure, _scale, line_chart
-from .theme import PALETTE, SEQUENTIAL_SCALE, base_layout, subplots
+from .theme import PALETTE, SEQUENTIAL_SCALE, subplot_layout
 
 #: An animation holds at most this many frames (its JSON grows with each).
 MAX_FRAMES = 64
@@ -55,10 +55,11 @@ def _arrows(tips, centres) -> tuple[list, list]:
     return xs, ys
 
 
-def _arrow_trace(tips, centres, colour: str, name: str, dash: str | None = None) -> go.Scatter:
+def _arrow_trace(tips, centres, colour: str, name: str, dash: str | None = None) -> dict:
     xs, ys = _arrows(tips, centres)
     n = len(centres[0])
-    return go.Scatter(
+    return dict(
+        type="scatter",
         x=xs,
         y=ys,
         mode="lines+markers",
@@ -141,72 +142,88 @@ def rotation_animation(
     path_x = (cx[None, :] + q_unit[:, :, 0]).T.reshape(-1)  # plane by plane
     path_y = (cy[None, :] + q_unit[:, :, 1]).T.reshape(-1)
     path_m = np.tile(np.asarray(positions_q), n_pairs)
-    fig = go.Figure(
-        [
-            go.Scatter(
-                x=_f32(ring_x),
-                y=_f32(ring_y),
-                mode="lines",
-                line=dict(color="#bbbbbb", width=1, dash="dot"),
-                hoverinfo="skip",
-                showlegend=False,
-            ),
-            go.Scatter(
-                x=_f32(path_x),
-                y=_f32(path_y),
-                mode="markers",
-                name="q's tip in every frame",
-                marker=dict(color=Q_COLOUR, size=5, opacity=0.35),
-                customdata=path_m,
-                hovertemplate="q's tip at m = %{customdata}<extra></extra>",
-            ),
-            _arrow_trace(k_unit[0], centres, K_COLOUR, "k at position n", dash="dash"),
-            _arrow_trace(q_unit[0], centres, Q_COLOUR, "q at position m"),
-            go.Scatter(
-                x=_f32(cx),
-                y=_f32(cy + text_y),
-                mode="text",
-                textposition="bottom center",
-                text=[_angle_text(a, s) for a, s in zip(angles[0], shares[0], strict=True)],
-                textfont=dict(size=13),
-                hoverinfo="skip",
-                showlegend=False,
-            ),
-        ]
-    )
-    for i, t, x, y in zip(pairs, theta, cx, cy, strict=True):
-        fig.add_annotation(
-            x=x,
-            y=y + 1.12,
+    # plain dicts, as builders._figure: Plotly's checked API (go.Scatter, add_annotation,
+    # update_*axes, assigning the frames) cost 13-53 ms a figure, most of a rope-rotation
+    # miss; tests/test_figures_rope.py compares the result with what the checked API builds
+    data = [
+        dict(
+            type="scatter",
+            x=_f32(ring_x),
+            y=_f32(ring_y),
+            mode="lines",
+            line=dict(color="#bbbbbb", width=1, dash="dot"),
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+        dict(
+            type="scatter",
+            x=_f32(path_x),
+            y=_f32(path_y),
+            mode="markers",
+            name="q's tip in every frame",
+            marker=dict(color=Q_COLOUR, size=5, opacity=0.35),
+            customdata=path_m,
+            hovertemplate="q's tip at m = %{customdata}<extra></extra>",
+        ),
+        _arrow_trace(k_unit[0], centres, K_COLOUR, "k at position n", dash="dash"),
+        _arrow_trace(q_unit[0], centres, Q_COLOUR, "q at position m"),
+        dict(
+            type="scatter",
+            x=_f32(cx),
+            y=_f32(cy + text_y),
+            mode="text",
+            textposition="bottom center",
+            text=[_angle_text(a, s) for a, s in zip(angles[0], shares[0], strict=True)],
+            textfont=dict(size=13),
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+    ]
+    annotations = [
+        dict(
+            x=float(x),
+            y=float(y + 1.12),
             text=f"<b>pair {i}</b> (dims {2 * i}, {2 * i + 1})<br>θ = {t:.3g} rad/pos<br>λ = {2 * np.pi / t:,.1f}",
             showarrow=False,
             yanchor="bottom",
             font=dict(size=13),
         )
+        for i, t, x, y in zip(pairs, theta, cx, cy, strict=True)
+    ]
+    layout = _base(title, height)
+    reach = 1.35
+    layout.update(
+        annotations=annotations,
+        xaxis=dict(range=[-reach, float(cx.max() + reach)], visible=False, fixedrange=True),
+        # room for each plane's three-line title above it and its three lines of numbers under it
+        yaxis=dict(
+            range=[float(cy.min() - 2.6), float(cy.max() + 2.3)],
+            visible=False,
+            fixedrange=True,
+            scaleanchor="x",
+            scaleratio=1,
+        ),
+        margin=dict(l=10, r=10, t=60, b=10),
+        # played, paused and stepped by the page's keyboard buttons (ui.chart_tools), which
+        # call plotly.js's animate with these frame names; Plotly's own buttons and slider
+        # are SVG (no keyboard) and its slider labels every frame, unreadable on a phone
+        meta=dict(frame_ms=frame_ms),
+    )
+    layout["legend"].update(x=0, xanchor="left")
+    fig = _figure(data, layout)
     names = [f"m={int(m)}" for m in positions_q]
-    # built unvalidated: a frame holds only x, y or text of the three animated traces
-    # (Plotly merges each entry into the trace it names), and validating 64 frames of
-    # them would cost more than the rest of the page
+    # a frame holds only x, y or text of the three animated traces (Plotly merges each
+    # entry into the trace it names). The frames are checked, once: unchecked ones cannot be
+    # read back (plotly's Frame.data fails on them), and assigning ``fig.frames`` would
+    # check every frame a second time
     frames = []
     for f in range(n_frames):
         kx, ky = _arrows(k_unit[f], centres)
         qx, qy = _arrows(q_unit[f], centres)
         texts = [_angle_text(a, s) for a, s in zip(angles[f], shares[f], strict=True)]
         data = [dict(type="scatter", x=kx, y=ky), dict(type="scatter", x=qx, y=qy), dict(type="scatter", text=texts)]
-        frames.append(go.Frame(data=data, traces=[2, 3, 4], name=names[f], _validate=False))
-    fig.frames = frames
-    base_layout(fig, title, height=height)
-    reach = 1.35
-    fig.update_xaxes(range=[-reach, cx.max() + reach], visible=False, fixedrange=True)
-    # room for each plane's three-line title above it and its three lines of numbers under it
-    fig.update_yaxes(
-        range=[cy.min() - 2.6, cy.max() + 2.3], visible=False, fixedrange=True, scaleanchor="x", scaleratio=1
-    )
-    fig.update_layout(margin=dict(l=10, r=10, t=60, b=10), legend=dict(x=0, xanchor="left"))
-    # played, paused and stepped by the page's keyboard buttons (ui.chart_tools), which
-    # call plotly.js's animate with these frame names; Plotly's own buttons and slider
-    # are SVG (no keyboard) and its slider labels every frame, unreadable on a phone
-    fig.update_layout(meta=dict(frame_ms=frame_ms))
+        frames.append(go.Frame(data=data, traces=[2, 3, 4], name=names[f]))
+    fig._frame_objs = tuple(frames)
     return fig
 
 
@@ -221,10 +238,6 @@ _UNDER_TITLE = dict(
     legend=dict(x=0, xanchor="left", y=1.01, yanchor="bottom"),
     margin=dict(t=95),
 )
-
-
-def _legend_under_title(fig: go.Figure) -> None:
-    fig.update_layout(**_UNDER_TITLE)
 
 
 def _legend_under_title_dict(layout: dict) -> dict:
@@ -367,13 +380,13 @@ def scaling_chart(
     region = np.asarray(region)
     pairs = np.arange(before.size)
     # the grid's axes as make_subplots lays them out, then plain dicts (builders._figure)
-    layout = subplots(
+    layout = subplot_layout(
         rows=2,
         cols=1,
         shared_xaxes=True,
         row_heights=[0.64, 0.36],
         vertical_spacing=0.06,
-    ).to_dict()["layout"]
+    )
     traces = [
         dict(
             type="scatter",
@@ -481,7 +494,7 @@ def xpos_factors(distances, zeta, pairs: Sequence[int], *, scale_base: float, he
     ``zeta`` is (R, Dh/2) (``posenc.xpos_scale`` at the distances); ``pairs`` picks columns.
     """
     zeta = np.asarray(zeta)
-    fig = line_chart(
+    return line_chart(
         distances,
         {f"pair {i}": zeta[:, i] for i in pairs},
         title=f"xPos's factor ζ_i^(r / {scale_base:,.0f}) on pair i's share of the score",
@@ -490,15 +503,13 @@ def xpos_factors(distances, zeta, pairs: Sequence[int], *, scale_base: float, he
         x_name="r",
         value_name="factor",
         height=height,
+        layout_update=dict(_UNDER_TITLE, yaxis=dict(range=[0, 1.05])),
     )
-    fig.update_yaxes(range=[0, 1.05])
-    _legend_under_title(fig)
-    return fig
 
 
 def decay_bound(distances, bound, *, height: int | None = None) -> go.Figure:
     """RoFormer's bound (2/Dh) sum_j |S_j| against relative distance (log x)."""
-    fig = line_chart(
+    return line_chart(
         distances,
         {"(2/d_h) Σ_j |S_j|": bound},
         title="RoFormer's bound on the score",
@@ -508,14 +519,13 @@ def decay_bound(distances, bound, *, height: int | None = None) -> go.Figure:
         value_name="bound",
         log_x=True,
         height=height,
+        layout_update=_UNDER_TITLE,
     )
-    _legend_under_title(fig)
-    return fig
 
 
 def xpos_score_chart(distances, rope, xpos, *, height: int | None = None) -> go.Figure:
     """The score of a word with itself at distance r, under RoPE and under xPos."""
-    fig = line_chart(
+    return line_chart(
         distances,
         {"RoPE": rope, "xPos": xpos},
         title="Score of a word with itself, r positions back",
@@ -524,6 +534,5 @@ def xpos_score_chart(distances, rope, xpos, *, height: int | None = None) -> go.
         x_name="r",
         value_name="score",
         height=height,
+        layout_update=_UNDER_TITLE,
     )
-    _legend_under_title(fig)
-    return fig

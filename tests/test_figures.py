@@ -774,6 +774,11 @@ def test_scales_are_the_documented_cvd_safe_ones():
         lambda: rope_figures.score_spread(
             np.arange(1, 50), np.cos(np.arange(1, 50)), np.ones(49), reference=0.5, reference_label="r", title="t"
         ),
+        lambda: rope_figures.xpos_factors(
+            np.arange(0, 400, 4), np.linspace(0.5, 1, 100 * 8).reshape(100, 8), [0, 3], scale_base=512
+        ),
+        lambda: rope_figures.decay_bound(np.arange(1, 300), np.linspace(1, 0.1, 299), height=300),
+        lambda: rope_figures.xpos_score_chart(np.arange(50), np.cos(np.arange(50)), np.exp(-np.arange(50) / 9)),
         lambda: rope_figures.pairing_map({"a": np.repeat(np.arange(4), 2), "b": np.tile(np.arange(4), 2)}, title="t"),
         lambda: rope_figures.scaling_chart(
             np.geomspace(6, 60000, 16),
@@ -794,3 +799,46 @@ def test_unchecked_builders_build_what_the_checked_api_builds(build):
     # and later changes to the figure are checked as usual
     with pytest.raises(ValueError):
         fig.update_layout(not_a_property=1)
+
+
+# ---- subplot_layout: make_subplots's grid, cached without its titles (issue 18)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(rows=1, cols=3, subplot_titles=["a", "b, K = 4", "c <b>bold</b>"], horizontal_spacing=0.06),
+        dict(rows=1, cols=3, subplot_titles=["a", "", "c"], horizontal_spacing=0.06),
+        dict(rows=2, cols=2, subplot_titles=("one", None, "three"), vertical_spacing=0.2),
+        dict(rows=2, cols=2, subplot_titles=["p", "q", "r", "s", "beyond the grid"]),
+        dict(rows=2, cols=1, shared_xaxes=True, row_heights=[0.64, 0.36], vertical_spacing=0.06),
+        dict(rows=1, cols=2, subplot_titles=[]),
+    ],
+)
+def test_subplot_layout_is_make_subplots_layout(kwargs):
+    from plotly.subplots import make_subplots
+
+    from figures.theme import subplot_layout
+
+    def expected(**kwargs):
+        layout = make_subplots(**kwargs).to_dict()["layout"]
+        del layout["template"]  # go.Figure adds the default one to the figure made from the layout
+        return layout
+
+    assert subplot_layout(**kwargs) == expected(**kwargs)
+    # a second call (the cached grid) with other titles of the same count
+    titles = kwargs.get("subplot_titles")
+    if titles:
+        other = [f"{t}!" if t else t for t in titles]
+        assert subplot_layout(**{**kwargs, "subplot_titles": other}) == expected(**{**kwargs, "subplot_titles": other})
+
+
+def test_subplot_layout_returns_a_new_dict_each_time():
+    from figures.theme import subplot_layout
+
+    first = subplot_layout(rows=1, cols=2, subplot_titles=["a", "b"])
+    first["xaxis"]["title"] = dict(text="changed")
+    first["annotations"][0]["text"] = "changed"
+    second = subplot_layout(rows=1, cols=2, subplot_titles=["a", "b"])
+    assert "title" not in second["xaxis"]
+    assert [a["text"] for a in second["annotations"]] == ["a", "b"]

@@ -6,6 +6,7 @@ slider, the region colouring of the scaling chart, titles, hover text and payloa
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -137,6 +138,33 @@ def test_animation_figure_is_valid_plotly_and_small_at_the_largest_setting():
     # the frames are built unvalidated for speed: validate the whole figure once here
     go.Figure(fig.to_dict())
     assert figure_bytes(fig) < MB / 4
+
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(n_frames=10, pairs=(0, 3)), dict(n_frames=rf.MAX_FRAMES, pairs=(0, 10, 60, 127), head_dim=256)]
+)
+@pytest.mark.parametrize("per_row", [rf.PLANES_PER_ROW, 4])
+def test_animation_built_as_dicts_is_what_the_checked_api_builds(kwargs, per_row):
+    d = _frames_input(**kwargs)
+    fig = rf.rotation_animation(
+        d["q_xy"],
+        d["k_xy"],
+        d["angles"],
+        d["shares"],
+        d["m"],
+        d["n"],
+        d["pairs"],
+        d["theta"],
+        title="R",
+        per_row=per_row,
+    )
+    checked = go.Figure(fig.to_dict())  # Plotly validates every property, frames included
+    assert json.loads(fig.to_json()) == json.loads(checked.to_json())
+    assert all(isinstance(f, go.Frame) for f in fig.frames) and len(fig.frames) == kwargs["n_frames"]
+    assert [f.name for f in checked.frames] == [f"m={m}" for m in d["m"]]
+    # what is added later is checked as usual
+    with pytest.raises(ValueError):
+        fig.update_layout(not_a_property=1)
 
 
 def test_too_many_frames_or_mismatched_shapes_are_refused():
