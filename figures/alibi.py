@@ -219,7 +219,18 @@ def weight_chart(
     NaN entries (masked keys) leave a gap.
     """
     styles = {name: {"color": colours[i]} for i, name in enumerate(series)} if colours else None
-    fig = line_chart(
+    update = {}
+    if log_y:
+        values = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in series.values()])
+        positive = values[np.isfinite(values) & (values > 0)]
+        low = max(float(positive.min()) if positive.size else floor, floor)
+        bottom = math.log10(low) - 0.3
+        # one tick per decade once the axis spans several (the 2 and 5 between them clutter it)
+        update["yaxis"] = dict(range=[bottom, 0.1], exponentformat="power", dtick=1 if bottom < -2 else None)
+    if legend_right:
+        # at x = 1 the legend's room does not depend on the chart's width (figures/margins.py)
+        update["legend"] = dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.0)
+    return line_chart(
         x,
         series,
         title=title,
@@ -232,18 +243,8 @@ def weight_chart(
         styles=styles,
         vlines=vlines,
         height=height,
+        layout_update=update,
     )
-    if log_y:
-        values = np.concatenate([np.asarray(v, dtype=np.float64).ravel() for v in series.values()])
-        positive = values[np.isfinite(values) & (values > 0)]
-        low = max(float(positive.min()) if positive.size else floor, floor)
-        bottom = math.log10(low) - 0.3
-        # one tick per decade once the axis spans several (the 2 and 5 between them clutter it)
-        fig.update_yaxes(range=[bottom, 0.1], exponentformat="power", dtick=1 if bottom < -2 else None)
-    if legend_right:
-        # at x = 1 the legend's room does not depend on the chart's width (figures/margins.py)
-        fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.0))
-    return fig
 
 
 def span_bars(spans, slopes, schedule, *, context: int, mass_label: str, custom_head: int = 0, height=None):

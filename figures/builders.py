@@ -15,10 +15,8 @@ from .theme import (
     PALETTE,
     SEQUENTIAL_SCALE,
     SIGNED_SCALE,
-    base_layout,
     every_nth,
     subplot_layout,
-    subplots,
     thin,
 )
 
@@ -352,14 +350,15 @@ def binary_clock(positions, bits, signs, *, bit_labels: Sequence[str], sign_labe
     signs : (T, K) -1/+1, column k is the sign of a sine dimension (fastest first)
     """
     positions = np.asarray(positions)
-    fig = subplots(
+    layout = subplot_layout(
         rows=1,
         cols=2,
         subplot_titles=("Binary digits of the position", "Sign of sin(p * w_i)"),
         horizontal_spacing=0.1,
     )
-    fig.add_trace(
-        go.Heatmap(
+    traces = [
+        dict(
+            type="heatmap",
             z=np.asarray(bits, dtype=np.float32),
             x=list(bit_labels),
             y=positions,
@@ -368,12 +367,11 @@ def binary_clock(positions, bits, signs, *, bit_labels: Sequence[str], sign_labe
             zmax=1,
             showscale=False,
             hovertemplate="position %{y}<br>%{x}: %{z}<extra></extra>",
+            xaxis="x",
+            yaxis="y",
         ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
-        go.Heatmap(
+        dict(
+            type="heatmap",
             z=np.asarray(signs, dtype=np.float32),
             x=list(sign_labels),
             y=positions,
@@ -382,12 +380,13 @@ def binary_clock(positions, bits, signs, *, bit_labels: Sequence[str], sign_labe
             zmax=1,
             showscale=False,
             hovertemplate="position %{y}<br>%{x}: sign %{z}<extra></extra>",
+            xaxis="x2",
+            yaxis="y2",
         ),
-        row=1,
-        col=2,
-    )
-    fig.update_yaxes(autorange="reversed", title_text="position p", row=1, col=1)
-    fig.update_yaxes(autorange="reversed", row=1, col=2)
-    fig.update_xaxes(title_text="bit (1s, 2s, 4s, ...)", row=1, col=1)
-    fig.update_xaxes(title_text="sine dimension (fast to slow)", row=1, col=2)
-    return base_layout(fig, "The binary clock: fast digits flip often, slow ones rarely", height=height)
+    ]
+    layout["yaxis"].update(autorange="reversed", title=dict(text="position p"))
+    layout["yaxis2"]["autorange"] = "reversed"
+    layout["xaxis"]["title"] = dict(text="bit (1s, 2s, 4s, ...)")
+    layout["xaxis2"]["title"] = dict(text="sine dimension (fast to slow)")
+    layout.update(_base("The binary clock: fast digits flip often, slow ones rarely", height))
+    return _figure(traces, layout)

@@ -750,6 +750,26 @@ def test_scales_are_the_documented_cvd_safe_ones():
         lambda: alibi_figures.bias_facets(
             -np.arange(5 * 16, dtype=float).reshape(5, 4, 4), np.arange(4) * 2, list("abcde"), title="t"
         ),
+        lambda: figures.binary_clock(
+            np.arange(8),
+            (np.arange(8)[:, None] >> np.arange(3)) & 1,
+            np.sign(np.sin(np.arange(8)[:, None] * np.array([1.0, 0.2]))),
+            bit_labels=["1s", "2s", "4s"],
+            sign_labels=["fast", "slow"],
+        ),
+        lambda: alibi_figures.weight_chart(
+            np.arange(30),
+            {"a": np.exp(-np.arange(30) / 2.0), "b": np.r_[np.nan, np.exp(-np.arange(1, 30) / 9.0)]},
+            title="t",
+            x_title="x",
+            x_name="p",
+            vlines={"L": 12},
+            legend_right=True,
+            colours=["#111111", "#222222"],
+        ),
+        lambda: alibi_figures.weight_chart(
+            np.arange(30), {"a": np.linspace(0, 1, 30)}, title="t", x_title="x", x_name="p", log_y=False
+        ),
         lambda: alibi_figures.slope_chart([0.5, 0.25, 0.3, 0.0625], [4, 4, 4, 8], [1, 2, 3, 1], custom_head=3),
         lambda: alibi_figures.span_bars(
             [2.0, 5.0, 9.0], [0.5, 0.25, 0.125], [3, 3, 3], context=20, mass_label="90%", height=300
