@@ -1,7 +1,6 @@
 """Lesson: the design choices behind a positional encoding, each measured live."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import figures
@@ -465,7 +464,7 @@ data = np.array([
 ])  # one bar per method, in the table's order
 """
     layout.chart(fig, key="choices_guide_translation", filename="choices_guide_translation", code=code, data=errors)
-    st.table(pd.DataFrame(compute.guide_table(cells)).set_index("Method"))
+    layout.table(compute.guide_table(cells), index="Method")
     st.caption(
         f"Parameters: learned ones at L = {context}, d = {d_model}, H = {n_heads}. Copy and Marker: accuracy at the "
         "training length and at twice it, from the stored runs of the Experiments lesson (its default settings, one "

@@ -599,7 +599,7 @@ r = posenc.claims.kernel_comparison({kernel_args})
 data = r.profiles.T  # (distance, kernel): KERPLE log, KERPLE power, RBF
 """
     layout.chart(fig, key="claims_kerple", filename="claims_kerple", code=code)
-    st.table(
+    layout.table(
         [
             {
                 "kernel": name.split(",")[0],
@@ -608,7 +608,6 @@ data = r.profiles.T  # (distance, kernel): KERPLE log, KERPLE power, RBF
             }
             for name, lo, cpd in zip(names, r.min_eigenvalue, r.min_sum_zero, strict=True)
         ],
-        hide_index=True,
     )
     numbers_code(
         "claims_kerple_eigen",
@@ -889,7 +888,7 @@ data = np.array([
 """
     layout.chart(fig, key="claims_overview", filename="claims_overview", code=code)
     found = compute.findings(s)
-    st.table(
+    layout.table(
         [
             {
                 # "(1)", not "1.": a cell starting "1." is drawn as a numbered list
@@ -899,10 +898,9 @@ data = np.array([
             }
             for key, f in found.items()
         ],
-        hide_index=True,
     )
     st.subheader("The experiments page's claims, on its stored default run")
-    st.table(compute.experiment_table(), hide_index=True)
+    layout.table(compute.experiment_table())
     counts = {v: sum(f.verdict == v for f in found.values()) for v in (compute.HOLDS, compute.HALF, compute.FALSE)}
     layout.notice(
         f"at these settings {counts[compute.FALSE]} claims are false, {counts[compute.HALF]} half true and "

@@ -1,7 +1,6 @@
 """Lesson: every positional method side by side, on one phrase, measured live."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import figures
@@ -212,7 +211,7 @@ def method_table(
 ) -> None:
     """Where position enters, what it costs, whether it runs at twice the training length."""
     st.subheader("Where it enters, what it costs, whether it runs at twice the training length")
-    st.table(pd.DataFrame(compute.method_table(head_dim, n_heads, train_len, shaw_k, phrase_kind)).set_index("Method"))
+    layout.table(compute.method_table(head_dim, n_heads, train_len, shaw_k, phrase_kind), index="Method")
     checked, check_step = compute.run_check_positions(train_len)
     how = (
         f"every position from 0 to {2 * train_len - 1}"

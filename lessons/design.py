@@ -314,12 +314,11 @@ def encoding(spec: custom.EncodingSpec, n: int, classic: str) -> None:
     theirs = compute.verdict(compute.classic(classic, spec.d_model, n), n, 1, "dot")
     rows_mine, rows_theirs = verdict_rows(mine), verdict_rows(theirs)
     st.markdown(f"**The checks, over positions 0 to {n - 1}** (`posenc.custom.check_encoding(spec, {n})`)")
-    st.table(
+    layout.table(
         [
             {"Check": CHECK_NAMES[c], "Your design": rows_mine[c], CLASSIC_LABELS[classic]: rows_theirs[c]}
             for c in custom.CHECKS
         ],
-        hide_index=True,
     )
     passed = [c for c in custom.CHECKS if mine[c]["passed"]]
     failed = [CHECK_NAMES[c].lower() for c in custom.CHECKS if not mine[c]["passed"]]
@@ -656,7 +655,7 @@ def train(spec: custom.EncodingSpec, n: int, classic: str) -> None:
         st.markdown(
             f"**The six classics on this task** (stored run of the experiments lesson, trained at {cfg.train_len})"
         )
-        st.table(
+        layout.table(
             [
                 {
                     "method": claims.NAMES[m],
@@ -664,7 +663,6 @@ def train(spec: custom.EncodingSpec, n: int, classic: str) -> None:
                 }
                 for m, acc in stored["accuracy"].items()
             ],
-            hide_index=True,
         )
     if not st.session_state.get(trained):
         layout.notice(

@@ -175,7 +175,7 @@ data = np.column_stack([accuracy, chance])  # over run["lengths"]
         }
         for m in methods
     ]
-    st.table(table, hide_index=True)
+    layout.table(table)
     losses = summary["losses"]
     fig = figcache.figure(
         figures.line_chart,
@@ -303,7 +303,7 @@ def claims_measured(
     lengths, methods, cfg, run_code = run_header(summary, live, settings, reach)
     shift = 10
     errors, _, _ = compute.translation(*settings, live, shift, reach)
-    st.table(claims.claims_table(summary, errors, shift), hide_index=True)
+    layout.table(claims.claims_table(summary, errors, shift))
     first, last = lengths[0], lengths[-1]
     fig = figcache.figure(
         figures.grouped_bars,
@@ -445,7 +445,7 @@ data = np.column_stack([np.array([lab["accuracy"][w] for w in ways]).T, np.full(
         }
         for w in xt.EXTENSION_WAYS
     ]
-    st.table(table, hide_index=True)
+    layout.table(table)
     st.caption(
         "Accuracy (mean cross-entropy per answer, in nats). Without fine-tuning each scaling uses the factor "
         "s = test length / L; the fine-tuned models keep factor 2 at every length, as they were trained. "
@@ -454,7 +454,7 @@ data = np.column_stack([np.array([lab["accuracy"][w] for w in ways]).T, np.full(
         "less than once, a ramp between (transformers' defaults beta_fast = 32, beta_slow = 1)."
     )
     rows = xt.paper_comparison(lab)
-    st.table(rows, hide_index=True)
+    layout.table(rows)
     layout.notice(extension_text(rows, lab))
 
 

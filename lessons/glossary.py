@@ -316,7 +316,7 @@ def page() -> None:
 
     st.subheader("Shape letters in the code", divider="gray")
     st.caption("The letters in the shapes of every posenc docstring and code snippet (from the package's own table).")
-    st.table(_shape_letters(), hide_index=True)
+    layout.table(_shape_letters())
 
 
 if __name__ == "__main__":

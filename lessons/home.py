@@ -169,7 +169,7 @@ def page() -> None:
         "How each method gives attention a sense of position. 'Past the training length' "
         "summarises what the papers report; the lessons let you measure it."
     )
-    st.table(list(METHODS), border="horizontal", hide_index=True)
+    layout.table(list(METHODS), border="horizontal")
 
 
 if __name__ == "__main__":

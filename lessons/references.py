@@ -149,12 +149,11 @@ def page() -> None:
         "(frozen values in tests/data/reference_snapshots.json).",
     )
     st.subheader("Papers")
-    st.table(
+    layout.table(
         [{"Authors": a, "Title": t, "Where": w, "For": f} for a, t, w, f in PAPERS],
-        hide_index=True,
     )
     st.subheader("Reference code")
-    st.table([{"Repository": r, "What posenc matches": w} for r, w in CODE], hide_index=True)
+    layout.table([{"Repository": r, "What posenc matches": w} for r, w in CODE])
 
 
 if __name__ == "__main__":

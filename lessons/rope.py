@@ -292,7 +292,7 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
         spread = np.column_stack([out["distances"], out["mean"], out["std"]])
         layout.chart(fig, key="rope_spread", filename="rope_score_spread", code=code, data=spread)
     tutorial = compute_rope.TUTORIAL_STD
-    st.table(
+    layout.table(
         {
             "distance m − n": list(tutorial),
             "std measured here": [f"{out['near'][d]:.2f}" for d in tutorial],
