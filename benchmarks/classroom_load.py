@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import logging
 import math
 import os
 import random
@@ -58,6 +59,12 @@ from urllib.parse import urlencode, urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+# importing the lessons outside a server: Streamlit warns "No runtime found" for every cached
+# function, a hundred lines before --help or a report (as benchmarks/browser_feel.py)
+logging.getLogger("streamlit.runtime.caching.cache_data_api").addFilter(
+    lambda record: "No runtime found" not in record.getMessage()
+)
 
 from page_budget import LARGEST, SLOW_PAGES  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
