@@ -309,22 +309,27 @@ def table(data, *, index: str | None = None, hide_index: bool | None = None, **o
     )
     hide = index is None if hide_index is None else hide_index
     if all(type(v) in _CELL_TYPES for v in cells):
-        st.table(_arrow_table(repr((data, index)), data, index), hide_index=hide, **options)
+        arrow = _arrow_table(repr((data, index)), data, index)
     else:  # not a safe key: converted on this run, as st.table would
-        st.table(_arrow_table.__wrapped__(None, data, index), hide_index=hide, **options)
+        arrow = _to_arrow(data, index)
+    st.table(arrow, hide_index=hide, **options)
 
 
 #: what a table cell may be: its repr is exact (a NumPy array's elides its middle)
 _CELL_TYPES = (str, int, float, bool, type(None))
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
-def _arrow_table(key: str, _data, index: str | None):
+def _to_arrow(data, index: str | None):
     import pandas as pd
     from streamlit import dataframe_util
 
-    frame = pd.DataFrame(_data)
+    frame = pd.DataFrame(data)
     return dataframe_util.convert_pandas_df_to_arrow_table(frame.set_index(index) if index else frame)
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _arrow_table(key: str, _data, index: str | None):
+    return _to_arrow(_data, index)
 
 
 def core_error(exc: ValueError) -> None:
