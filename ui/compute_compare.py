@@ -207,8 +207,11 @@ def method_runs(method: str, head_dim: int, train_len: int, phrase_kind: str, me
     return "yes" if np.isfinite(scores).all() else "no: the scores overflow"
 
 
+@st.cache_data(**CACHE)
 def runs_at_twice(head_dim: int, n_heads: int, train_len: int, shaw_k: int, phrase_kind: str) -> dict[str, str]:
     """method -> "yes" or "no: why", measured at positions up to 2L - 1."""
+    # cached whole as well: the page asks for the verdicts on every run, and nine lookups of
+    # the per-method cache (kept, for a setting that changes one method only) cost more
     return {
         method: method_runs(method, head_dim, train_len, phrase_kind, settings(method, train_len, n_heads, shaw_k))
         for method in ORDER
