@@ -209,7 +209,6 @@ def weight_chart(
     floor: float = 1e-12,
     vlines: Mapping[str, float] | None = None,
     colours: Sequence[str] | None = None,
-    legend_right: bool = False,
     height: int | None = None,
 ) -> go.Figure:
     """Attention weights against position or distance, one line per head or method.
@@ -227,9 +226,6 @@ def weight_chart(
         bottom = math.log10(low) - 0.3
         # one tick per decade once the axis spans several (the 2 and 5 between them clutter it)
         update["yaxis"] = dict(range=[bottom, 0.1], exponentformat="power", dtick=1 if bottom < -2 else None)
-    if legend_right:
-        # at x = 1 the legend's room does not depend on the chart's width (figures/margins.py)
-        update["legend"] = dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.0)
     return line_chart(
         x,
         series,

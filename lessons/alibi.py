@@ -286,7 +286,6 @@ def attention_and_reach() -> None:
         log_y=log_y,
         vlines={f"query i = {row}": row},
         colours=alibi_figures.slope_colours(slopes[[h - 1 for h in shown]]),
-        legend_right=True,
         height=460,
     )
     visible = f"{row + 1}  # causal: keys 0..i" if causal else f"{n}  # every key"

@@ -21,6 +21,7 @@ VIEWS = [
     "sinusoidal-heatmap",
     "relative-xl",
     "alibi-slopes",
+    "alibi-attention",
     "compare",
     "claims-sinusoids",
     # charts in a lesson's own columns (layout.columns)

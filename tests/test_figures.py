@@ -764,7 +764,6 @@ def test_scales_are_the_documented_cvd_safe_ones():
             x_title="x",
             x_name="p",
             vlines={"L": 12},
-            legend_right=True,
             colours=["#111111", "#222222"],
         ),
         lambda: alibi_figures.weight_chart(

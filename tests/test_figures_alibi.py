@@ -143,12 +143,6 @@ def test_weight_chart_linear_axis_keeps_nans_as_gaps_and_takes_colours():
     assert fig.data[0].line.color == "#123456"
 
 
-def test_weight_chart_legend_on_the_right():
-    fig = fa.weight_chart([0, 1], {"a": [0.5, 0.5]}, title="w", x_title="d", x_name="d", legend_right=True)
-    # beside the plot: anchored at its right edge, where the server can give it its room
-    assert fig.layout.legend.orientation == "v" and fig.layout.legend.x == 1 and fig.layout.legend.xanchor == "left"
-
-
 # span_bars
 
 
