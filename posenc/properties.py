@@ -41,7 +41,7 @@ from ._checks import (
 )
 from .absolute import learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
 from .alibi import alibi_bias
-from .relative import t5_bias, t5_bucket, transformer_xl_scores
+from .relative import _xl_position_terms, t5_bias, t5_bucket
 from .rope.rotation import apply_rope, apply_xpos, xpos_scale
 
 __all__ = [
@@ -418,8 +418,9 @@ def cached_position_state(
         grid = t5_bias(table, length, bidirectional=False, max_distance=max_distance)[0]
         return _causal_rows(grid)
     v = np.random.default_rng(seed + 2).standard_normal(head_dim)  # (Dh,) the global position bias
-    terms = transformer_xl_scores(x, x, np.zeros(head_dim), v)
-    return _causal_rows(terms.content_position + terms.global_position)
+    # transformer_xl_scores(x, x, 0, v)'s two position terms, without its two content terms
+    content_position, global_position = _xl_position_terms(x, length, v, np.eye(head_dim), 10000.0)
+    return _causal_rows(content_position + global_position)
 
 
 class CacheStep(NamedTuple):

@@ -333,6 +333,15 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     w_r = as_float_array("w_r", w_r, ndim=2)
     if w_r.shape[0] != d or w_r.shape[1] % 2:
         raise ValueError(f"w_r must have shape (D={d}, Dr) with Dr even, got {w_r.shape}")
+    term_b, term_d = _xl_position_terms(q, k_len, v, w_r, base)
+    return XLTerms(q @ k.T, term_b.copy(), np.broadcast_to(k @ u, (q_len, k_len)).copy(), term_d)
+
+
+def _xl_position_terms(q, k_len: int, v, w_r, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """Transformer-XL's two position terms, ``q_i . W_{k,R} R_{i-j}`` (a read-only (Tq, Tk)
+    view) and ``v . W_{k,R} R_{i-j}`` ((Tq, Tk), new), of checked arrays: q (Tq, D), v (D,),
+    w_r (D, Dr). Shared with ``properties.cached_position_state``, which needs only these."""
+    q_len = q.shape[0]
     distances = _distances(q_len, k_len)  # (N,) every i - j, from Tk - 1 down to 1 - Tq
     r = _signed_sinusoid(distances, w_r.shape[1], base) @ w_r.T  # (N, D): W_{k,R} R_d
     # pair (i, j) reads distance pos_q(i) - j, entry Tq - 1 - i + j of r: row i is the window
@@ -341,7 +350,7 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
     n = distances.size
     flat = (q @ r.T).reshape(-1)  # row i starts at i N: its window at i (N - 1) + Tq - 1
     term_b = sliding_window_view(flat, k_len)[q_len - 1 :: max(n - 1, 1)][:q_len]  # (Tq, Tk)
-    return XLTerms(q @ k.T, term_b.copy(), np.broadcast_to(k @ u, (q_len, k_len)).copy(), _by_distance(r @ v, k_len))
+    return term_b, _by_distance(r @ v, k_len)
 
 
 def deberta_log_bucket(relative_position, *, bucket_size: int = 256, max_position: int = 512):

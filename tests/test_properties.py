@@ -140,6 +140,18 @@ def test_cached_state_is_what_the_formulas_give():
     assert props.cached_position_state("rope", 7, head_dim=6).size == 42
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 30), st.sampled_from([2, 4, 8]), st.integers(0, 3))
+def test_transformer_xl_state_is_the_public_scores_position_terms(length, head_dim, seed):
+    # the state computes only the two position terms; they must stay transformer_xl_scores'
+    x = np.random.default_rng(seed).standard_normal((length, head_dim))
+    v = np.random.default_rng(seed + 2).standard_normal(head_dim)
+    terms = posenc.transformer_xl_scores(x, x, np.zeros(head_dim), v)
+    grid = terms.content_position + terms.global_position  # (T, T)
+    state = props.cached_position_state("transformer_xl", length, head_dim=head_dim, seed=seed)
+    np.testing.assert_array_equal(state, grid[np.tril_indices(length)])
+
+
 def test_dynamic_ntk_changes_every_cached_key_past_the_training_length():
     dh, train_len = 64, 64
     for length in (10, 62, 63):  # length + 1 <= L: the base has not moved yet
