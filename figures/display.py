@@ -23,6 +23,7 @@ in presenter mode and is never covered by Plotly's toolbar.
 
 from __future__ import annotations
 
+import base64
 import functools
 import math
 import re
@@ -32,7 +33,7 @@ import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
 from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
+from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
 from plotly.validator_cache import ValidatorCache
 
 from . import margins
@@ -653,9 +654,41 @@ def _sendable_entry(key: str, value):
         return deepcopy(value)
     if isinstance(value, _BRANCHES):
         return sendable(value)
-    if isinstance(value, np.ndarray) or is_homogeneous_array(value):
+    if isinstance(value, np.ndarray):
+        return typed_array(value)
+    if is_homogeneous_array(value):
         return to_typed_array_spec(value)
     return deepcopy(value)
+
+
+#: the smallest integer type plotly's ``to_typed_array_spec`` moves a 64-bit array to
+_NARROWER = {
+    "int64": (np.int8, np.int16, np.int32),
+    "uint64": (np.uint8, np.uint16, np.uint32),
+}
+
+
+def typed_array(value: np.ndarray):
+    """``to_typed_array_spec(value)`` for an array: ``{"dtype", "bdata"[, "shape"]}``, the same
+    bytes. A numeric array is encoded here; Plotly's function first offers every array to
+    narwhals (a dataframe library's type checks) and copies it, 0.1 ms an array, which was a
+    third of preparing compare's ten panels. Anything else goes to Plotly's function."""
+    if value.dtype.kind not in "iuf" or value.size == 0 or value.ndim == 0:
+        return to_typed_array_spec(value)
+    narrower = _NARROWER.get(str(value.dtype))
+    if narrower is not None:
+        low, high = value.min(), value.max()
+        fits = [t for t in narrower if np.iinfo(t).min <= low and high <= np.iinfo(t).max]
+        if not fits:
+            return to_typed_array_spec(value)  # left as it is, as Plotly does
+        value = value.astype(fits[0])
+    short = plotlyjsShortTypes.get(str(value.dtype))
+    if short is None:
+        return to_typed_array_spec(value)
+    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii")}
+    if value.ndim > 1:
+        spec["shape"] = str(value.shape)[1:-1]
+    return spec
 
 
 def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]]]:

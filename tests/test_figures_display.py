@@ -315,6 +315,31 @@ def test_sendable_is_what_plotly_makes_of_any_tree_and_leaves_the_tree_alone():
     check()
 
 
+def test_typed_array_is_plotlys_encoding_of_any_array():
+    from _plotly_utils.utils import to_typed_array_spec
+    from hypothesis import given
+    from hypothesis import strategies as hst
+    from hypothesis.extra import numpy as hnp
+
+    dtypes = hst.sampled_from(
+        ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", ">f8", ">i4", "?", "c16", "U2", "M8[s]"]
+    )
+    arrays = hnp.arrays(dtypes, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5))
+    # int64 values that fit in each narrower integer type, and ones that fit in none
+    wide = hnp.arrays("i8", hnp.array_shapes(max_dims=2), elements=hst.sampled_from([0, -128, 127, 40_000, -(2**40)]))
+    views = hst.sampled_from(["as is", "every other", "transposed"])
+
+    @given(arrays | wide, views)
+    def check(value, view):
+        if view == "every other" and value.ndim:
+            value = value[::2]
+        elif view == "transposed":
+            value = value.T
+        assert _same(display.typed_array(value), to_typed_array_spec(value))
+
+    check()
+
+
 @pytest.mark.parametrize("fig", list(_every_kind_of_figure()), ids=["heatmap", "lines", "bars", "panels"])
 def test_sendable_of_a_built_figure_is_plotlys_to_dict(fig):
     sent = fig.to_dict()
