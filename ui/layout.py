@@ -291,7 +291,7 @@ def _html(fig, data) -> bytes:
     return export.to_html(fig)
 
 
-def table(data, *, index: str | None = None, hide_index: bool | None = None, **options) -> None:
+def table(data, *, index: str | None = None, **options) -> None:
     """``st.table`` of a small table given as rows (a list of dicts) or columns (a dict of
     lists), its first column the index when ``index`` names it.
 
@@ -307,12 +307,11 @@ def table(data, *, index: str | None = None, hide_index: bool | None = None, **o
         if isinstance(data, list)
         else (v for column in data.values() for v in column)
     )
-    hide = index is None if hide_index is None else hide_index
     if all(type(v) in _CELL_TYPES for v in cells):
         arrow = _arrow_table(repr((data, index)), data, index)
     else:  # not a safe key: converted on this run, as st.table would
         arrow = _to_arrow(data, index)
-    st.table(arrow, hide_index=hide, **options)
+    st.table(arrow, hide_index=index is None, **options)
 
 
 #: what a table cell may be: its repr is exact (a NumPy array's elides its middle)
