@@ -265,20 +265,39 @@ def _scores_alibi(x, pos, opts):
     return _scores_none(x, pos, opts) - slope * np.abs(pos[:, None] - pos[None, :])
 
 
+def _by_offset(pos, f, *, signed: bool) -> np.ndarray:
+    """(T, T) ``f(pos_j - pos_i)`` (``signed``) or ``f(|pos_i - pos_j|)``, for an
+    elementwise ``f`` of (N,) int64 offsets and whole-number positions ``pos`` (T,).
+
+    ``f`` is evaluated once per offset in range and looked up for every pair: the same
+    values, without a logarithm per pair (T5's buckets and KERPLE's bias took 10-14 ms
+    each at T = 512). Positions spread wider than there are pairs are done pair by pair.
+    """
+    p = pos.astype(np.int64)
+    rel = p[None, :] - p[:, None]  # (T, T) key minus query
+    if not signed:
+        rel = np.abs(rel)
+    span = int(p.max() - p.min()) if p.size else 0
+    if 2 * span + 1 >= rel.size:
+        return f(rel)
+    low = -span if signed else 0
+    return f(np.arange(low, span + 1))[rel - low]
+
+
 def _scores_t5(x, pos, opts):
     num_buckets = opts.get("num_buckets", 32)
     table = np.random.default_rng(opts.get("seed", 0)).standard_normal(num_buckets)
-    rel = (pos[None, :] - pos[:, None]).astype(np.int64)  # key minus query
-    return (
-        _scores_none(x, pos, opts)
-        + table[t5_bucket(rel, num_buckets=num_buckets, max_distance=opts.get("max_distance", 128))]
+    max_distance = opts.get("max_distance", 128)
+    bias = _by_offset(
+        pos, lambda rel: table[t5_bucket(rel, num_buckets=num_buckets, max_distance=max_distance)], signed=True
     )
+    return _scores_none(x, pos, opts) + bias
 
 
 def _scores_kerple(x, pos, opts):
-    distance = np.abs(pos[:, None] - pos[None, :])
-    r1, r2 = opts.get("r1", 1.0), opts.get("r2", 1.0)
-    return _scores_none(x, pos, opts) + kerple_from_distance(distance, r1, r2, opts.get("kind", "log"))[0]
+    r1, r2, kind = opts.get("r1", 1.0), opts.get("r2", 1.0), opts.get("kind", "log")
+    bias = _by_offset(pos, lambda d: kerple_from_distance(d.astype(np.float64), r1, r2, kind)[0], signed=False)
+    return _scores_none(x, pos, opts) + bias
 
 
 #: method -> function(x (T, D), positions (T,), options) -> scores (T, T)

@@ -245,6 +245,31 @@ def test_position_scores_agree_with_the_bias_functions():
     np.testing.assert_allclose(posenc.position_scores(x, 7, "rope"), rope @ rope.T / math.sqrt(8), atol=1e-12)
 
 
+@given(
+    positions=st.lists(st.integers(0, 60), min_size=1, max_size=40),
+    spread=st.sampled_from([1, 3, 997]),
+    method=st.sampled_from(["t5", "kerple"]),
+    kind=st.sampled_from(["log", "power"]),
+    shift=st.integers(0, 10**6),
+)
+def test_biases_looked_up_per_offset_equal_the_pairwise_formula_bitwise(positions, spread, method, kind, shift):
+    # T5's buckets and KERPLE's bias are evaluated once per offset and looked up per pair
+    # (analysis._by_offset); the scores must be exactly the per-pair evaluation's
+    pos = np.array(positions) * spread + shift  # dense, strided, sparse, repeated, far from 0
+    x = np.random.default_rng(len(positions)).standard_normal((pos.size, 6))
+    content = x @ x.T / math.sqrt(6)
+    rel = pos[None, :] - pos[:, None]  # (T, T) key minus query
+    if method == "t5":
+        table = np.random.default_rng(3).standard_normal(8)
+        bias = table[posenc.t5_bucket(rel, num_buckets=8, max_distance=20)]
+        options = dict(num_buckets=8, max_distance=20, seed=3)
+    else:
+        bias = posenc.kerple_from_distance(np.abs(rel).astype(float), 0.7, 1.5 if kind == "power" else 1.3, kind)[0]
+        options = dict(r1=0.7, r2=1.5 if kind == "power" else 1.3, kind=kind)
+    scores = posenc.position_scores(x, pos, method, **options)
+    assert np.array_equal(scores, content + bias)
+
+
 def test_position_scores_validates_its_arguments():
     with pytest.raises(ValueError, match="method"):
         posenc.position_scores(np.ones((2, 2)), 2, "absolute")
