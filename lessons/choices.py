@@ -408,7 +408,7 @@ data = np.column_stack([posenc.properties.norm_ratio(m, {n}, {d_model}, seed=0, 
     learned_d, p, q = dist["learned_closest"]
     st.caption(
         f"The learned table (random, std 0.02, as initialised) has rows 0 to {rows - 1} only: its closest two rows "
-        f"({p} and {q}) are {learned_d:.3g} apart, its largest norm is {held['learned_max']:.3g}, and past its last "
+        f"({p} and {q}) are {learned_d:.3g} apart, its largest norm is {dist['learned_max']:.3g}, and past its last "
         f"row there is no code at all. {close:,} pairs of the first {n} sinusoid codes are closer than {compute.CLOSE}."
     )
     layout.notice(

@@ -156,7 +156,8 @@ def code_distances(n: int, d_model: int, base: float) -> dict:
     minimum, ``learned`` (n-1,) mean distance of the table's rows (NaN past its rows),
     ``sin_closest`` (distance, offset, pairs closer than CLOSE) over 0..n-1,
     ``two_closest`` the same at d = 2, ``learned_closest`` (distance, p, q) among the rows
-    that exist, and ``learned_rows``.
+    that exist, ``learned_rows`` and ``learned_max`` the largest row norm (here, where the
+    table is drawn, rather than drawn again for the norms).
     """
     distance, offset, n_close, running = props.sinusoid_closest(n, d_model, base, threshold=CLOSE)
     rows = min(n, LEARNED_ROWS)
@@ -171,6 +172,7 @@ def code_distances(n: int, d_model: int, base: float) -> dict:
         two_closest=props.sinusoid_closest(n, 2, base, threshold=CLOSE)[:3],
         learned_closest=props.closest_pair(table),
         learned_rows=rows,
+        learned_max=float(props.row_norms(table).max()),
     )
 
 
@@ -180,17 +182,14 @@ def norms(n: int, d_model: int, base: float) -> dict:
 
     Returns a dict: ``ratios`` {method: (n,)} of |f_p(q)| / |q| for RoPE and xPos
     (queries, keys), ``sin_max`` the largest sinusoid row norm and ``sin_gap`` its largest
-    distance from sqrt(D/2), ``learned_max`` the largest learned row norm, ``rope_gap``
-    max |ratio - 1| for RoPE.
+    distance from sqrt(D/2), ``rope_gap`` max |ratio - 1| for RoPE.
     """
     ratios = props.norm_ratios(n, d_model, seed=SEED, base=base)  # one rotation for the three
     sin_norms = props.row_norms(posenc.sinusoidal(n, d_model, base))
-    table = posenc.learned_table(min(n, LEARNED_ROWS), d_model, std=LEARNED_STD_SMALL, seed=SEED)
     return dict(
         ratios=ratios,
         sin_max=float(sin_norms.max()),
         sin_gap=float(np.abs(sin_norms - np.sqrt(d_model / 2)).max()),
-        learned_max=float(props.row_norms(table).max()),
         rope_gap=float(np.abs(ratios["rope"] - 1).max()),
     )
 
