@@ -7,8 +7,8 @@ never written in advance. The lesson "Common claims, measured" draws them.
 
 - attention and order: ``attention_order_errors``;
 - the sinusoid (Vaswani et al. 2017, arXiv:1706.03762): ``sign_changes``,
-  ``wavelength_ends``, ``shift_linearity``, ``neighbour_column_cosines``,
-  ``difference_check``;
+  ``wavelength_ends``, ``shift_linearity`` (``shift_pair_fit``, ``fixed_shift_error``),
+  ``neighbour_column_cosines``, ``difference_check``;
 - RoPE (Su et al. 2021, arXiv:2104.09864): ``rope_factorisation``;
 - biases: KERPLE against an RBF kernel (Chi et al. 2022, arXiv:2205.09921, sec. 4):
   ``kernel_comparison``, ``sum_zero_eigenvalues``; DeBERTa's scale (He et al. 2020,
@@ -50,6 +50,7 @@ __all__ = [
     "NeighbourCosines",
     "OrderErrors",
     "RopeFactorisation",
+    "ShiftFit",
     "ShiftLinearity",
     "SignChanges",
     "T5Widths",
@@ -58,6 +59,7 @@ __all__ = [
     "deberta_scale",
     "difference_check",
     "entry_by_distance",
+    "fixed_shift_error",
     "heads_where_naive_slopes_differ",
     "kernel_comparison",
     "naive_alibi_slopes",
@@ -65,6 +67,7 @@ __all__ = [
     "relative_parameter_counts",
     "rope_factorisation",
     "shift_linearity",
+    "shift_pair_fit",
     "sign_changes",
     "sum_zero_eigenvalues",
     "t5_bucket_widths",
@@ -104,6 +107,16 @@ class ShiftLinearity(NamedTuple):
     bilinear: np.ndarray  # (D,) sin(a + b) = sin a cos b + cos a sin b, pair by pair
     unexplained: float  # share of the variance of PE(p + k) the affine map leaves
     n_pairs: int  # (p, k) pairs the fit and the formula were measured on
+
+
+class ShiftFit(NamedTuple):
+    """The parts of ``ShiftLinearity`` measured on random (p, k) pairs (they do not depend
+    on the fixed map's k)."""
+
+    concat: np.ndarray  # (D,)
+    bilinear: np.ndarray  # (D,)
+    unexplained: float
+    n_pairs: int
 
 
 class NeighbourCosines(NamedTuple):
@@ -318,10 +331,32 @@ def shift_linearity(n: int, d_model: int, base: float = 10000.0, *, k: int = 5, 
     :math:`\\cos(a + b) = \\cos a\\cos b - \\sin a\\sin b` with :math:`a = p w_i`,
     :math:`b = k w_i`: linear in PE(p) once k is fixed (the matrix :math:`M_k`),
     bilinear in (PE(p), PE(k)), and not linear in the two together.
+
+    The two parts are also available alone: ``shift_pair_fit`` (the fit and the formula,
+    which do not depend on ``k``) and ``fixed_shift_error`` (the one matrix, which does
+    not depend on ``seed``).
+    """
+    as_int("k", k, min_value=0, max_value=100_000)  # refused before the fit, not after it
+    fit = shift_pair_fit(n, d_model, base, seed=seed)
+    return ShiftLinearity(
+        concat=fit.concat,
+        fixed_k=fixed_shift_error(n, d_model, base, k=k),
+        bilinear=fit.bilinear,
+        unexplained=fit.unexplained,
+        n_pairs=fit.n_pairs,
+    )
+
+
+def shift_pair_fit(n: int, d_model: int, base: float = 10000.0, *, seed: int = 0) -> ShiftFit:
+    """``shift_linearity``'s parts measured on random (p, k) pairs: the best affine map of
+    ``[PE(p), PE(k), 1]`` to PE(p + k) and the angle-addition formula (arguments as there).
+
+    The least-squares fit is an SVD of a (4 (2 D + 1), 2 D + 1) matrix, tens of ms at
+    d_model 128 and over 100 at 256, and it does not depend on the fixed map's ``k``: a
+    page that moves ``k`` keeps it (``ui.compute_claims``).
     """
     n = as_int("n", n, min_value=2, max_value=100_000)
     d_model = as_even_int("d_model", d_model, max_value=512)
-    k = as_int("k", k, min_value=0, max_value=100_000)
     rng = _rng(seed)
     features = 2 * d_model + 1
     n_pairs = 4 * features
@@ -348,7 +383,20 @@ def shift_linearity(n: int, d_model: int, base: float = 10000.0, *, k: int = 5, 
     formula = np.empty_like(target)
     formula[:, 0::2] = s_p * c_k + c_p * s_k
     formula[:, 1::2] = c_p * c_k - s_p * s_k
+    return ShiftFit(
+        concat=np.abs(residual).max(axis=0),
+        bilinear=np.abs(formula - target).max(axis=0),
+        unexplained=float((residual**2).sum() / spread),
+        n_pairs=n_pairs,
+    )
 
+
+def fixed_shift_error(n: int, d_model: int, base: float = 10000.0, *, k: int = 5) -> np.ndarray:
+    """``shift_linearity``'s ``fixed_k``: per dimension, the largest error of
+    ``PE(p) @ M_k.T`` against PE(p + k) over p in 0..n-1; (D,) (arguments as there)."""
+    n = as_int("n", n, min_value=2, max_value=100_000)
+    d_model = as_even_int("d_model", d_model, max_value=512)
+    k = as_int("k", k, min_value=0, max_value=100_000)
     # one matrix for one k, PE(p + k) = PE(p) @ M_k.T for every p, applied block by block
     # (M_k is 2x2 rotations on the diagonal: O(T D) rather than the dense O(T D^2))
     positions = np.arange(n, dtype=np.float64)
@@ -357,15 +405,7 @@ def shift_linearity(n: int, d_model: int, base: float = 10000.0, *, k: int = 5, 
     shifted = np.empty((n, d_model))
     shifted[:, 0::2] = blocks[:, 0, 0] * s + blocks[:, 0, 1] * c
     shifted[:, 1::2] = blocks[:, 1, 0] * s + blocks[:, 1, 1] * c
-    fixed = np.abs(shifted - sinusoidal(positions + k, d_model, base)).max(axis=0)
-
-    return ShiftLinearity(
-        concat=np.abs(residual).max(axis=0),
-        fixed_k=fixed,
-        bilinear=np.abs(formula - target).max(axis=0),
-        unexplained=float((residual**2).sum() / spread),
-        n_pairs=n_pairs,
-    )
+    return np.abs(shifted - sinusoidal(positions + k, d_model, base)).max(axis=0)
 
 
 def neighbour_column_cosines(n: int, d_model: int, base: float = 10000.0) -> NeighbourCosines:

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import posenc
@@ -157,6 +157,37 @@ def test_the_affine_fit_against_the_normal_equations():
     np.testing.assert_allclose(r.concat, np.abs(residual).max(axis=0), rtol=1e-6, atol=1e-8)
     assert r.unexplained == pytest.approx((residual**2).sum() / ((y - y.mean(axis=0)) ** 2).sum(), rel=1e-6)
     assert r.concat[0] > 0.5
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(30, 200),
+    half=st.integers(1, 24),
+    k=st.integers(0, 300),
+    seed=st.integers(0, 50),
+    base=st.sampled_from([100.0, 10000.0, 500000.0]),
+)
+def test_shift_linearity_is_its_two_parts(n, half, k, seed, base):
+    width = 2 * half
+    assume(n * n >= 4 * (2 * width + 1))
+    whole = claims.shift_linearity(n, width, base, k=k, seed=seed)
+    fit = claims.shift_pair_fit(n, width, base, seed=seed)
+    np.testing.assert_array_equal(claims.fixed_shift_error(n, width, base, k=k), whole.fixed_k)
+    for name in claims.ShiftFit._fields:
+        np.testing.assert_array_equal(getattr(fit, name), getattr(whole, name))
+    # the fixed map is exact for every k (rounding grows with the angles, k w up to ~1e3)
+    assert whole.fixed_k.max() < 1e-9
+
+
+def test_the_parts_refuse_bad_arguments_by_name():
+    with pytest.raises(ValueError, match="k"):
+        claims.fixed_shift_error(100, 16, k=-1)
+    with pytest.raises(ValueError, match="d_model"):
+        claims.shift_pair_fit(100, 15)
+    with pytest.raises(ValueError, match="n must be at least"):
+        claims.shift_pair_fit(20, 256)
+    with pytest.raises(ValueError, match="k"):
+        claims.shift_linearity(100, 16, k=-1)
 
 
 def test_shift_linearity_refuses_too_few_pairs():

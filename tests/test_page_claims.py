@@ -183,6 +183,30 @@ def test_sinusoid_verdicts_and_their_numbers():
     assert cos > 0.99999
 
 
+def test_moving_the_offset_keeps_the_fit(monkeypatch):
+    # the least-squares fit does not depend on k: a move of k must not fit again, a new draw must
+    whole = posenc.claims.shift_linearity(90, 36, k=9, seed=41)  # before the count starts
+    compute_claims.linear.clear()
+    compute_claims._pair_fit.clear()
+    fits = []
+    real = posenc.claims.shift_pair_fit
+    monkeypatch.setattr(posenc.claims, "shift_pair_fit", lambda *a, **kw: fits.append((a, kw)) or real(*a, **kw))
+    at = open_page(PAGE, {"view": "sinusoids", "n": "90", "d_model": "36", "offset": "5", "draw": "41"})
+    assert_clean(at)
+    assert len(fits) == 1
+    before = lines(by_title(at, "Largest error per dimension"))
+    next(s for s in at.slider if s.label == "Offset k").set_value(9).run()
+    assert_clean(at)
+    assert len(fits) == 1
+    after = lines(by_title(at, "Largest error per dimension"))
+    # the same fit and formula; the fixed-k line is the one of k = 9
+    np.testing.assert_array_equal(after[:, [0, 2]], before[:, [0, 2]])
+    np.testing.assert_allclose(after[:, 1], np.maximum(whole.fixed_k, lesson.FLOOR), rtol=1e-6)
+    next(s for s in at.slider if s.label.startswith("Random draw")).set_value(42).run()
+    assert_clean(at)
+    assert len(fits) == 2
+
+
 # 7-8. RoPE
 
 
