@@ -72,6 +72,7 @@ __all__ = [
     "score_part_rms",
     "sinusoid_closest",
     "sinusoid_offset_distance",
+    "table_distances",
     "token_embeddings",
 ]
 
@@ -637,7 +638,7 @@ def sinusoid_offset_distance(offsets, d_model: int, base: float = 10000.0) -> np
     return 2.0 * np.sqrt(np.sum(np.sin(k[:, None] * w[None, :] / 2.0) ** 2, axis=1))
 
 
-def sinusoid_closest(n_positions: int, d_model: int, base: float = 10000.0, *, threshold: float = 0.1):
+def sinusoid_closest(n_positions: int, d_model: int, base: float = 10000.0, *, threshold: float = 0.1, distances=None):
     """The closest two codes of the sinusoid among positions 0..N-1.
 
     Parameters
@@ -645,6 +646,9 @@ def sinusoid_closest(n_positions: int, d_model: int, base: float = 10000.0, *, t
     n_positions : int, >= 2
     d_model : int, even
     threshold : float, > 0
+    distances : (N-1,) array_like or None
+        ``sinusoid_offset_distance(np.arange(1, N), d_model, base)`` when the caller has
+        it already (a page that draws it too); computed here when None.
 
     Returns
     -------
@@ -659,7 +663,14 @@ def sinusoid_closest(n_positions: int, d_model: int, base: float = 10000.0, *, t
     """
     n_positions = as_int("n_positions", n_positions, min_value=2)
     threshold = as_float("threshold", threshold, gt=0.0)
-    dist = sinusoid_offset_distance(np.arange(1, n_positions), d_model, base)  # (N-1,) offsets 1..N-1
+    if distances is None:
+        dist = sinusoid_offset_distance(np.arange(1, n_positions), d_model, base)  # (N-1,) offsets 1..N-1
+    else:
+        dist = as_float_array("distances", distances, ndim=1)
+        if dist.size != n_positions - 1:
+            raise ValueError(
+                f"distances must hold the {n_positions - 1} offsets 1..n_positions-1, got {dist.size} values"
+            )
     k = int(np.argmin(dist)) + 1
     n_close = int(np.sum((n_positions - np.arange(1, n_positions))[dist < threshold]))
     return float(dist[k - 1]), k, n_close, np.minimum.accumulate(dist)
@@ -690,20 +701,8 @@ def offset_distances(table) -> np.ndarray:
     (``sinusoid_offset_distance``); for a random table they scatter around
     ``std sqrt(2 D)`` whatever k.
     """
-    table = as_float_array("table", table, ndim=2)  # (T, D)
-    n = table.shape[0]
-    if n < 2:
-        raise ValueError(f"table must have at least 2 rows, got {n}")
-    check_budget(n * n, "offset_distances (T, T) distances")
-    dist = _squared_distances(table)  # (T, T)
-    np.maximum(dist, 0.0, out=dist)  # clipped at 0 against rounding
-    np.sqrt(dist, out=dist)
-    # (p, p + k) sits at p (T + 1) + k of the flattened matrix, so rows of T + 1 put every
-    # offset k in column k; a row's entries past p + k = T - 1 belong to the next rows
-    by_offset = dist.reshape(-1)[: (n - 1) * (n + 1)].reshape(n - 1, n + 1)  # (T-1, T+1)
-    inside = np.arange(n - 1)[:, None] + np.arange(n + 1)[None, :] < n  # (T-1, T+1)
-    totals = np.where(inside, by_offset, 0.0).sum(axis=0)[1:n]
-    return totals / (n - np.arange(1, n))
+    table = _pair_table(table, "offset_distances")
+    return _offset_means(_squared_distances(table))
 
 
 def closest_pair(table) -> tuple[float, int, int]:
@@ -713,12 +712,45 @@ def closest_pair(table) -> tuple[float, int, int]:
     ----------
     table : (T, D) array_like, T >= 2
     """
+    table = _pair_table(table, "closest_pair")
+    return _closest_in(_squared_distances(table), table)
+
+
+def table_distances(table) -> tuple[np.ndarray, tuple[float, int, int]]:
+    """``offset_distances(table)`` and ``closest_pair(table)`` from one Gram matrix (the
+    (T, T, D) product both are made of): ``((T-1,) mean distances, (distance, p, q))``."""
+    table = _pair_table(table, "table_distances")
+    d2 = _squared_distances(table)  # (T, T)
+    closest = _closest_in(d2, table)  # sets the entries p >= q to inf, which _offset_means never reads
+    return _offset_means(d2), closest
+
+
+def _pair_table(table, caller: str) -> np.ndarray:
     table = as_float_array("table", table, ndim=2)  # (T, D)
     n = table.shape[0]
     if n < 2:
         raise ValueError(f"table must have at least 2 rows, got {n}")
-    check_budget(n * n, "closest_pair (T, T) distances")
-    d2 = _squared_distances(table)  # (T, T)
+    check_budget(n * n, f"{caller} (T, T) distances")
+    return table
+
+
+def _offset_means(d2: np.ndarray) -> np.ndarray:
+    """Per offset k = 1..T-1, the mean of sqrt(d2[p, p + k]); reads only the entries p < q
+    and takes the square roots in place."""
+    n = d2.shape[0]
+    np.maximum(d2, 0.0, out=d2)  # clipped at 0 against rounding
+    np.sqrt(d2, out=d2)
+    # (p, p + k) sits at p (T + 1) + k of the flattened matrix, so rows of T + 1 put every
+    # offset k in column k; a row's entries past p + k = T - 1 belong to the next rows
+    by_offset = d2.reshape(-1)[: (n - 1) * (n + 1)].reshape(n - 1, n + 1)  # (T-1, T+1)
+    inside = np.arange(n - 1)[:, None] + np.arange(n + 1)[None, :] < n  # (T-1, T+1)
+    totals = np.where(inside, by_offset, 0.0).sum(axis=0)[1:n]
+    return totals / (n - np.arange(1, n))
+
+
+def _closest_in(d2: np.ndarray, table: np.ndarray) -> tuple[float, int, int]:
+    """The pair p < q of least d2 (whose entries p >= q become inf), at its exact distance."""
+    n = d2.shape[0]
     d2[np.tri(n, dtype=bool)] = np.inf  # each pair once, p < q
     flat = int(np.argmin(d2))
     p, q = divmod(flat, n)

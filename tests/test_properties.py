@@ -256,6 +256,28 @@ def test_closest_pair_counts_match_brute_force():
     assert best == pytest.approx(upper.min(), abs=1e-9) and dist[p, q] == pytest.approx(best)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 12), st.integers(0, 9), st.booleans())
+def test_table_distances_are_both_measurements_from_one_gram(rows, width, seed, with_tie):
+    table = np.random.default_rng(seed).standard_normal((rows, width))
+    if with_tie and rows > 2:
+        table[-1] = table[0]  # a pair at distance 0: the closest, whatever the rest
+    by_offset, closest = props.table_distances(table)
+    np.testing.assert_array_equal(by_offset, props.offset_distances(table))
+    assert closest == props.closest_pair(table)
+
+
+def test_sinusoid_closest_takes_the_distances_it_would_compute():
+    n, d = 300, 16
+    dist = props.sinusoid_offset_distance(np.arange(1, n), d, 100.0)
+    given_ = props.sinusoid_closest(n, d, 100.0, threshold=0.3, distances=dist)
+    computed = props.sinusoid_closest(n, d, 100.0, threshold=0.3)
+    assert given_[:3] == computed[:3]
+    np.testing.assert_array_equal(given_[3], computed[3])
+    with pytest.raises(ValueError, match="distances"):
+        props.sinusoid_closest(n, d, distances=dist[:-1])
+
+
 def test_offset_distances_average_each_diagonal():
     table = np.random.default_rng(2).standard_normal((12, 5))
     got = props.offset_distances(table)

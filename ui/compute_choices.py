@@ -159,18 +159,19 @@ def code_distances(n: int, d_model: int, base: float) -> dict:
     that exist, ``learned_rows`` and ``learned_max`` the largest row norm (here, where the
     table is drawn, rather than drawn again for the norms).
     """
-    distance, offset, n_close, running = props.sinusoid_closest(n, d_model, base, threshold=CLOSE)
+    sinusoid = props.sinusoid_offset_distance(np.arange(1, n), d_model, base)  # (n-1,), drawn and searched
+    distance, offset, n_close, running = props.sinusoid_closest(n, d_model, base, threshold=CLOSE, distances=sinusoid)
     rows = min(n, LEARNED_ROWS)
     table = posenc.learned_table(rows, d_model, std=LEARNED_STD_SMALL, seed=SEED)  # (rows, D)
     learned = np.full(n - 1, np.nan)
-    learned[: rows - 1] = props.offset_distances(table)
+    learned[: rows - 1], learned_closest = props.table_distances(table)  # one Gram matrix for both
     return dict(
-        sinusoid=props.sinusoid_offset_distance(np.arange(1, n), d_model, base),
+        sinusoid=sinusoid,
         closest=running,
         learned=learned,
         sin_closest=(distance, offset, n_close),
         two_closest=props.sinusoid_closest(n, 2, base, threshold=CLOSE)[:3],
-        learned_closest=props.closest_pair(table),
+        learned_closest=learned_closest,
         learned_rows=rows,
         learned_max=float(props.row_norms(table).max()),
     )
