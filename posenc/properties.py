@@ -331,6 +331,10 @@ def _causal_rows(grid: np.ndarray) -> np.ndarray:
     return grid[np.tri(grid.shape[0], dtype=bool)]
 
 
+#: cached_position_state's keyword defaults (cache_step fills in the same ones)
+_CACHE_DEFAULTS = dict(head_dim=64, train_len=64, factor=4.0, slope=0.5, num_buckets=32, max_distance=128, seed=0)
+
+
 def cached_position_state(
     method: str,
     length: int,
@@ -384,18 +388,55 @@ def cached_position_state(
     PositionOutOfRange
         "learned" with ``length > train_len``: the table has no row for the new token.
     """
+    method, length, options = _cache_arguments(
+        method, length, head_dim, train_len, factor, slope, num_buckets, max_distance, seed
+    )
+    return _position_state(method, length, _cache_inputs(method, length, options), options)
+
+
+def _cache_arguments(method, length, head_dim, train_len, factor, slope, num_buckets, max_distance, seed):
+    """``cached_position_state``'s arguments checked, and its budget for ``length``."""
     method = as_choice("method", method, CACHE_METHODS)
     length = as_int("length", length, min_value=1)
-    head_dim = as_even_int("head_dim", head_dim)
-    train_len = as_int("train_len", train_len, min_value=1)
-    factor = as_float("factor", factor, ge=1.0)
-    seed = as_int("seed", seed, min_value=0)
+    options = dict(
+        head_dim=as_even_int("head_dim", head_dim),
+        train_len=as_int("train_len", train_len, min_value=1),
+        factor=as_float("factor", factor, ge=1.0),
+        slope=as_float("slope", slope, ge=0.0) if method == "alibi" else slope,
+        num_buckets=as_int("num_buckets", num_buckets, min_value=2) if method == "t5" else num_buckets,
+        max_distance=max_distance,
+        seed=as_int("seed", seed, min_value=0),
+    )
     if method in ("alibi", "t5", "transformer_xl"):
         check_budget(4 * length * length, f"cached_position_state({method!r}) (T, T) grids")
     else:
-        check_budget(length * head_dim, f"cached_position_state({method!r}) keys")
-    # row j of the keys (and queries) is the same for every length: drawn in order
-    x = np.random.default_rng(seed).standard_normal((length, head_dim))  # (T, Dh)
+        check_budget(length * options["head_dim"], f"cached_position_state({method!r}) keys")
+    return method, length, options
+
+
+def _cache_inputs(method: str, length: int, options: dict) -> dict:
+    """The random parts of ``method``'s state for up to ``length`` tokens: the keys (and
+    queries) ``x`` (T, Dh), and the learned table, T5's bucket scalars or Transformer-XL's
+    ``v``. Row j of ``x`` is the same for every length (the generator fills rows in order),
+    so a shorter state reads the first rows of a longer draw."""
+    head_dim, seed = options["head_dim"], options["seed"]
+    if method == "alibi":
+        return {}  # a bias of the distance alone: nothing random
+    if method == "t5":
+        return dict(table=np.random.default_rng(seed + 1).standard_normal((options["num_buckets"], 1)))
+    inputs = dict(x=np.random.default_rng(seed).standard_normal((length, head_dim)))  # (T, Dh)
+    if method == "learned":
+        inputs["table"] = learned_table(options["train_len"], head_dim, std=0.02, seed=seed + 3)  # (L, Dh)
+    elif method == "transformer_xl":
+        inputs["v"] = np.random.default_rng(seed + 2).standard_normal(head_dim)  # (Dh,) the global position bias
+    return inputs
+
+
+def _position_state(method: str, length: int, inputs: dict, options: dict) -> np.ndarray:
+    """``cached_position_state`` of checked arguments, from ``_cache_inputs`` for this
+    length or a longer one."""
+    head_dim, train_len, factor = options["head_dim"], options["train_len"], options["factor"]
+    x = inputs["x"][:length] if "x" in inputs else None  # (T, Dh)
     scaling = {
         "rope": None,
         "rope_yarn": {"rope_type": "yarn", "factor": factor, "original_max_position_embeddings": train_len},
@@ -405,23 +446,20 @@ def cached_position_state(
     if method == "absolute":
         return (x + sinusoidal(length, head_dim)).reshape(-1)
     if method == "learned":
-        table = learned_table(train_len, head_dim, std=0.02, seed=seed + 3)  # (L, Dh)
-        return (x + lookup_learned(table, np.arange(length))).reshape(-1)
+        return (x + lookup_learned(inputs["table"], np.arange(length))).reshape(-1)
     if method in scaling:
         # apply_rope takes the length as the largest position + 1, as a decoder does
         return apply_rope(x, rope_scaling=scaling[method]).reshape(-1)
     if method == "alibi":
-        return _causal_rows(alibi_bias(1, length, slopes=[as_float("slope", slope, ge=0.0)])[0])
+        return _causal_rows(alibi_bias(1, length, slopes=[options["slope"]])[0])
     if method == "t5":
-        num_buckets = as_int("num_buckets", num_buckets, min_value=2)
-        table = np.random.default_rng(seed + 1).standard_normal((num_buckets, 1))  # (buckets, H=1)
         # a decoder's buckets are one-sided (bidirectional=False), as in T5's decoder
-        grid = t5_bias(table, length, bidirectional=False, max_distance=max_distance)[0]
+        grid = t5_bias(inputs["table"], length, bidirectional=False, max_distance=options["max_distance"])[0]
         return _causal_rows(grid)
-    v = np.random.default_rng(seed + 2).standard_normal(head_dim)  # (Dh,) the global position bias
     # transformer_xl_scores(x, x, 0, v)'s two position terms, without its two content terms
-    content_position, global_position = _xl_position_terms(x, length, v, np.eye(head_dim), 10000.0)
-    return _causal_rows(content_position + global_position)
+    content_position, global_position = _xl_position_terms(x, length, inputs["v"], np.eye(head_dim), 10000.0)
+    # global_position is new: summed into it, not into a third (T, T) array (a + b == b + a exactly)
+    return _causal_rows(np.add(global_position, content_position, out=global_position))
 
 
 class CacheStep(NamedTuple):
@@ -457,9 +495,19 @@ def cache_step(method: str, length: int, *, rtol: float = 1e-9, **options) -> Ca
     once T + 1 passes ``train_len``.
     """
     rtol = as_float("rtol", rtol, gt=0.0)
-    before = cached_position_state(method, length, **options)
-    after = cached_position_state(method, length + 1, **options)
-    diff = np.abs(after[: before.size] - before)
+    unknown = sorted(set(options) - set(_CACHE_DEFAULTS))
+    if unknown:
+        raise TypeError(f"cache_step() got unexpected keyword arguments {unknown}; allowed: {sorted(_CACHE_DEFAULTS)}")
+    args = {**_CACHE_DEFAULTS, **options}
+    method, length, checked = _cache_arguments(method, length, **args)
+    _cache_arguments(method, length + 1, **args)  # the longer state's budget, before any work
+    # the T + 1 tokens are drawn once; the state at T reads the first T of them, exactly the
+    # draw cached_position_state(method, T) makes (rows are drawn in order)
+    inputs = _cache_inputs(method, length + 1, checked)
+    before = _position_state(method, length, inputs, checked)
+    after = _position_state(method, length + 1, inputs, checked)
+    diff = np.subtract(after[: before.size], before)
+    np.abs(diff, out=diff)  # in place: at T = 1000 the rows are 4 MB
     tol = rtol * max(1.0, float(np.abs(before).max()))
     return CacheStep(int(after.size - before.size), int(np.count_nonzero(diff > tol)), float(diff.max(initial=0.0)))
 

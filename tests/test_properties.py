@@ -122,6 +122,44 @@ def test_stable_methods_never_change_a_cached_entry(method, length):
     assert step.new == (8 if method in ("absolute", "learned", "rope", "rope_yarn") else length + 1)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(props.CACHE_METHODS),
+    st.integers(1, 80),
+    st.sampled_from([2, 6, 16]),
+    st.sampled_from([8, 40, 64]),
+    st.integers(0, 5),
+)
+def test_cache_step_compares_the_two_public_states(method, length, head_dim, train_len, seed):
+    # cache_step draws the T + 1 tokens once and reads the first T for the shorter state;
+    # that must be exactly the two states cached_position_state gives on its own
+    options = dict(head_dim=head_dim, train_len=train_len, seed=seed, slope=0.25, num_buckets=8, max_distance=20)
+    try:
+        after = props.cached_position_state(method, length + 1, **options)
+    except posenc.PositionOutOfRange:
+        with pytest.raises(posenc.PositionOutOfRange):
+            props.cache_step(method, length, **options)
+        return
+    before = props.cached_position_state(method, length, **options)
+    diff = np.abs(after[: before.size] - before)
+    tol = 1e-9 * max(1.0, float(np.abs(before).max()))
+    expected = props.CacheStep(after.size - before.size, int(np.count_nonzero(diff > tol)), float(diff.max()))
+    assert props.cache_step(method, length, **options) == expected
+
+
+def test_cache_step_fills_in_the_defaults_of_the_state():
+    import inspect
+
+    signature = inspect.signature(props.cached_position_state).parameters
+    defaults = {name: p.default for name, p in signature.items() if p.kind is p.KEYWORD_ONLY}
+    assert props._CACHE_DEFAULTS == defaults
+
+
+def test_cache_step_refuses_an_option_the_state_does_not_take():
+    with pytest.raises(TypeError, match="heads"):
+        props.cache_step("rope", 4, heads=2)
+
+
 def test_rope_with_fixed_frequencies_keeps_cached_keys_exactly():
     for length in (1, 63, 64, 65, 500):
         step = props.cache_step("rope", length, head_dim=64, train_len=64)
