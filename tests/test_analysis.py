@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
@@ -132,6 +132,22 @@ def test_rope_score_mean_decays_when_key_matches_query():
     mean, _ = posenc.rope_score_stats(64, [0, 10, 1000], n_samples=4000, rho=1.0)
     assert mean[0] == pytest.approx(64, rel=0.05)  # E|q|^2 = Dh
     assert mean[0] > mean[1] > mean[2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([2, 4, 10, 32]), st.floats(-1.0, 1.0), st.integers(0, 9), st.sampled_from([100.0, 10000.0]))
+def test_rope_score_stats_are_the_rotated_dot_products(head_dim, rho, seed, base):
+    # oracle: the same q, k samples rotated with apply_rope at m = r and n = 0, then dotted
+    distances = np.array([0, 1, 2, 7, 300])
+    mean, std = posenc.rope_score_stats(head_dim, distances, n_samples=40, rho=rho, seed=seed, base=base)
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((40, head_dim))
+    k = rho * q + np.sqrt(1 - rho**2) * rng.standard_normal((40, head_dim))
+    scores = np.array(
+        [[posenc.apply_rope(q[b][None], np.array([r]), base=base)[0] @ k[b] for r in distances] for b in range(40)]
+    )  # (B, R)
+    np.testing.assert_allclose(mean, scores.mean(axis=0), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(std, scores.std(axis=0), rtol=1e-9, atol=1e-9)
 
 
 def test_rope_score_stats_is_reproducible_and_seeded():
