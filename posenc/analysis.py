@@ -234,35 +234,48 @@ def permutation_error(x, perm, *, pe=None, w_q=None, w_k=None, w_v=None, causal:
     return float(np.abs(out_moved - out[perm]).max())
 
 
+def _gram(q, k) -> np.ndarray:
+    """q @ k.T / sqrt(D), (T, T), scaled in place: at T = 512 a fresh (T, T) temporary costs
+    about as much as the product (the allocator maps and faults in 2 MB each time)."""
+    s = q @ k.T
+    s /= math.sqrt(q.shape[1])
+    return s
+
+
 def _scores_none(x, pos, opts):
-    return x @ x.T / math.sqrt(x.shape[1])
+    return _gram(x, x)
 
 
 def _scores_sinusoidal(x, pos, opts):
     h = x + sinusoidal(pos, x.shape[1], opts.get("base", 10000.0))
-    return h @ h.T / math.sqrt(x.shape[1])
+    return _gram(h, h)
 
 
 def _scores_learned(x, pos, opts):
     table = learned_table(opts.get("max_len", 512), x.shape[1], std=opts.get("std", 0.5), seed=opts.get("seed", 0))
     h = x + lookup_learned(table, pos.astype(np.int64))
-    return h @ h.T / math.sqrt(x.shape[1])
+    return _gram(h, h)
 
 
 def _scores_rope(x, pos, opts):
     h = apply_rope(x, pos, base=opts.get("base", 10000.0))
-    return h @ h.T / math.sqrt(x.shape[1])
+    return _gram(h, h)
 
 
 def _scores_xpos(x, pos, opts):
     q = apply_xpos(x, pos, role="query", base=opts.get("base", 10000.0))
     k = apply_xpos(x, pos, role="key", base=opts.get("base", 10000.0))
-    return q @ k.T / math.sqrt(x.shape[1])
+    return _gram(q, k)
 
 
 def _scores_alibi(x, pos, opts):
     slope = as_float("slope", opts.get("slope", 0.5), ge=0.0)
-    return _scores_none(x, pos, opts) - slope * np.abs(pos[:, None] - pos[None, :])
+    penalty = pos[:, None] - pos[None, :]  # (T, T), then slope |i - j| in place
+    np.abs(penalty, out=penalty)
+    penalty *= slope
+    scores = _scores_none(x, pos, opts)
+    scores -= penalty
+    return scores
 
 
 def _by_offset(pos, f, *, signed: bool) -> np.ndarray:
@@ -277,12 +290,13 @@ def _by_offset(pos, f, *, signed: bool) -> np.ndarray:
     p = pos.astype(np.int64)
     rel = p[None, :] - p[:, None]  # (T, T) key minus query
     if not signed:
-        rel = np.abs(rel)
+        np.abs(rel, out=rel)
     span = int(p.max() - p.min()) if p.size else 0
     if 2 * span + 1 >= rel.size:
         return f(rel)
     low = -span if signed else 0
-    return f(np.arange(low, span + 1))[rel - low]
+    rel -= low
+    return f(np.arange(low, span + 1))[rel]
 
 
 def _scores_t5(x, pos, opts):
@@ -292,13 +306,17 @@ def _scores_t5(x, pos, opts):
     bias = _by_offset(
         pos, lambda rel: table[t5_bucket(rel, num_buckets=num_buckets, max_distance=max_distance)], signed=True
     )
-    return _scores_none(x, pos, opts) + bias
+    scores = _scores_none(x, pos, opts)
+    scores += bias
+    return scores
 
 
 def _scores_kerple(x, pos, opts):
     r1, r2, kind = opts.get("r1", 1.0), opts.get("r2", 1.0), opts.get("kind", "log")
     bias = _by_offset(pos, lambda d: kerple_from_distance(d.astype(np.float64), r1, r2, kind)[0], signed=False)
-    return _scores_none(x, pos, opts) + bias
+    scores = _scores_none(x, pos, opts)
+    scores += bias
+    return scores
 
 
 #: method -> function(x (T, D), positions (T,), options) -> scores (T, T)
@@ -360,4 +378,5 @@ def translation_error(x, shift: int, method: str, **options) -> float:
     n = x.shape[0]
     at_start = position_scores(x, n, method, **options)
     moved = position_scores(x, np.arange(shift, shift + n), method, **options)
-    return float(np.abs(moved - at_start).max())
+    moved -= at_start  # in place: both are new
+    return float(np.abs(moved, out=moved).max())

@@ -119,10 +119,14 @@ def shaw_position_scores(x, positions, *, max_distance: int = 16, seed: int = 0)
     check_budget((2 * max_distance + 1) * x.shape[1], "the Shaw table (2K + 1, Dh)")
     table = np.random.default_rng(seed).standard_normal((2 * max_distance + 1, x.shape[1]))  # (2K+1, Dh)
     # r_ij = clip(p_j - p_i, -K, K) + K, key minus query
-    index = np.clip(pos[None, :] - pos[:, None], -max_distance, max_distance) + max_distance  # (T, T)
+    index = pos[None, :] - pos[:, None]  # (T, T), clipped and offset in place
+    np.clip(index, -max_distance, max_distance, out=index)
+    index += max_distance
     per_offset = x @ table.T  # (T, 2K+1): x_i . a^K_r for every r
-    position = np.take_along_axis(per_offset, index, axis=1)  # (T, T)
-    return (x @ x.T + position) / math.sqrt(x.shape[1])
+    scores = np.take_along_axis(per_offset, index, axis=1)  # (T, T): the position term
+    scores += x @ x.T  # in place, as (x x^T + position) / sqrt(Dh) adds and divides
+    scores /= math.sqrt(x.shape[1])
+    return scores
 
 
 def compare_scores(x, positions, method: str, **options) -> np.ndarray:
@@ -188,7 +192,8 @@ def compare_translation_error(x, shift: int, method: str, **options) -> float:
     n = x.shape[0]
     at_start = compare_scores(x, n, method, **options)
     moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
-    return float(np.abs(moved - at_start).max())
+    moved -= at_start  # in place: both are new (a (T, T) temporary costs as much as the product at T = 512)
+    return float(np.abs(moved, out=moved).max())
 
 
 def parameter_count(
