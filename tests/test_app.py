@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
+from app_helpers import CHEAP, LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
 import posenc
 from figures.export import _array
@@ -133,6 +133,44 @@ def test_controls_keep_their_values_across_pages():
     at.switch_page("lessons/sinusoidal.py").run()
     assert at.slider(key="w:d_model").value == 64
     assert at.slider(key="w:k").value == 9
+
+
+def _go(at, page: str, view: str | None) -> None:
+    """Move to ``page`` (and pick ``view``) as a student does, with the menu and the view
+    picker: a control this session has kept reads no URL again."""
+    at.switch_page(page).run()
+    if view and at.radio(key="w:view").value != view:
+        at.radio(key="w:view").set_value(view).run()
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "name"),
+    [
+        (("lessons/rope.py", "rotation"), ("lessons/design.py", "encoding"), "pairs"),
+        (("lessons/design.py", "encoding"), ("lessons/rope.py", "rotation"), "pairs"),
+        (("lessons/alibi.py", "attention"), ("lessons/experiments.py", "translation"), "show"),
+        (("lessons/experiments.py", "translation"), ("lessons/alibi.py", "attention"), "show"),
+    ],
+    ids=["rope-then-design", "design-then-rope", "alibi-then-experiments", "experiments-then-alibi"],
+)
+def test_a_kept_value_of_another_kind_of_control_falls_back_to_the_default(first, then, name):
+    # two lessons name different kinds of control alike (RoPE's list of pairs to show and
+    # the design lab's number of pairs; ALiBi's heads to draw and the experiments' method);
+    # the value one keeps must not break the other
+    page, view = first
+    at = open_page(page, {**CHEAP.get(page, {}), "view": view})
+    assert_clean(at)
+    assert name in at.query_params
+    _go(at, *then)
+    assert_clean(at)
+    assert name in at.query_params
+
+
+def test_a_session_that_opens_every_view_in_turn_never_fails():
+    at = open_page("lessons/experiments.py", CHEAP["lessons/experiments.py"])  # its cheap settings, kept
+    for page, query in [*VIEW_CASES, *reversed(VIEW_CASES)]:
+        _go(at, page, query.get("view"))
+        assert not at.exception, (page, query, [e.message for e in at.exception])
 
 
 def test_moving_a_slider_changes_the_figure_data():

@@ -108,8 +108,13 @@ def _control(
             if problem:
                 _note(f"`{name}={raw[:40]}`: {problem}")
         st.session_state[keep] = value
-    # a value kept from another page may lie outside this widget's range
-    kept = fix(st.session_state[keep])
+    # a value kept from another page may lie outside this widget's range, or belong to
+    # another kind of control that shares the URL name (RoPE's list of pairs to show and
+    # the design lab's number of pairs are both "pairs"): then this control's default
+    try:
+        kept = fix(st.session_state[keep])
+    except (TypeError, ValueError):
+        kept = default
     # the widget's own state wins (it holds the user's latest move) unless this page has
     # not drawn it yet: after a page switch Streamlit gives a widget a fresh identity, and
     # a leftover value may not even fit its range
