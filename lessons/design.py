@@ -63,7 +63,7 @@ def _main_knob():
     The intro runs before the view picker, so the view is read from the picker's state,
     or, on the first run of a link, from the URL.
     """
-    view = st.session_state.get(state.WIDGET + "view", st.session_state.get(state.KEEP + "view"))
+    view = st.session_state.get(state.WIDGET + "view", state.kept("view"))
     if view is None:
         view = st.query_params.get("view")
     return st.sidebar if view in OWN_CONTROL else layout.key_control()

@@ -61,7 +61,7 @@ def test_every_slider_at_its_minimum_and_maximum(page, query):
                 widget.set_value(int((widget.min, widget.max)[end]))
             else:
                 # AppTest shows only the labels; ui.state keeps the values behind them
-                at.select_slider(key=key).set_value(at.session_state[f"_options:{key.removeprefix('w:')}"][end])
+                at.select_slider(key=key).set_value(at.session_state["_options"][key.removeprefix("w:")][end])
             at.run()
             assert_clean(at)
             assert charts(at)

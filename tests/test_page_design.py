@@ -108,7 +108,7 @@ def test_every_block_builds_its_design_and_the_card_shows_posencs_verdicts(block
 def test_the_default_design_is_the_papers_sinusoid_and_passes_everything():
     at = open_page(PAGE)
     assert_clean(at)
-    assert at.session_state["_keep:kind"] == "waves"
+    assert at.session_state["_kept"]["kind"] == "waves"
     rows = card(at)
     assert all(mine.startswith("yes") and theirs.startswith("yes") for mine, theirs in rows.values())
     np.testing.assert_allclose(arr(charts(at)[0]["data"][0]["z"]), posenc.sinusoidal(256, 32), atol=1e-6)
