@@ -769,7 +769,7 @@ def table_distances(table) -> tuple[np.ndarray, tuple[float, int, int]]:
     (T, T, D) product both are made of): ``((T-1,) mean distances, (distance, p, q))``."""
     table = _pair_table(table, "table_distances")
     d2 = _squared_distances(table)  # (T, T)
-    closest = _closest_in(d2, table)  # sets the entries p >= q to inf, which _offset_means never reads
+    closest = _closest_in(d2, table)  # sets the entries p >= q to inf, which _offset_means drops
     return _offset_means(d2), closest
 
 
@@ -783,8 +783,8 @@ def _pair_table(table, caller: str) -> np.ndarray:
 
 
 def _offset_means(d2: np.ndarray) -> np.ndarray:
-    """Per offset k = 1..T-1, the mean of sqrt(d2[p, p + k]); reads only the entries p < q
-    and takes the square roots in place."""
+    """Per offset k = 1..T-1, the mean of sqrt(d2[p, p + k]), square roots taken in place;
+    what d2 holds at p >= q (inf after ``_closest_in``) does not reach the result."""
     n = d2.shape[0]
     np.maximum(d2, 0.0, out=d2)  # clipped at 0 against rounding
     np.sqrt(d2, out=d2)
