@@ -25,6 +25,7 @@ References
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import NamedTuple
 
@@ -331,10 +332,6 @@ def _causal_rows(grid: np.ndarray) -> np.ndarray:
     return grid[np.tri(grid.shape[0], dtype=bool)]
 
 
-#: cached_position_state's keyword defaults (cache_step fills in the same ones)
-_CACHE_DEFAULTS = dict(head_dim=64, train_len=64, factor=4.0, slope=0.5, num_buckets=32, max_distance=128, seed=0)
-
-
 def cached_position_state(
     method: str,
     length: int,
@@ -392,6 +389,14 @@ def cached_position_state(
         method, length, head_dim, train_len, factor, slope, num_buckets, max_distance, seed
     )
     return _position_state(method, length, _cache_inputs(method, length, options), options)
+
+
+#: cached_position_state's keyword defaults, read off its signature (cache_step fills them in)
+_CACHE_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(cached_position_state).parameters.items()
+    if p.kind is p.KEYWORD_ONLY
+}
 
 
 def _cache_arguments(method, length, head_dim, train_len, factor, slope, num_buckets, max_distance, seed):

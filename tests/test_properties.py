@@ -147,14 +147,6 @@ def test_cache_step_compares_the_two_public_states(method, length, head_dim, tra
     assert props.cache_step(method, length, **options) == expected
 
 
-def test_cache_step_fills_in_the_defaults_of_the_state():
-    import inspect
-
-    signature = inspect.signature(props.cached_position_state).parameters
-    defaults = {name: p.default for name, p in signature.items() if p.kind is p.KEYWORD_ONLY}
-    assert props._CACHE_DEFAULTS == defaults
-
-
 def test_cache_step_refuses_an_option_the_state_does_not_take():
     with pytest.raises(TypeError, match="heads"):
         props.cache_step("rope", 4, heads=2)
