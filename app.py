@@ -1,21 +1,7 @@
-"""posenc-lab: the entry point. It routes to the pages; the shell around them (menu,
-presenter mode, exercises, previous / next links) is ``ui.shell``.
+"""A checkout's entry script (``streamlit run app.py``). The app is ``posenc_lab.app``, the
+script the installed ``posenc-lab`` command runs; this file only calls it, so a checkout and
+an install run the same code."""
 
-The lessons live in ``lessons/``, not ``pages/``: with ``st.navigation``, a folder
-named ``pages/`` next to this file makes Streamlit run its legacy auto-discovery on a
-session's first run (and under AppTest on every run), which can start a lesson without
-this file and so without its shared shell. See README, "Navigation".
-"""
+from posenc_lab.app import main
 
-# Import pandas completely before anything can draw a figure. Plotly checks for pandas by
-# peeking into sys.modules, without waiting: on a fresh server, while one session's first
-# run was still importing pandas (Streamlit does so lazily), others building figures found
-# it half-initialised and failed (15 of 40 students opening the experiments page at once).
-# A plain import here makes every session wait until pandas is whole.
-import pandas  # noqa: F401  (imported for its side effect)
-import streamlit as st
-
-from ui import shell
-
-shell.configure()
-shell.run(st.navigation(shell.pages(), position="hidden"))
+main()

@@ -81,7 +81,7 @@ logging.getLogger("streamlit.runtime.caching.cache_data_api").addFilter(
 import browser_support as bs  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from lessons import experiments  # noqa: E402
+from posenc_lab.lessons.experiments import lesson as experiments  # noqa: E402
 
 FIRST_CHART_BUDGET_MS = 2000.0
 REDRAW_BUDGET_MS = 300.0

@@ -61,8 +61,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.NumberInput_pb2 import NumberInput  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-import lessons  # noqa: E402
-from classroom import store as class_store  # noqa: E402
+from posenc_lab import course as lessons  # noqa: E402
+from posenc_lab.classroom import store as class_store  # noqa: E402
 
 TARGET_MS = 2000.0
 #: the class size up to which the target applies (the issue's "40 students")

@@ -74,8 +74,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from lessons import LESSONS, experiments  # noqa: E402
-from ui.layout import DATA_AND_CODE  # noqa: E402
+from posenc_lab.course import LESSONS  # noqa: E402
+from posenc_lab.lessons.experiments import lesson as experiments  # noqa: E402
+from posenc_lab.ui.layout import DATA_AND_CODE  # noqa: E402
 
 #: sliders of the experiments page that retrain its six models (about 10 s by design)
 TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed", "ft"}}
@@ -93,7 +94,7 @@ class SessionError(Exception):
 @dataclass(frozen=True)
 class Case:
     name: str  # url_path, or url_path-view
-    page: str  # file under lessons/
+    page: str  # the lesson's page file (Lesson.path)
     url_path: str
     query: dict
 
@@ -494,7 +495,7 @@ class Student:
 
 
 def key_of(slider: Slider) -> str:
-    """The slider's URL name: its id ends in the widget key (``w:<name>``, see ui/state.py)."""
+    """The slider's URL name: its id ends in the widget key (``w:<name>``, see posenc_lab/ui/state.py)."""
     return slider.id.split("-", 2)[-1].removeprefix("w:")
 
 

@@ -24,7 +24,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from app_helpers import chart_bytes, open_page  # noqa: E402
 
-from lessons import LESSONS, experiments  # noqa: E402
+from posenc_lab.course import LESSONS  # noqa: E402
+from posenc_lab.lessons.experiments import lesson as experiments  # noqa: E402
 
 #: the largest settings each page allows, as each lesson states them (``Lesson.largest``)
 LARGEST = {lesson.path: lesson.largest for lesson in LESSONS}

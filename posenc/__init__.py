@@ -19,13 +19,13 @@ B     batch (independent samples)
 L     a context length (a causal query sees distances ``0..L-1``)
 ====  =========================================
 
-Families, one module (or package) each, with the lessons' helpers next to the method
-they teach: absolute encodings (``absolute``); RoPE, its context-extension variants
-and xPos (``rope``: ``rope.frequencies``, ``rope.rotation``, ``rope.analysis``,
-``rope.lessons``); ALiBi and KERPLE (``alibi``); Shaw, T5, Transformer-XL and DeBERTa
-(``relative``); attention (``attention``); measurements across methods (``analysis``)
-and the comparison lesson's (``compare_lessons``); toy inputs (``toy``); and the
-train-short-test-long experiment (``experiment``).
+Families, one module (or package) each: absolute encodings (``absolute``); RoPE, its
+context-extension variants and xPos (``rope``: ``rope.frequencies``, ``rope.rotation``,
+``rope.analysis``, ``rope.multiaxis``); ALiBi and KERPLE (``alibi``); Shaw, T5,
+Transformer-XL and DeBERTa (``relative``); attention (``attention``); measurements across
+methods (``analysis``); toy inputs (``toy``); the train-short-test-long experiment
+(``experiment``) and its context extension (``extension``). The app's lesson-specific
+measurements live with their lessons (``posenc_lab.lessons.<lesson>.measure``).
 Bad arguments raise ``ValueError`` naming the argument, the value and what is
 allowed; outputs over ``MAX_ELEMENTS`` elements are refused before anything
 is allocated.
@@ -35,7 +35,7 @@ is allocated.
 #: place it is written: the wheel's metadata and ``posenc-lab --version`` read it
 __version__ = "0.1.0"
 
-from . import alibi, claims, compare_lessons, custom, experiment, extension, properties, relative, rope
+from . import alibi, experiment, extension, relative, rope
 from ._checks import MAX_ELEMENTS
 from .absolute import (
     SINUSOIDAL_LAYOUTS,
@@ -92,14 +92,10 @@ from .rope import (
 from .toy import MAX_WORDS, projections, split_words, word_embeddings
 
 __all__ = [
-    # the families that hold lesson helpers, and the training experiment, as modules
+    # the families with more than their top-level names, and the training experiment, as modules
     "alibi",
-    "claims",
-    "compare_lessons",
-    "custom",
     "experiment",
     "extension",
-    "properties",
     "relative",
     "rope",
     # limits and errors

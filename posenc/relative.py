@@ -340,7 +340,7 @@ def transformer_xl_scores(q, k, u, v, *, w_r=None, base: float = 10000.0) -> XLT
 def _xl_position_terms(q, k_len: int, v, w_r, base: float) -> tuple[np.ndarray, np.ndarray]:
     """Transformer-XL's two position terms, ``q_i . W_{k,R} R_{i-j}`` (a read-only (Tq, Tk)
     view) and ``v . W_{k,R} R_{i-j}`` ((Tq, Tk), new), of checked arrays: q (Tq, D), v (D,),
-    w_r (D, Dr). Shared with ``properties.cached_position_state``, which needs only these."""
+    w_r (D, Dr). Shared with ``posenc_lab.lessons.choices.measure.cached_position_state``, which needs only these."""
     q_len = q.shape[0]
     distances = _distances(q_len, k_len)  # (N,) every i - j, from Tk - 1 down to 1 - Tq
     r = _signed_sinusoid(distances, w_r.shape[1], base) @ w_r.T  # (N, D): W_{k,R} R_d

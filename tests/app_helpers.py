@@ -11,11 +11,11 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 APP = ROOT / "app.py"
-from lessons import LESSONS  # noqa: E402
+from posenc_lab.course import LESSONS  # noqa: E402
 
 #: settings that keep a page cheap under the generic tests (the experiments page trains
 #: six models for every new setting; the generic tests only need it to run)
-CHEAP = {"lessons/experiments.py": {"train_len": "8", "steps": "50", "width": "16"}}
+CHEAP = {"posenc_lab/lessons/experiments/page.py": {"train_len": "8", "steps": "50", "width": "16"}}
 
 
 LESSON_PAGES = tuple(lesson.path for lesson in LESSONS)
@@ -25,9 +25,7 @@ VIEW_CASES = tuple(
     for lesson in LESSONS
     for view in (lesson.views or [None])
 )
-VIEW_IDS = [
-    f"{page.split('/')[1].removesuffix('.py')}{'-' + q['view'] if 'view' in q else ''}" for page, q in VIEW_CASES
-]
+VIEW_IDS = [f"{page.split('/')[-2]}{'-' + q['view'] if 'view' in q else ''}" for page, q in VIEW_CASES]
 TIMEOUT = 60
 
 

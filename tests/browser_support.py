@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 import pytest
 from app_helpers import ROOT
 
-from lessons import CLASS, LESSONS, REFERENCE
+from posenc_lab.course import CLASS, LESSONS, REFERENCE
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -259,7 +259,7 @@ def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
     """Wait until the Streamlit run is over and, with ``charts``, every visible chart is drawn
     and its text has stopped moving (samples 120 ms apart agree)."""
     wait_idle(page)
-    # the shell's CSS (ui/app.css) arrives a little after the page's first elements:
+    # the shell's CSS (posenc_lab/ui/app.css) arrives a little after the page's first elements:
     # a formula measured before it is unstyled (it scrolled sideways on a phone)
     page.wait_for_function(
         "() => getComputedStyle(document.documentElement).getPropertyValue('--posenc-css').trim() === '1'",

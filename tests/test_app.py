@@ -9,8 +9,8 @@ import pytest
 from app_helpers import CHEAP, LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
 
 import posenc
-from figures.export import _array
-from lessons import lesson_by_path
+from posenc_lab.course import lesson_by_path
+from posenc_lab.figures.arrays import as_array
 
 MB = 1_000_000
 
@@ -42,7 +42,7 @@ def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page, query):
     assert at.get("latex"), "a lesson states its formula"
     assert any("What to notice" in c.value for c in at.caption)
     # the app script ran around the page (the shared shell), not the page alone
-    assert at.session_state["_page"] == page.split("/")[1].removesuffix(".py").replace("_", "-")
+    assert at.session_state["_page"] == page.split("/")[-2].replace("_", "-")
     # every control is mirrored in the URL
     assert at.query_params, "controls are written to the URL"
 
@@ -96,7 +96,9 @@ def test_unknown_url_names_are_dropped_and_bad_views_fall_back(page):
 
 
 def test_out_of_range_url_values_snap_to_the_nearest_valid_value_with_a_notice():
-    at = open_page("lessons/sinusoidal.py", {"d_model": "33", "n": "999999", "base": "12345", "layout": "zigzag"})
+    at = open_page(
+        "posenc_lab/lessons/sinusoidal/page.py", {"d_model": "33", "n": "999999", "base": "12345", "layout": "zigzag"}
+    )
     assert_clean(at)
     assert at.slider(key="w:d_model").value == 32
     assert at.slider(key="w:n").value == 4096
@@ -109,7 +111,7 @@ def test_out_of_range_url_values_snap_to_the_nearest_valid_value_with_a_notice()
 
 def test_a_link_reproduces_the_exact_view():
     query = {"d_model": "64", "n": "100", "base": "500", "layout": "concat", "view": "waves", "dims": "0,5"}
-    at = open_page("lessons/sinusoidal.py", query)
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py", query)
     assert_clean(at)
     assert not at.warning
     assert dict(at.query_params) == query
@@ -117,20 +119,20 @@ def test_a_link_reproduces_the_exact_view():
     assert at.multiselect(key="w:dims").value == [0, 5]
     waves = charts(at)[0]
     assert [t["name"] for t in waves["data"]] == ["dim 0", "dim 5"]
-    at = open_page("lessons/sinusoidal.py", {**query, "view": "heatmap"})
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py", {**query, "view": "heatmap"})
     assert "100 positions x 64 dimensions" in charts(at)[0]["layout"]["title"]["text"]
 
 
 def test_controls_keep_their_values_across_pages():
-    at = open_page("lessons/sinusoidal.py", {"view": "shift"})
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py", {"view": "shift"})
     at.slider(key="w:d_model").set_value(64).run()
     at.slider(key="w:k").set_value(9).run()
-    at.switch_page("lessons/learned.py").run()
+    at.switch_page("posenc_lab/lessons/learned/page.py").run()
     assert_clean(at)
     assert at.slider(key="w:d_model").value == 64, "d_model is shared by both lessons"
     assert at.query_params["d_model"] == "64"
     assert "k" not in at.query_params, "the URL names only this page's controls"
-    at.switch_page("lessons/sinusoidal.py").run()
+    at.switch_page("posenc_lab/lessons/sinusoidal/page.py").run()
     assert at.slider(key="w:d_model").value == 64
     assert at.slider(key="w:k").value == 9
 
@@ -146,10 +148,18 @@ def _go(at, page: str, view: str | None) -> None:
 @pytest.mark.parametrize(
     ("first", "then", "name"),
     [
-        (("lessons/rope.py", "rotation"), ("lessons/design.py", "encoding"), "pairs"),
-        (("lessons/design.py", "encoding"), ("lessons/rope.py", "rotation"), "pairs"),
-        (("lessons/alibi.py", "attention"), ("lessons/experiments.py", "translation"), "show"),
-        (("lessons/experiments.py", "translation"), ("lessons/alibi.py", "attention"), "show"),
+        (("posenc_lab/lessons/rope/page.py", "rotation"), ("posenc_lab/lessons/design/page.py", "encoding"), "pairs"),
+        (("posenc_lab/lessons/design/page.py", "encoding"), ("posenc_lab/lessons/rope/page.py", "rotation"), "pairs"),
+        (
+            ("posenc_lab/lessons/alibi/page.py", "attention"),
+            ("posenc_lab/lessons/experiments/page.py", "translation"),
+            "show",
+        ),
+        (
+            ("posenc_lab/lessons/experiments/page.py", "translation"),
+            ("posenc_lab/lessons/alibi/page.py", "attention"),
+            "show",
+        ),
     ],
     ids=["rope-then-design", "design-then-rope", "alibi-then-experiments", "experiments-then-alibi"],
 )
@@ -167,14 +177,16 @@ def test_a_kept_value_of_another_kind_of_control_falls_back_to_the_default(first
 
 
 def test_a_session_that_opens_every_view_in_turn_never_fails():
-    at = open_page("lessons/experiments.py", CHEAP["lessons/experiments.py"])  # its cheap settings, kept
+    at = open_page(
+        "posenc_lab/lessons/experiments/page.py", CHEAP["posenc_lab/lessons/experiments/page.py"]
+    )  # its cheap settings, kept
     for page, query in [*VIEW_CASES, *reversed(VIEW_CASES)]:
         _go(at, page, query.get("view"))
         assert not at.exception, (page, query, [e.message for e in at.exception])
 
 
 def test_moving_a_slider_changes_the_figure_data():
-    at = open_page("lessons/sinusoidal.py")
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py")
     before = charts(at)
     at.slider(key="w:d_model").set_value(32).run()
     after = charts(at)
@@ -183,7 +195,7 @@ def test_moving_a_slider_changes_the_figure_data():
 
 
 def test_why_order_measures_equivariance_and_its_failure_with_positions():
-    at = open_page("lessons/why_order.py", {"sentence": "dog bites man"})
+    at = open_page("posenc_lab/lessons/why_order/page.py", {"sentence": "dog bites man"})
     assert_clean(at)
     without = float(at.metric[0].value)
     assert without < 1e-12
@@ -195,7 +207,7 @@ def test_why_order_measures_equivariance_and_its_failure_with_positions():
 
 
 def test_why_order_recovers_from_an_empty_sentence():
-    at = open_page("lessons/why_order.py")
+    at = open_page("posenc_lab/lessons/why_order/page.py")
     at.text_input(key="w:sentence").set_value("   ").run()
     assert_clean(at)
     assert charts(at)
@@ -212,7 +224,7 @@ def test_sinusoidal_layout_help_measures_tensor2tensors_other_frequencies(d_mode
     ratio = theirs / paper
     assert int(np.argmax(np.abs(ratio - 1))) == pair == d // 2 - 1
     assert f"{1 - ratio[pair]:.1%} lower" == gap, "the slowest pair: 1 - base^(-2/d)"
-    at = open_page("lessons/sinusoidal.py", {"d_model": d_model})
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py", {"d_model": d_model})
     assert_clean(at)
     help_text = next(r for r in at.radio if r.label == "Layout").proto.help
     assert "Same numbers" not in help_text
@@ -221,7 +233,7 @@ def test_sinusoidal_layout_help_measures_tensor2tensors_other_frequencies(d_mode
 
 
 def test_learned_std_help_gives_each_model_its_own_initial_std():
-    at = open_page("lessons/learned.py")
+    at = open_page("posenc_lab/lessons/learned/page.py")
     std = at.select_slider(key="w:std")
     assert std.value == 0.02
     help_text = std.proto.help
@@ -231,7 +243,7 @@ def test_learned_std_help_gives_each_model_its_own_initial_std():
 
 
 def test_learned_page_shows_the_core_error_past_max_len_and_none_within():
-    at = open_page("lessons/learned.py", {"max_len": "64", "seq_len": "100"})
+    at = open_page("posenc_lab/lessons/learned/page.py", {"max_len": "64", "seq_len": "100"})
     assert_clean(at)
     # a panel of the lesson, not an error box
     assert not at.error
@@ -243,17 +255,19 @@ def test_learned_page_shows_the_core_error_past_max_len_and_none_within():
     assert at.success
 
 
-@pytest.mark.parametrize("view", list(lesson_by_path("lessons/sinusoidal.py").views))
+@pytest.mark.parametrize("view", list(lesson_by_path("posenc_lab/lessons/sinusoidal/page.py").views))
 def test_largest_settings_keep_every_figure_under_one_megabyte(view):
     largest = {"d_model": "1024", "n": "4096", "anchor": "4095", "p": "4095", "k": "512", "view": view}
-    at = open_page("lessons/sinusoidal.py", largest)
+    at = open_page("posenc_lab/lessons/sinusoidal/page.py", largest)
     assert_clean(at)
     assert not at.warning
     assert max(chart_bytes(at)) < MB
 
 
 def test_largest_learned_table_keeps_every_figure_under_one_megabyte():
-    at = open_page("lessons/learned.py", {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"})
+    at = open_page(
+        "posenc_lab/lessons/learned/page.py", {"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"}
+    )
     assert_clean(at)
     assert max(chart_bytes(at)) < MB
 
@@ -267,7 +281,7 @@ def _log_axes_data(spec: dict) -> dict[str, list[float]]:
             axis = layout.get(f"{letter}axis{ref[1:]}", {})
             if axis.get("type") != "log" or letter not in trace:
                 continue
-            values = _array(trace[letter]).astype(float).ravel()
+            values = as_array(trace[letter]).astype(float).ravel()
             found.setdefault(ref, []).extend(values[np.isfinite(values) & (values > 0)].tolist())
     return found
 
@@ -290,14 +304,14 @@ def test_why_order_bars_stay_on_one_fixed_log_axis_with_their_values_written():
     """Rounding (1e-16) must look small next to a real difference (about 1), in both settings."""
     ranges = []
     for positions in ("0", "1"):
-        at = open_page("lessons/why_order.py", {"positions": positions})
+        at = open_page("posenc_lab/lessons/why_order/page.py", {"positions": positions})
         assert_clean(at)
         bars = charts(at)[-1]
         axis = bars["layout"]["yaxis"]
         assert axis["type"] == "log"
         ranges.append(tuple(axis["range"]))
         (trace,) = bars["data"]
-        values = _array(trace["customdata"]).reshape(-1)
+        values = as_array(trace["customdata"]).reshape(-1)
         assert trace["text"] == [f"{v:.1e}" if v != 0 else "0" for v in values]
         if positions == "0":
             assert values.max() < 1e-12

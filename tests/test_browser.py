@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from browser_support import PAGES, SHOTS, SIGNATURE_JS, open_in_browser, wait_idle
 
-from lessons import LESSONS
+from posenc_lab.course import LESSONS
 
 pytestmark = pytest.mark.browser
 

@@ -35,8 +35,8 @@ import pytest
 from app_helpers import ROOT
 from browser_support import SHOTS, ServerStartError, axe_serious, serve, wait_idle
 
-import lessons
-from classroom import store as class_store
+from posenc_lab import course as lessons
+from posenc_lab.classroom import store as class_store
 
 pytestmark = pytest.mark.browser
 
@@ -106,7 +106,7 @@ class _Person:
         wait_idle(self.page)
 
     def presenting(self) -> bool:
-        # presenter mode scales Streamlit's rem-sized text from the root (ui/shell.py)
+        # presenter mode scales Streamlit's rem-sized text from the root (posenc_lab/ui/shell.py)
         return self.page.evaluate("() => getComputedStyle(document.documentElement).fontSize") != "16px"
 
     def shows(self, text: str) -> bool:

@@ -13,13 +13,13 @@ import json
 import pytest
 from browser_support import wait_idle
 
-import lessons
-from ui import progress
+from posenc_lab import course as lessons
+from posenc_lab.ui import progress
 
 pytestmark = pytest.mark.browser
 
 PATH = "learned"
-EXERCISES = lessons.BANK["lessons/learned.py"]
+EXERCISES = lessons.BANK["posenc_lab/lessons/learned/page.py"]
 FIRST = EXERCISES[0]  # a multiple choice
 TOTAL = len(lessons.all_exercises())
 

@@ -22,8 +22,8 @@ import pg_support
 import psycopg
 import pytest
 
-import classroom
-from classroom import (
+from posenc_lab import classroom
+from posenc_lab.classroom import (
     CODE_ALPHABET,
     CODE_LENGTH,
     JOIN_FAILURE_WINDOW_S,
@@ -316,7 +316,7 @@ def test_wrong_codes_are_rate_limited_per_client(store, clock):
 def test_new_sessions_from_one_network_address_meet_a_wider_limit(store, clock):
     """A guesser cannot escape the per-session limit by opening new sessions: the network
     address has its own, higher one; a class behind one school address stays under it."""
-    from classroom.store import NETWORK_FAILURES_ALLOWED
+    from posenc_lab.classroom.store import NETWORK_FAILURES_ALLOWED
 
     new = store.create_class()
     for i in range(NETWORK_FAILURES_ALLOWED):
@@ -815,7 +815,7 @@ def test_bad_arguments_are_refused_naming_them(store):
 
 
 def test_the_package_reexports_the_public_api():
-    from classroom import store as module
+    from posenc_lab.classroom import store as module
 
     assert set(classroom.__all__) == set(module.__all__)
     assert all(getattr(classroom, name) is getattr(module, name) for name in module.__all__)

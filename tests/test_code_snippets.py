@@ -8,13 +8,13 @@ import plotly.io as pio
 import pytest
 from app_helpers import VIEW_CASES, VIEW_IDS, open_page
 
-from figures.export import figure_table
-from ui.layout import CODE_PRELUDE, CODES
+from posenc_lab.figures.export import figure_table
+from posenc_lab.ui.layout import CODES, code_prelude
 
 
 def run_snippet(code: str) -> np.ndarray:
     namespace: dict = {}
-    exec(compile(CODE_PRELUDE + code, "<snippet>", "exec"), namespace)  # noqa: S102 - our own snippets
+    exec(compile(code_prelude(code) + code, "<snippet>", "exec"), namespace)  # noqa: S102 - our own snippets
     assert "data" in namespace, "a snippet leaves the plotted numbers in `data`"
     return np.asarray(namespace["data"], dtype=np.float64)
 
@@ -39,9 +39,12 @@ def test_every_chart_shows_code_that_reproduces_its_data(page, query):
 
 #: views whose figures change with a choice the default URL does not make
 EXTRA_CASES = [
-    ("lessons/rope.py", {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "seq": "8192"}),
-    ("lessons/rope.py", {"view": "scaling", "method": "proportional", "p": "0.5", "factor": "1"}),
-    ("lessons/rope.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
+    (
+        "posenc_lab/lessons/rope/page.py",
+        {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "seq": "8192"},
+    ),
+    ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "proportional", "p": "0.5", "factor": "1"}),
+    ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
 ]
 
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc
-from posenc import compare_lessons as cl
+from posenc_lab.lessons.compare import measure as cl
 
 RELATIVE_EXACT = ("none", "shaw", "t5", "alibi", "kerple")  # read only j - i: bit-for-bit the same when moved
 ROTARY = ("rope", "xpos")

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import posenc
-from posenc import custom
 from posenc import experiment as ex
-from posenc.custom import EncodingSpec
+from posenc_lab.lessons.design import measure as custom
+from posenc_lab.lessons.design.measure import EncodingSpec
 
 # building
 

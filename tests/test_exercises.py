@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from app_helpers import CHEAP, assert_clean, open_page
 
-import lessons
 import posenc
-from lessons import BANK, LESSONS, rope_exercises
-from ui import exercise_kinds
-from ui.exercise_kinds import Guided, MultipleChoice, Numeric
+from posenc_lab import course as lessons
+from posenc_lab.course import BANK, LESSONS
+from posenc_lab.lessons.rope import exercises as rope_exercises
+from posenc_lab.ui import exercise_kinds
+from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
 
-HOME = "lessons/home.py"
+HOME = "posenc_lab/lessons/home/page.py"
 TOTAL = len(lessons.all_exercises())
 
 #: right answers, frozen from the formulas (not from posenc): what a student would type
@@ -111,7 +112,11 @@ def test_the_required_exercises_are_there():
     assert kinds["rope_proof"] is Guided
     assert kinds["alibi_furthest_head"] is Numeric
     assert kinds["rel_t5_bucket"] is Numeric
-    for path in ("lessons/why_order.py", "lessons/compare.py", "lessons/experiments.py"):
+    for path in (
+        "posenc_lab/lessons/why_order/page.py",
+        "posenc_lab/lessons/compare/page.py",
+        "posenc_lab/lessons/experiments/page.py",
+    ):
         assert any(isinstance(ex, MultipleChoice) for ex in BANK[path])
 
 
@@ -173,7 +178,7 @@ def test_each_lesson_ends_with_a_collapsed_exercise_expander(lesson):
     assert not any(name.startswith("ex_") for name in at.query_params)
 
 
-@pytest.mark.parametrize("path", list(BANK), ids=[p.split("/")[1].removesuffix(".py") for p in BANK])
+@pytest.mark.parametrize("path", list(BANK), ids=[p.split("/")[-2] for p in BANK])
 def test_hint_then_wrong_then_right_on_every_exercise(path):
     flat = [ex for p, ex in FLAT if p == path]
     if not flat:
@@ -208,7 +213,7 @@ def test_hint_then_wrong_then_right_on_every_exercise(path):
 
 
 def test_checking_without_an_answer_asks_for_one():
-    at = _open("lessons/learned.py")
+    at = _open("posenc_lab/lessons/learned/page.py")
     at.button(key="ex_learned_past_max_len_check").click().run()
     at.button(key="ex_learned_param_count_check").click().run()
     assert "Type a number first." in _texts(at.warning)
@@ -218,8 +223,8 @@ def test_checking_without_an_answer_asks_for_one():
 
 
 def test_the_rope_proof_unlocks_step_by_step():
-    at = _open("lessons/rope.py")
-    proof = next(ex for ex in BANK["lessons/rope.py"] if isinstance(ex, Guided))
+    at = _open("posenc_lab/lessons/rope/page.py")
+    proof = next(ex for ex in BANK["posenc_lab/lessons/rope/page.py"] if isinstance(ex, Guided))
     s1, s2, s3, s4 = proof.steps
     radios = lambda: {r.key for r in at.radio}  # noqa: E731
     assert f"ex_{s1.key}_choice" in radios() and f"ex_{s2.key}_choice" not in radios()
@@ -253,21 +258,21 @@ def test_the_rope_proof_unlocks_step_by_step():
     assert _panel(at).label.startswith("Exercises (0 of")
     _answer(at, s4, s4.answer_index)
     assert any("Proved" in text for text in _texts(at.success))
-    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/rope.py'])} solved)"
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['posenc_lab/lessons/rope/page.py'])} solved)"
     assert _home_progress(at) == f"Exercises solved in this browser: 1 of {TOTAL}"
 
 
 def test_progress_survives_page_switches():
-    at = _open("lessons/sinusoidal.py")
-    sin = BANK["lessons/sinusoidal.py"][0]
+    at = _open("posenc_lab/lessons/sinusoidal/page.py")
+    sin = BANK["posenc_lab/lessons/sinusoidal/page.py"][0]
     _answer(at, sin, RIGHT[sin.key])
-    at.switch_page("lessons/learned.py").run()
-    learned = BANK["lessons/learned.py"][0]
+    at.switch_page("posenc_lab/lessons/learned/page.py").run()
+    learned = BANK["posenc_lab/lessons/learned/page.py"][0]
     _answer(at, learned, learned.answer_index)
     assert _home_progress(at) == f"Exercises solved in this browser: 2 of {TOTAL}"
-    at.switch_page("lessons/sinusoidal.py").run()
+    at.switch_page("posenc_lab/lessons/sinusoidal/page.py").run()
     assert_clean(at)
-    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['posenc_lab/lessons/sinusoidal/page.py'])} solved)"
     assert any(t.startswith(f"**1. {sin.title}** :material/check_circle: (solved)") for t in _texts(at.markdown))
 
 
@@ -286,7 +291,7 @@ def _with_stored(raw, page: str | None = None):
     from app_helpers import APP, TIMEOUT
     from streamlit.testing.v1 import AppTest
 
-    from ui import progress as stored_progress
+    from posenc_lab.ui import progress as stored_progress
 
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.session_state[stored_progress.COMPONENT_KEY] = {"stored": raw}
@@ -308,8 +313,8 @@ def _store_data(at) -> dict:
 
 
 def test_restore_keeps_only_the_keys_of_real_exercises():
-    from ui import exercises as ui_exercises
-    from ui import progress as stored_progress
+    from posenc_lab.ui import exercises as ui_exercises
+    from posenc_lab.ui import progress as stored_progress
 
     valid = ui_exercises.progress_keys()
     proof = next(ex for ex in lessons.all_exercises() if isinstance(ex, Guided))
@@ -323,30 +328,30 @@ def test_restore_keeps_only_the_keys_of_real_exercises():
 
 
 def test_stored_progress_comes_back_in_a_new_session():
-    sin, learned = BANK["lessons/sinusoidal.py"][0], BANK["lessons/learned.py"][0]
+    sin, learned = BANK["posenc_lab/lessons/sinusoidal/page.py"][0], BANK["posenc_lab/lessons/learned/page.py"][0]
     at = _with_stored(f'["{sin.key}", "{learned.key}", "made_up_key"]')
     assert _home_progress(at) == f"Exercises solved in this browser: 2 of {TOTAL}"
-    at.switch_page("lessons/sinusoidal.py").run()
+    at.switch_page("posenc_lab/lessons/sinusoidal/page.py").run()
     assert_clean(at)
-    assert _panel(at).label == f"Exercises (1 of {len(BANK['lessons/sinusoidal.py'])} solved)"
+    assert _panel(at).label == f"Exercises (1 of {len(BANK['posenc_lab/lessons/sinusoidal/page.py'])} solved)"
 
 
 def test_unreadable_storage_restores_nothing_and_shows_no_error():
-    at = _with_stored("{this is not json", "lessons/learned.py")
-    assert _panel(at).label == f"Exercises (0 of {len(BANK['lessons/learned.py'])} solved)"
+    at = _with_stored("{this is not json", "posenc_lab/lessons/learned/page.py")
+    assert _panel(at).label == f"Exercises (0 of {len(BANK['posenc_lab/lessons/learned/page.py'])} solved)"
     assert not at.error
 
 
 def test_every_run_hands_the_browser_the_solved_and_the_valid_keys():
-    from ui import exercises as ui_exercises
-    from ui import progress as stored_progress
+    from posenc_lab.ui import exercises as ui_exercises
+    from posenc_lab.ui import progress as stored_progress
 
     # a first run knows nothing of the browser's storage: the browser adds, it never replaces
-    at = _open("lessons/learned.py")
+    at = _open("posenc_lab/lessons/learned/page.py")
     data = _store_data(at)
     assert data["key"] == stored_progress.STORAGE_KEY
     assert data["save"] == [] and data["valid"] == sorted(ui_exercises.progress_keys())
-    learned = BANK["lessons/learned.py"][0]
+    learned = BANK["posenc_lab/lessons/learned/page.py"][0]
     _answer(at, learned, learned.answer_index)
     assert _store_data(at)["save"] == [learned.key]
     at.switch_page(HOME).run()

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from finite_differences import assert_gradients_match
 
-from posenc import PositionOutOfRange, custom
+from posenc import PositionOutOfRange
 from posenc import experiment as ex
+from posenc_lab.lessons.design import measure as custom
 
 SMALL = dict(train_len=8, d_model=8, n_heads=2, batch=3, vocab=6, offset=2, n_markers=2)
 

@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 import pytest
 from app_helpers import VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
 
-from figures import display
-from ui import figcache
+from posenc_lab.figures import display
+from posenc_lab.ui import figcache
 
 
 def _digest(*args, **kwargs):
@@ -94,11 +94,11 @@ def test_every_view_caches_its_figures_and_reruns_draw_the_same(page, query):
 
 
 def test_presenter_mode_resizes_a_copy_not_the_shared_figure():
-    plain = charts(open_page("lessons/alibi.py", {"view": "slopes"}))
-    presenting = charts(open_page("lessons/alibi.py", {"view": "slopes", "present": "1"}))
+    plain = charts(open_page("posenc_lab/lessons/alibi/page.py", {"view": "slopes"}))
+    presenting = charts(open_page("posenc_lab/lessons/alibi/page.py", {"view": "slopes", "present": "1"}))
     assert presenting[0]["layout"]["font"]["size"] == 20
     assert presenting[0]["layout"]["height"] > plain[0]["layout"]["height"]
-    assert charts(open_page("lessons/alibi.py", {"view": "slopes"})) == plain
+    assert charts(open_page("posenc_lab/lessons/alibi/page.py", {"view": "slopes"})) == plain
 
 
 def _drawn_json(panel) -> dict:

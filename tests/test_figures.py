@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import figures
-from figures import alibi as alibi_figures
-from figures import compare as compare_figures
-from figures import relative as relative_figures
-from figures import rope as rope_figures
-from figures.builders import MAX_POINTS
+from posenc_lab import figures
+from posenc_lab.figures.builders import MAX_POINTS
+from posenc_lab.lessons.alibi import figures as alibi_figures
+from posenc_lab.lessons.compare import figures as compare_figures
+from posenc_lab.lessons.relative import figures as relative_figures
+from posenc_lab.lessons.rope import figures as rope_figures
 
 RNG = np.random.default_rng(1234)
 
@@ -837,7 +837,7 @@ def test_unchecked_builders_build_what_the_checked_api_builds(build):
 def test_subplot_layout_is_make_subplots_layout(kwargs):
     from plotly.subplots import make_subplots
 
-    from figures.theme import subplot_layout
+    from posenc_lab.figures.theme import subplot_layout
 
     def expected(**kwargs):
         layout = make_subplots(**kwargs).to_dict()["layout"]
@@ -853,7 +853,7 @@ def test_subplot_layout_is_make_subplots_layout(kwargs):
 
 
 def test_subplot_layout_returns_a_new_dict_each_time():
-    from figures.theme import subplot_layout
+    from posenc_lab.figures.theme import subplot_layout
 
     first = subplot_layout(rows=1, cols=2, subplot_titles=["a", "b"])
     first["xaxis"]["title"] = dict(text="changed")

@@ -9,9 +9,9 @@ import plotly.io as pio
 import pytest
 
 import posenc
-from figures import alibi as fa
-from figures import figure_bytes
 from posenc import alibi
+from posenc_lab.figures import figure_bytes
+from posenc_lab.lessons.alibi import figures as fa
 
 MB = 1_000_000
 

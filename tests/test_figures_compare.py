@@ -9,8 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-import figures
-from figures import compare
+from posenc_lab import figures
+from posenc_lab.lessons.compare import figures as compare
 
 RNG = np.random.default_rng(7)
 

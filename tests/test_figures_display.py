@@ -9,10 +9,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-import figures
-from figures import display, export
-from figures.compare import score_grid
-from figures.relative import offset_panels
+from posenc_lab import figures
+from posenc_lab.figures import display, export
+from posenc_lab.lessons.compare.figures import score_grid
+from posenc_lab.lessons.relative.figures import offset_panels
 
 RNG = np.random.default_rng(0)
 
@@ -90,7 +90,7 @@ def test_panels_become_one_figure_each_with_their_titles_axes_and_one_colour_bar
 
 
 def test_stacked_panels_sharing_an_axis_each_read_alone_without_room_for_a_bar_they_lack():
-    from figures.rope import scaling_chart
+    from posenc_lab.lessons.rope.figures import scaling_chart
 
     before = np.geomspace(4, 40000, 12)
     ratio = np.clip(np.linspace(1.3, -0.2, 12), 0.5, 1.0)

@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 
-import figures
 import posenc
-from figures import alibi as alibi_figures
-from figures import compare as compare_figures
-from figures import display, margins
+from posenc_lab import figures
+from posenc_lab.figures import display, margins
+from posenc_lab.lessons.alibi import figures as alibi_figures
+from posenc_lab.lessons.compare import figures as compare_figures
 
 
 @pytest.mark.parametrize(
@@ -281,7 +281,7 @@ def test_a_legend_in_a_lesson_column_gets_the_rows_it_wraps_into_there():
 
 
 def test_a_chart_inside_layout_columns_is_finished_for_that_column():
-    from ui import layout
+    from posenc_lab.ui import layout
 
     assert layout._SHARE.get() == 1.0
     outer, inner = layout._Column(contextlib.nullcontext(), 0.5), layout._Column(contextlib.nullcontext(), 0.4)

@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-import figures
-from figures import relative as relfig
+from posenc_lab import figures
+from posenc_lab.lessons.relative import figures as relfig
 
 
 def _offsets(length, clip):

@@ -1,4 +1,4 @@
-"""The RoPE lesson's figure builders (figures/rope.py), without Streamlit.
+"""The RoPE lesson's figure builders (posenc_lab/lessons/rope/figures.py), without Streamlit.
 
 Each figure is read back: what the traces draw, the animation's frames, buttons and
 slider, the region colouring of the scaling chart, titles, hover text and payload.
@@ -13,8 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from figures import figure_bytes
-from figures import rope as rf
+from posenc_lab.figures import figure_bytes
+from posenc_lab.lessons.rope import figures as rf
 
 MB = 1_000_000
 

@@ -12,12 +12,12 @@ from urllib.parse import parse_qs
 import pytest
 from app_helpers import assert_clean, open_page
 
-import lessons
 import posenc
-from lessons import glossary
-from lessons.glossary import TERMS
+from posenc_lab import course as lessons
+from posenc_lab.lessons.glossary import lesson as glossary
+from posenc_lab.lessons.glossary.lesson import TERMS
 
-PAGE = "lessons/glossary.py"
+PAGE = "posenc_lab/lessons/glossary/page.py"
 
 
 def t5_bucket_by_hand(r: int, num_buckets: int = 32, max_distance: int = 128) -> int:

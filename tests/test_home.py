@@ -10,10 +10,10 @@ import plotly.graph_objects as go
 import pytest
 from app_helpers import assert_clean, open_page, panel_specs
 
-import lessons
-from figures import story
-from lessons import home
-from ui.catalog import METHODS
+from posenc_lab import course as lessons
+from posenc_lab.lessons.home import figures as story
+from posenc_lab.lessons.home import lesson as home
+from posenc_lab.ui.catalog import METHODS
 
 #: the families as the lessons teach them (issue 12): where each method enters attention
 EXPECTED_STAGE = {

@@ -34,7 +34,8 @@ from streamlit.proto.NewSession_pb2 import Config
 from websockets.sync.client import connect
 
 import posenc
-from lessons import CLASS, HOME, LESSONS, REFERENCE, sinusoidal
+from posenc_lab.course import CLASS, HOME, LESSONS, REFERENCE
+from posenc_lab.lessons.sinusoidal import lesson as sinusoidal
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
@@ -154,18 +155,36 @@ def test_the_readmes_notebook_example_runs_in_the_install(venv, outside):
 
 def test_the_wheel_carries_every_lesson_the_entry_script_its_config_and_the_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
+    data = ROOT / "posenc_lab" / "lessons" / "experiments" / "data"
     expected = {
-        "app.py",
-        ".streamlit/config.toml",
-        "ui/app.css",
-        *(f"lessons/{p.name}" for p in (ROOT / "lessons").glob("*.py")),
-        *(f"ui/data/{p.name}" for p in (ROOT / "ui" / "data").iterdir() if p.is_file()),
+        "posenc_lab/app.py",
+        "posenc_lab/.streamlit/config.toml",
+        "posenc_lab/ui/app.css",
+        *(p.relative_to(ROOT).as_posix() for p in (ROOT / "posenc_lab" / "lessons").rglob("*.py")),
+        *(p.relative_to(ROOT).as_posix() for p in data.iterdir() if p.is_file()),
     }
     assert not expected - names, f"missing from the wheel: {sorted(expected - names)}"
     with zipfile.ZipFile(wheel) as zf:
-        for name in sorted(n for n in expected if n.startswith("ui/data/")):
+        for name in sorted(n for n in expected if n.startswith("posenc_lab/lessons/experiments/data/")):
             assert zf.read(name) == (ROOT / name).read_bytes(), name
-    assert not [n for n in names if n.startswith(("tests/", "tools/", "benchmarks/"))]
+        assert zf.read("posenc_lab/.streamlit/config.toml") == (ROOT / ".streamlit" / "config.toml").read_bytes()
+
+
+def test_the_wheel_adds_only_its_own_names_to_site_packages(wheel):
+    # site-packages is shared with every other project: the wheel adds the library, the app
+    # and its own metadata, and no generic top-level name (ui, figures, app.py) to collide with
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    dist_info = {top for top in tops if top.endswith(".dist-info")}
+    assert dist_info == {f"posenc_lab-{posenc.__version__}.dist-info"}, dist_info
+    assert tops - dist_info == {"posenc", "posenc_lab"}, sorted(tops)
+
+
+def test_the_installed_site_packages_holds_only_the_wheels_names(venv):
+    # the same, measured where pip put the files: what the install added next to pip itself
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    ours = {p.name for p in site.iterdir() if p.name.startswith(("posenc", "posenc_lab"))}
+    assert ours == {"posenc", "posenc_lab", f"posenc_lab-{posenc.__version__}.dist-info"}, sorted(ours)
+    assert not [p.name for p in site.iterdir() if p.name in ("ui", "figures", "lessons", "classroom", "app.py")]
 
 
 def _stored_experiments(compute_experiment, tasks: list[str]) -> dict:
@@ -186,14 +205,15 @@ def _stored_experiments(compute_experiment, tasks: list[str]) -> dict:
 
 
 def test_the_stored_experiments_load_from_the_install(venv, outside):
-    from ui import compute_experiment
+    from posenc_lab.lessons.experiments import compute as compute_experiment
 
-    tasks = sorted(p.stem.removeprefix("experiment_") for p in (ROOT / "ui" / "data").glob("experiment_*.npz"))
+    data = ROOT / "posenc_lab" / "lessons" / "experiments" / "data"
+    tasks = sorted(p.stem.removeprefix("experiment_") for p in data.glob("experiment_*.npz"))
     assert tasks
     # the same function, run by the venv's Python on the installed files
     code = (
         "import json, textwrap\n"
-        "from ui import compute_experiment\n"
+        "from posenc_lab.lessons.experiments import compute as compute_experiment\n"
         f"exec(textwrap.dedent({inspect.getsource(_stored_experiments)!r}))\n"
         f"print(json.dumps(_stored_experiments(compute_experiment, {tasks!r})))"
     )

@@ -13,7 +13,7 @@ def _script():
     import pandas as pd
     import streamlit as st
 
-    from ui import layout
+    from posenc_lab.ui import layout
 
     rows = [{"Method": "RoPE", "Cost": "0", "Runs": "yes"}, {"Method": "ALiBi", "Cost": "H", "Runs": "yes"}]
     columns = {"distance": [1, 2, 4], "std": ["1.00", "0.71", "0.50"]}

@@ -3,30 +3,49 @@ scaling variants in step with the core's registry."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 from pathlib import Path
 
 import pytest
 
-import lessons
 import posenc
-from lessons import HOME, LESSONS, REFERENCE
-from lessons import rope as rope_lesson
-from ui.lesson import Lesson
+from posenc_lab import course as lessons
+from posenc_lab.course import CLASS, COURSE, HOME, LESSONS, REFERENCE
+from posenc_lab.lessons.rope import lesson as rope_lesson
+from posenc_lab.ui.lesson import Lesson
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = (HOME, *LESSONS, *REFERENCE)
 
 
-@pytest.mark.parametrize("lesson", ALL, ids=[lesson.path for lesson in ALL])
-def test_each_page_is_its_own_record(lesson):
-    """The path comes from the file itself, and the module's record is the one listed."""
-    assert (ROOT / lesson.path).is_file()
-    module = importlib.import_module(lesson.path.removesuffix(".py").replace("/", "."))
+@pytest.mark.parametrize("lesson", ALL, ids=[lesson.name for lesson in ALL])
+def test_each_page_draws_the_one_record_of_its_lesson_folder(lesson):
+    """A lesson is one folder: ``lesson.py`` makes the record, ``page.py`` (what Streamlit runs)
+    imports that record and shows it, so every run draws the record the course lists."""
+    folder = ROOT / "posenc_lab" / "lessons" / lesson.name
+    assert Path(lesson.file).resolve() == folder / "lesson.py"
+    assert (ROOT / lesson.path).resolve() == folder / "page.py" == Path(lesson.page_file)
+    module = importlib.import_module(f"posenc_lab.lessons.{lesson.name}.lesson")
     assert module.LESSON is lesson
     assert lesson._intro is not None, "a page draws something"
-    # a page runs when Streamlit executes the file, never on import
-    assert 'if __name__ == "__main__":\n    LESSON.show()' in (ROOT / lesson.path).read_text()
+    page = ast.parse((folder / "page.py").read_text(encoding="utf-8"))
+    statements = [
+        node for node in page.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    ]
+    assert [ast.unparse(node) for node in statements] == [
+        f"from posenc_lab.lessons.{lesson.name}.lesson import LESSON",
+        "LESSON.show()",
+    ]
+    # the record's module draws nothing on import
+    assert "LESSON.show()" not in (folder / "lesson.py").read_text(encoding="utf-8")
+
+
+def test_the_course_numbers_its_lessons_and_hands_itself_to_every_record():
+    assert [lesson.number for lesson in LESSONS] == list(range(1, len(LESSONS) + 1))
+    assert all(lesson.number is None for lesson in (HOME, CLASS, *REFERENCE))
+    assert all(lesson.course is COURSE for lesson in (*ALL, CLASS))
+    assert COURSE.pages == (HOME, CLASS, *LESSONS, *REFERENCE)
 
 
 def test_paths_and_url_paths_are_unique():

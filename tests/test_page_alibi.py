@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
-PAGE = "lessons/alibi.py"
+PAGE = "posenc_lab/lessons/alibi/page.py"
 MB = 1_000_000
 
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
-from lessons import lesson_by_path
+from posenc_lab.course import lesson_by_path
 
-PAGE = "lessons/choices.py"
+PAGE = "posenc_lab/lessons/choices/page.py"
 DATA = Path(__file__).resolve().parents[1] / "ui" / "data"
 MB = 1_000_000
 

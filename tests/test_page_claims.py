@@ -2,7 +2,7 @@
 independent computations, verdicts that follow the settings, and the code beside numbers.
 
 Expected values come from the formulas written out here, from the stored experiment run
-(ui/data) or from posenc functions other than the one the page calls; never from a run of
+(posenc_lab/lessons/experiments/data) or from posenc functions other than the one the page calls; never from a run of
 the page.
 """
 
@@ -16,12 +16,14 @@ import pytest
 from app_helpers import ROOT, assert_clean, chart_bytes, charts, open_page
 
 import posenc
-from figures.export import _array, figure_table
-from lessons import claims as lesson
-from ui import compute_claims
-from ui.layout import CODE_PRELUDE, CODES
+from posenc_lab.figures.arrays import as_array
+from posenc_lab.figures.export import figure_table
+from posenc_lab.lessons.claims import compute as compute_claims
+from posenc_lab.lessons.claims import lesson
+from posenc_lab.lessons.claims import measure as claims
+from posenc_lab.ui.layout import CODES, code_prelude
 
-PAGE = "lessons/claims.py"
+PAGE = "posenc_lab/lessons/claims/page.py"
 MB = 1_000_000
 VERDICTS = ("holds", "false", "half true")
 
@@ -31,17 +33,17 @@ VERDICTS = ("holds", "false", "half true")
 
 def run(code: str) -> np.ndarray:
     namespace: dict = {}
-    exec(compile(CODE_PRELUDE + code, "<snippet>", "exec"), namespace)  # noqa: S102 - the lesson's own snippets
+    exec(compile(code_prelude(code) + code, "<snippet>", "exec"), namespace)  # noqa: S102 - the lesson's own snippets
     return np.asarray(namespace["data"], dtype=np.float64)
 
 
 def bars(spec: dict) -> np.ndarray:
     """A bar chart's values (categories x series), as drawn (customdata holds them on a log axis)."""
-    return np.column_stack([_array(t["customdata"]).astype(float).reshape(-1) for t in spec["data"]])
+    return np.column_stack([as_array(t["customdata"]).astype(float).reshape(-1) for t in spec["data"]])
 
 
 def lines(spec: dict) -> np.ndarray:
-    return np.column_stack([_array(t["y"]).astype(float).reshape(-1) for t in spec["data"]])
+    return np.column_stack([as_array(t["y"]).astype(float).reshape(-1) for t in spec["data"]])
 
 
 def by_title(at, start: str) -> dict:
@@ -82,7 +84,7 @@ def press_slopes(n):
 
 
 def stored(task: str, method: str) -> list[float]:
-    with np.load(ROOT / "ui" / "data" / f"experiment_{task}.npz") as f:
+    with np.load(ROOT / "posenc_lab" / "lessons" / "experiments" / "data" / f"experiment_{task}.npz") as f:
         return f[f"accuracy_{method}"].tolist()
 
 
@@ -148,7 +150,7 @@ def test_dimension_0_is_sin_p_and_changes_sign_floor_n_over_pi_times():
     at = open_page(PAGE, {"view": "sinusoids", "n": "200", "d_model": "64"})
     assert_clean(at)
     wave = by_title(at, "Dimension 0")
-    y = _array(wave["data"][0]["y"]).astype(float)
+    y = as_array(wave["data"][0]["y"]).astype(float)
     np.testing.assert_allclose(y, [math.sin(p) for p in range(48)], atol=1e-6)
     signs = [math.sin(p) for p in range(200)]
     changes = sum(a * b < 0 for a, b in zip(signs, signs[1:], strict=False))
@@ -185,11 +187,11 @@ def test_sinusoid_verdicts_and_their_numbers():
 
 def test_moving_the_offset_keeps_the_fit(monkeypatch):
     # the least-squares fit does not depend on k: a move of k must not fit again, a new draw must
-    whole = posenc.claims.shift_linearity(90, 36, k=9, seed=41)  # before the count starts
+    whole = claims.shift_linearity(90, 36, k=9, seed=41)  # before the count starts
     compute_claims.linear.clear()
     compute_claims._pair_fit.clear()
     fits = []
-    real = posenc.claims.shift_pair_fit
+    real = claims.shift_pair_fit
     monkeypatch.setattr(posenc.claims, "shift_pair_fit", lambda *a, **kw: fits.append((a, kw)) or real(*a, **kw))
     at = open_page(PAGE, {"view": "sinusoids", "n": "90", "d_model": "36", "offset": "5", "draw": "41"})
     assert_clean(at)
@@ -262,7 +264,7 @@ def test_the_slope_verdict_follows_the_head_count():
 def test_alibi_at_ten_times_uses_the_stored_models():
     at = open_page(PAGE, {"view": "biases"})
     acc = lines(by_title(at, "ALiBi trained at"))  # columns: copy, marker, chance copy, chance marker
-    assert _array(by_title(at, "ALiBi trained at")["data"][0]["x"]).astype(int).tolist() == [32, 64, 128, 256, 320]
+    assert as_array(by_title(at, "ALiBi trained at")["data"][0]["x"]).astype(int).tolist() == [32, 64, 128, 256, 320]
     np.testing.assert_allclose(acc[:4, 0], stored("copy", "alibi"), atol=1e-6)
     np.testing.assert_allclose(acc[:4, 1], stored("marker", "alibi"), atol=1e-6)
     np.testing.assert_allclose(acc[:, 2:], [[1 / 16, 1 / 4]] * 5, atol=1e-7)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from app_helpers import open_page
 
-import lessons
-from classroom import store as class_store
-from ui import class_views, classroom
+from posenc_lab import course as lessons
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import class_views, classroom
 
 PAGE = lessons.CLASS.path
 #: a multiple-choice poll and a numeric one, the first of each in lesson order

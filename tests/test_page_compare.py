@@ -11,14 +11,14 @@ import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page, panel_specs
 
 import posenc
-from posenc import compare_lessons
-from ui.catalog import METHODS
+from posenc_lab.lessons.compare import measure as compare_lessons
+from posenc_lab.ui.catalog import METHODS
 
-PAGE = "lessons/compare.py"
+PAGE = "posenc_lab/lessons/compare/page.py"
 RELATIVE = ("Shaw", "T5 buckets", "ALiBi", "KERPLE (log)", "RoPE", "xPos")
 
 
-def _array(spec) -> np.ndarray:
+def as_array(spec) -> np.ndarray:
     """A Plotly array from the JSON Streamlit sent (plain list or base64 binary)."""
     if isinstance(spec, dict) and "bdata" in spec:
         arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]))
@@ -68,28 +68,28 @@ def test_alibi_panel_is_minus_its_slope_times_the_distance():
     assert_clean(at)
     trace = _panel(at, "ALiBi")
     assert trace["name"] == "ALiBi, m = 0.25"
-    pos = _array(trace["x"]).astype(float)
-    np.testing.assert_allclose(_array(trace["z"]), -0.25 * np.abs(pos[:, None] - pos[None, :]), atol=1e-6)
+    pos = as_array(trace["x"]).astype(float)
+    np.testing.assert_allclose(as_array(trace["z"]), -0.25 * np.abs(pos[:, None] - pos[None, :]), atol=1e-6)
 
 
 def test_with_one_repeated_word_relative_methods_draw_stripes_and_absolute_ones_do_not():
     at = open_page(PAGE)
     for prefix in RELATIVE:
-        z = _array(_panel(at, prefix)["z"]).astype(float)
+        z = as_array(_panel(at, prefix)["z"]).astype(float)
         np.testing.assert_allclose(z[1:, 1:], z[:-1, :-1], atol=1e-5, err_msg=prefix)
     for prefix in ("Sinusoidal", "Learned"):
-        z = _array(_panel(at, prefix)["z"]).astype(float)
+        z = as_array(_panel(at, prefix)["z"]).astype(float)
         assert np.abs(z[1:, 1:] - z[:-1, :-1]).max() > 1e-2, prefix
-    assert not _array(_panel(at, "None")["z"]).any()
+    assert not as_array(_panel(at, "None")["z"]).any()
 
 
 def test_with_random_words_rope_loses_its_stripes_but_the_biases_keep_them():
     at = open_page(PAGE, {"phrase": "random"})
     assert_clean(at)
-    rope = _array(_panel(at, "RoPE")["z"]).astype(float)
+    rope = as_array(_panel(at, "RoPE")["z"]).astype(float)
     assert np.abs(rope[1:, 1:] - rope[:-1, :-1]).max() > 1e-2
     for prefix in ("T5 buckets", "ALiBi", "KERPLE"):
-        z = _array(_panel(at, prefix)["z"]).astype(float)
+        z = as_array(_panel(at, prefix)["z"]).astype(float)
         np.testing.assert_allclose(z[1:, 1:], z[:-1, :-1], atol=1e-5, err_msg=prefix)
     assert "with different words" in _notices(at)
 
@@ -108,7 +108,7 @@ def test_the_learned_panel_is_empty_past_the_training_length():
 def test_long_sequences_are_thinned_and_the_title_says_so():
     at = open_page(PAGE, {"seq_len": "512", "train_len": "512"})
     trace = _panel(at, "RoPE")
-    assert list(_array(trace["x"])[:3]) == [0, 8, 16]
+    assert list(as_array(trace["x"])[:3]) == [0, 8, 16]
     assert "every 8th position" in charts(at)[0]["layout"]["title"]["text"]
 
 
@@ -198,7 +198,7 @@ def test_t5_row_of_the_catalogue_says_each_stack_has_its_own_table():
 
 def _bars_by_method(at) -> dict[str, float]:
     bars = charts(at)[1]
-    return {x: float(v) for t in bars["data"] for x, v in zip(t["x"], _array(t["customdata"]), strict=True)}
+    return {x: float(v) for t in bars["data"] for x, v in zip(t["x"], as_array(t["customdata"]), strict=True)}
 
 
 def test_translation_errors_are_exact_zeros_for_relative_methods_and_real_for_the_sinusoid():
@@ -238,7 +238,7 @@ def test_moving_the_sliders_changes_the_figures():
     at.slider(key="w:seq_len").set_value(32).run()
     grid2, _ = charts(at)
     assert "T = 32" in grid2["layout"]["title"]["text"]
-    assert _array(_panel(at, "RoPE")["z"]).shape == (32, 32)
+    assert as_array(_panel(at, "RoPE")["z"]).shape == (32, 32)
     at.slider(key="w:shift").set_value(100).run()
     assert "moves 100 positions" in charts(at)[1]["layout"]["title"]["text"]
     at.slider(key="w:shaw_k").set_value(3).run()

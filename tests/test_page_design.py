@@ -17,11 +17,11 @@ from app_helpers import assert_clean, chart_bytes, charts, open_page
 from test_code_snippets import run_snippet
 
 import posenc
-from posenc import custom
 from posenc import experiment as ex
-from ui.layout import CODES
+from posenc_lab.lessons.design import measure as custom
+from posenc_lab.ui.layout import CODES
 
-PAGE = "lessons/design.py"
+PAGE = "posenc_lab/lessons/design/page.py"
 MB = 1_000_000
 
 

@@ -8,9 +8,9 @@ from app_helpers import assert_clean, charts, open_page
 
 from posenc import experiment as ex
 from posenc import extension as xt
-from ui import compute_experiment as ce
+from posenc_lab.lessons.experiments import compute as ce
 
-PAGE = "lessons/experiments.py"
+PAGE = "posenc_lab/lessons/experiments/page.py"
 TINY = {"train_len": "8", "steps": "50", "width": "16", "seed": "3"}
 
 

@@ -11,7 +11,7 @@ from app_helpers import assert_clean, charts, open_page
 
 import posenc
 
-PAGE = "lessons/relative.py"
+PAGE = "posenc_lab/lessons/relative/page.py"
 
 
 def arr(value) -> np.ndarray:

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
-import posenc
-from figures.rope import plane_centres
 from posenc import rope_decay_bound
+from posenc_lab.lessons.rope import measure as rope_lessons
+from posenc_lab.lessons.rope.figures import plane_centres
 
-PAGE = "lessons/rope.py"
+PAGE = "posenc_lab/lessons/rope/page.py"
 MB = 1_000_000
 
 
@@ -416,7 +416,7 @@ def test_every_view_stays_small_at_its_largest_settings():
 
 def test_scaling_longrope_shows_phi_3_5_factors_and_its_attention_factor():
     """At head_dim 96 the factors are Phi-3.5-mini's own; past L the long ones apply."""
-    phi = posenc.rope.PHI_3_5_MINI_LONGROPE
+    phi = rope_lessons.PHI_3_5_MINI_LONGROPE
     query = {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "factor": "32", "seq": "8192"}
     at = open_page(PAGE, query)
     assert_clean(at)
@@ -438,7 +438,9 @@ def test_scaling_view_takes_a_partial_rotary_factor():
     """GPT-NeoX's partial rotary as a control: a quarter of a 64-dim head turns, so 8 pairs."""
     from app_helpers import open_page, panel_specs
 
-    at = open_page("lessons/rope.py", {"view": "scaling", "head_dim": "64", "method": "yarn", "rotary": "0.25"})
+    at = open_page(
+        "posenc_lab/lessons/rope/page.py", {"view": "scaling", "head_dim": "64", "method": "yarn", "rotary": "0.25"}
+    )
     assert not at.exception
     assert at.query_params["rotary"] == "0.25"
     assert panel_specs(at)["rope_scaling"]

@@ -8,9 +8,9 @@ import re
 import plotly.graph_objects as go
 import pytest
 
-import lessons
-from classroom import tally
-from ui.exercise_kinds import Guided
+from posenc_lab import course as lessons
+from posenc_lab.classroom import tally
+from posenc_lab.ui.exercise_kinds import Guided
 
 POLLS = lessons.all_polls()
 IDS = [poll.key for poll in POLLS]

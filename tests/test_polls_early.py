@@ -14,21 +14,20 @@ import plotly.graph_objects as go
 import pytest
 
 import posenc
-from lessons import (
-    images,
-    images_exercises,
-    learned,
-    learned_exercises,
-    relative,
-    relative_exercises,
-    rope,
-    rope_exercises,
-    sinusoidal,
-    sinusoidal_exercises,
-    why_order,
-    why_order_exercises,
-)
-from ui.exercise_kinds import Poll
+from posenc_lab.lessons.images import exercises as images_exercises
+from posenc_lab.lessons.images import lesson as images
+from posenc_lab.lessons.learned import exercises as learned_exercises
+from posenc_lab.lessons.learned import lesson as learned
+from posenc_lab.lessons.relative import exercises as relative_exercises
+from posenc_lab.lessons.relative import lesson as relative
+from posenc_lab.lessons.rope import exercises as rope_exercises
+from posenc_lab.lessons.rope import lesson as rope
+from posenc_lab.lessons.rope import measure as rope_lessons
+from posenc_lab.lessons.sinusoidal import exercises as sinusoidal_exercises
+from posenc_lab.lessons.sinusoidal import lesson as sinusoidal
+from posenc_lab.lessons.why_order import exercises as why_order_exercises
+from posenc_lab.lessons.why_order import lesson as why_order
+from posenc_lab.ui.exercise_kinds import Poll
 
 MODULES = {
     "why_order": (why_order, why_order_exercises),
@@ -265,12 +264,12 @@ def test_t5_bucket_of_minus_50_holds_18_offsets():
 
 def test_rope_score_ignores_a_shift_of_both_positions():
     key = "poll-rope-shift-phrase"
-    q, k = posenc.rope.random_query_key(64, seed=0)
+    q, k = rope_lessons.random_query_key(64, seed=0)
     near = posenc.apply_rope(q[None], [5])[0] @ posenc.apply_rope(k[None], [2])[0]
     far = posenc.apply_rope(q[None], [1005])[0] @ posenc.apply_rope(k[None], [1002])[0]
     assert abs(near - far) < 1e-9 * abs(near) and abs(near) > 1
     # the sinusoid added instead does move: the contrast the reveal draws
-    added = posenc.rope.added_scores(q, k, [5, 1005], [2, 1002])
+    added = rope_lessons.added_scores(q, k, [5, 1005], [2, 1002])
     assert abs(added[0, 0] - added[1, 1]) > 1
     assert option(key) == "Not at all (rounding only)"
     text = poll(key).reveal(poll(key).answer())
@@ -303,7 +302,7 @@ def test_rope_score_spread_does_not_decay():
 
 def test_patch_below_is_far_in_1d_and_near_in_2d():
     key = "poll-images-patch-below"
-    q, _ = posenc.rope.random_query_key(64, seed=0)
+    q, _ = rope_lessons.random_query_key(64, seed=0)
     row, col, cols = 3, 5, 12
 
     def score_1d(position: int) -> float:

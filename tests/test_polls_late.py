@@ -13,15 +13,14 @@ import pytest
 from app_helpers import ROOT
 
 import posenc
-from lessons import (
-    alibi_exercises,
-    choices_exercises,
-    claims_exercises,
-    compare_exercises,
-    design_exercises,
-    experiments_exercises,
-)
-from ui import compute_choices
+from posenc_lab.lessons.alibi import exercises as alibi_exercises
+from posenc_lab.lessons.choices import compute as compute_choices
+from posenc_lab.lessons.choices import exercises as choices_exercises
+from posenc_lab.lessons.claims import exercises as claims_exercises
+from posenc_lab.lessons.compare import exercises as compare_exercises
+from posenc_lab.lessons.compare import measure as compare_lessons
+from posenc_lab.lessons.design import exercises as design_exercises
+from posenc_lab.lessons.experiments import exercises as experiments_exercises
 
 POLLS = {
     poll.key: poll
@@ -53,7 +52,7 @@ def _trace(fig: go.Figure, name: str):
 
 def _stored(task: str) -> dict[str, np.ndarray]:
     """The stored default run, read with NumPy alone (not through ui.compute_experiment)."""
-    with np.load(ROOT / "ui" / "data" / f"experiment_{task}.npz") as f:
+    with np.load(ROOT / "posenc_lab" / "lessons" / "experiments" / "data" / f"experiment_{task}.npz") as f:
         return {k: f[k] for k in f.files}
 
 
@@ -154,9 +153,9 @@ def test_only_the_biases_add_the_same_change_to_every_pair_of_words():
     assert {m for m, c in changes.items() if c < 1e-9} == {"t5", "alibi", "kerple"}
     assert all(changes[m] > 0.1 for m in ("sinusoidal", "learned", "shaw", "rope", "xpos"))
     # ALiBi's part is its bias itself: -m |i - j| with head 1's slope of 8 heads, 1/2
-    x = posenc.compare_lessons.phrase(64, 64, "random", seed=0)
+    x = compare_lessons.phrase(64, 64, "random", seed=0)
     i = np.arange(64)
-    part = posenc.compare_lessons.positional_part(x, i, "alibi", slope=0.5)
+    part = compare_lessons.positional_part(x, i, "alibi", slope=0.5)
     np.testing.assert_allclose(part, -0.5 * np.abs(i[:, None] - i[None, :]), atol=1e-12)
     answer = poll.answer()
     assert compare_exercises.STRIPES_OFFERED[int(answer)] == "alibi"

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posenc
-from posenc import properties as props
+from posenc_lab.lessons.choices import measure as props
+from posenc_lab.lessons.compare import measure as compare_lessons
 
 
 def sinusoid_row(p: float, d: int, base: float = 10000.0) -> np.ndarray:
@@ -230,7 +231,7 @@ def test_hybrid_scores_are_the_scores_of_x_plus_w_pe(relative, weight, start):
 
 @pytest.mark.parametrize("relative", props.HYBRID_RELATIVE)
 def test_the_relative_part_alone_is_translation_invariant_and_the_absolute_part_is_not(relative):
-    x = posenc.compare_lessons.phrase(16, 16, "random", seed=0)
+    x = compare_lessons.phrase(16, 16, "random", seed=0)
     errors = props.hybrid_translation_errors(x, 9, [0.0, 0.5, 1.0], relative=relative)
     assert errors[0] < 1e-12
     assert errors[1] > 0.1
@@ -239,7 +240,7 @@ def test_the_relative_part_alone_is_translation_invariant_and_the_absolute_part_
 
 
 def test_hybrid_translation_errors_match_a_loop_over_weights():
-    x = posenc.compare_lessons.phrase(10, 8, "random", seed=1)
+    x = compare_lessons.phrase(10, 8, "random", seed=1)
     weights = [0.0, 0.3, 1.7]
     for relative in ("rope", "t5"):
         options = dict(relative=relative, absolute="learned", max_len=64, std=0.5, seed=0)
@@ -350,7 +351,7 @@ def test_norm_ratios_shares_one_rotation_and_gives_norm_ratio(half, n, base, gam
 
 
 def test_rope_translation_error_is_rounding_unless_the_frequencies_follow_the_length():
-    x = posenc.compare_lessons.phrase(32, 64, "random", seed=0)
+    x = compare_lessons.phrase(32, 64, "random", seed=0)
     assert props.rope_translation_error(x, 64) < 1e-12
     yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
     assert props.rope_translation_error(x, 64, rope_scaling=yarn) < 1e-12

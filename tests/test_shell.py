@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
 
-import figures
 import posenc
-from figures import export
-from lessons import LESSONS, REFERENCE
-from ui import layout
+from posenc_lab import figures
+from posenc_lab.course import LESSONS, REFERENCE
+from posenc_lab.figures import export
+from posenc_lab.ui import layout
 
 
 def _links(at):
@@ -36,8 +36,8 @@ def test_each_lesson_links_to_the_previous_and_next_one(index):
 
 
 def test_presenter_mode_from_the_url_folds_the_explanations_into_speaker_notes():
-    normal = open_page("lessons/sinusoidal.py")
-    present = open_page("lessons/sinusoidal.py", {"present": "1"})
+    normal = open_page("posenc_lab/lessons/sinusoidal/page.py")
+    present = open_page("posenc_lab/lessons/sinusoidal/page.py", {"present": "1"})
     assert_clean(present)
     assert present.query_params["present"] == "1"
     lead = "The original Transformer adds a fixed vector"
@@ -59,7 +59,7 @@ def test_presenter_mode_from_the_url_folds_the_explanations_into_speaker_notes()
 
 
 def test_presenter_mode_can_be_switched_off_again():
-    at = open_page("lessons/learned.py", {"present": "1"})
+    at = open_page("posenc_lab/lessons/learned/page.py", {"present": "1"})
     at.toggle(key="w:present").set_value(False).run()
     assert_clean(at)
     assert "present" not in at.query_params, "links stay clean when presenter mode is off"

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import posenc
-from classroom import store as class_store
+from posenc_lab.classroom import store as class_store
 
 # posenc.attention is the function; the module is reached through importlib
 absolute, freqs, rotation, multiaxis, relative, alibi, attention, extension, experiment = (

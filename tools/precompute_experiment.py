@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from posenc import experiment as ex  # noqa: E402
 from posenc import extension as xt  # noqa: E402
-from ui import compute_experiment as ce  # noqa: E402
+from posenc_lab.lessons.experiments import compute as ce  # noqa: E402
 
 
 def main() -> None:

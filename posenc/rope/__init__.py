@@ -1,5 +1,5 @@
 """Rotary position embedding (RoPE): its frequencies and context-extension variants, the
-rotation itself, xPos, and the measurements the RoPE lesson draws.
+rotation itself, xPos, and the measurements of RoPE a notebook user calls.
 
 ===============  ============================================================================
 ``frequencies``  ``rope_inv_freq`` and the variant registry ``ROPE_VARIANTS`` (one
@@ -14,13 +14,10 @@ rotation itself, xPos, and the measurements the RoPE lesson draws.
 ``multiaxis``    2-D axial RoPE for image patches (``axial_rope_2d``), Qwen2-VL's M-RoPE
                  (``apply_mrope``, ``mrope_cos_sin``, ``qwen2_vl_positions``) and Llama 4's
                  interleaved NoPE layers (``irope_layer_types``)
-``lessons``      the lesson's helpers: ``random_query_key``, ``pair_trajectory``,
-                 ``pair_scores``, ``dim_pairs``, ``added_scores``, ``added_shift_error``,
-                 ``xpos_scores``, ``scaling_regions`` and ``SCALING_REGIONS``
 ===============  ============================================================================
 
 Every public name of the four modules is also a name of this package
-(``posenc.rope.apply_rope``, ``posenc.rope.random_query_key``, ...). Shape letters as in
+(``posenc.rope.apply_rope``, ``posenc.rope.rope_scores``, ...). Shape letters as in
 ``posenc``: T positions, Tq / Tk query / key positions, Dh head width, P chosen pairs,
 R distances, B random samples.
 
@@ -44,7 +41,7 @@ References
   reference code microsoft/torchscale ``xpos_relative_position.py``.
 """
 
-from . import analysis, frequencies, lessons, multiaxis, rotation
+from . import analysis, frequencies, multiaxis, rotation
 from .analysis import (
     DecaySummary,
     rope_decay_bound,
@@ -54,20 +51,6 @@ from .analysis import (
     rope_shift_error,
 )
 from .frequencies import ROPE_INIT_FUNCTIONS, ROPE_VARIANTS, RopeVariant, rope_frequency_ratio, rope_inv_freq
-from .lessons import (
-    PHI_3_5_MINI_HEAD_DIM,
-    PHI_3_5_MINI_LONGROPE,
-    SCALING_REGIONS,
-    added_scores,
-    added_shift_error,
-    dim_pairs,
-    pair_scores,
-    pair_trajectory,
-    random_query_key,
-    resample_factors,
-    scaling_regions,
-    xpos_scores,
-)
 from .multiaxis import (
     LAYER_TYPES,
     apply_mrope,
@@ -90,7 +73,6 @@ __all__ = [
     # the four modules
     "analysis",
     "frequencies",
-    "lessons",
     "multiaxis",
     "rotation",
     # their public names
@@ -106,19 +88,9 @@ __all__ = [
     "ROPE_LAYOUTS",
     "ROPE_VARIANTS",
     "RopeVariant",
-    "PHI_3_5_MINI_HEAD_DIM",
-    "PHI_3_5_MINI_LONGROPE",
-    "SCALING_REGIONS",
-    "added_scores",
-    "added_shift_error",
     "apply_rope",
     "apply_xpos",
-    "dim_pairs",
     "half_to_interleaved_permutation",
-    "pair_scores",
-    "pair_trajectory",
-    "random_query_key",
-    "resample_factors",
     "rope_cos_sin",
     "rope_decay_bound",
     "rope_decay_summary",
@@ -127,7 +99,5 @@ __all__ = [
     "rope_score_stats",
     "rope_scores",
     "rope_shift_error",
-    "scaling_regions",
     "xpos_scale",
-    "xpos_scores",
 ]

@@ -1,0 +1,67 @@
+"""The class's votes as bars: the teacher's live histogram, round against round.
+
+Pure Plotly (no Streamlit): ``ui.class_views`` counts the votes (``classroom.tally``)
+and draws this with ``layout.chart``, which sizes it for the projector and the phone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from posenc_lab.figures.theme import PALETTE, base_layout
+
+#: the label given to the right answer once it is revealed (text: read by everyone, no colour needed)
+RIGHT = " (right)"
+RIGHT_OUTLINE = "#000037"  # figures.display swaps it for the theme's strongest text colour
+RIGHT_OUTLINE_PX = 4
+
+
+def vote_bars(
+    labels: Sequence[str],
+    rounds: Sequence[tuple[str, Sequence[int]]],
+    *,
+    title: str,
+    right: int | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """Horizontal bars, one group per answer (first answer on top), one colour per round.
+
+    ``rounds`` is ``[(name, counts per label), ...]`` in the order voted: the later round
+    drawn below the earlier, so a shift after discussion reads downwards. ``right`` is the
+    index of the right answer once revealed: its label says so.
+    """
+    if not rounds:
+        raise ValueError("rounds must name at least one round of votes")
+    for name, counts in rounds:
+        if len(counts) != len(labels):
+            raise ValueError(f"round {name!r} has {len(counts)} counts for {len(labels)} labels")
+    shown = [label + (RIGHT if i == right else "") for i, label in enumerate(labels)]
+    fig = go.Figure()
+    for i, (name, counts) in enumerate(rounds):
+        fig.add_trace(
+            go.Bar(
+                y=shown,
+                x=list(counts),
+                name=name,
+                orientation="h",
+                marker_color=PALETTE[i % len(PALETTE)],
+                # the right answer's bars outlined, besides its label: seen from the back row
+                marker_line=dict(
+                    color=RIGHT_OUTLINE, width=[RIGHT_OUTLINE_PX if j == right else 0 for j in range(len(labels))]
+                ),
+                text=[str(c) for c in counts],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate=f"{name}<br>%{{y}}<br>%{{x}} votes<extra></extra>",
+            )
+        )
+    base_layout(fig, title, height=height or max(240, 60 + 44 * len(labels) * len(rounds)))
+    most = max((max(counts, default=0) for _, counts in rounds), default=0)
+    fig.update_layout(barmode="group", showlegend=len(rounds) > 1, legend_traceorder="normal")
+    # whole votes only, and room on the right for the count written after each bar
+    fig.update_xaxes(title_text="votes", rangemode="tozero", range=[0, max(1, most) * 1.2], dtick=max(1, -(-most // 5)))
+    # the first answer at the top, and each group's first round above its second
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig

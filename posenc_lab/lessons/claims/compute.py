@@ -1,0 +1,510 @@
+"""Cached measurements for the lesson "Common claims, measured", and the verdicts read off them.
+
+Each claim has a cached function that calls ``posenc.claims`` (or the stored run of the
+experiment) with scalar settings and returns only what its block shows, and a ``finding_*``
+function that turns those numbers into a ``Finding``: the verdict, the measured value in
+one line and the precise statement. The group views and the overview table call the same
+functions, so a verdict is written once and always computed from the current numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+import posenc
+from posenc import experiment as ex
+from posenc_lab.lessons.claims import measure as core
+from posenc_lab.lessons.experiments import claims as experiment_claims
+from posenc_lab.lessons.experiments import compute as compute_experiment
+
+CACHE = dict(max_entries=64, show_spinner=False)
+#: differences below this are floating-point rounding, not a failure of an identity
+ROUNDING = 1e-9
+#: the experiments page's default run, stored in posenc_lab/lessons/experiments/data (task, then these settings)
+RUN = dict(train_len=32, d_model=32, steps=300, seed=0, offset=3)
+#: the phrase shift the experiments page uses for its claims table
+RUN_SHIFT = 10
+#: the longest test length, as a multiple of the training length (the run stores 1, 2, 4, 8)
+LONGEST = 10
+#: the kernel parameters of KERPLE drawn against the RBF kernel
+KERPLE_R1, KERPLE_R2_LOG, KERPLE_R2_POWER = 1.0, 1.0, 0.5
+#: DeBERTa's measurement: queries and keys, and the span S of relative rows
+DEBERTA_TOKENS, DEBERTA_SPAN = 64, 32
+#: how far the T5 / Shaw chart reaches: past T5's max_distance of 128
+ENTRY_REACH = 160
+#: T5's buckets as T5 uses them
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
+#: parameter counts are compared at L and at this multiple of it
+GROWTH = 8
+#: ALiBi's "for any H" is checked over H = 1..this
+HEADS_CHECKED = 64
+#: the shift (in positions) of RoPE's relative check
+ROPE_SHIFT = 1000
+#: positions drawn for dimension 0 (the count covers all n)
+DIM0_SHOWN = 48
+
+HOLDS, FALSE, HALF = "holds", "false", "half true"
+
+
+@dataclass(frozen=True)
+class Claim:
+    number: int
+    group: str  # the lesson view that measures it
+    text: str  # as it is commonly put (paraphrased)
+
+
+@dataclass(frozen=True)
+class Finding:
+    verdict: str  # HOLDS, FALSE or HALF (a cited verdict says so in its text)
+    measured: str  # the numbers, in one line
+    statement: str  # what is precisely true
+    cited: bool = False  # settled by the papers, not by a measurement
+
+
+_CLAIMS = (
+    ("order", 1, "order", "Self-attention is permutation-invariant: shuffle the words and the output is the same."),
+    ("dim0", 2, "sinusoids", "Dimension 0 of the sinusoid flips sign at every position."),
+    ("lowfreq", 3, "sinusoids", "The low dimensions of the sinusoid carry the low frequencies."),
+    ("linear", 4, "sinusoids", "PE(p + k) is a linear function of PE(p) and PE(k)."),
+    ("orthogonal", 5, "sinusoids", "The frequency components of the sinusoid are orthogonal."),
+    ("differences", 6, "sinusoids", "Checking PE[10] - PE[5] = PE[5] - PE[0] tests the relative property."),
+    ("rope_long", 7, "rope", "RoPE extrapolates excellently, to any length."),
+    ("rope_factor", 8, "rope", "With RoPE, <RoPE(q, m), RoPE(k, n)> = <q, k> f(m - n)."),
+    ("kerple", 9, "biases", "KERPLE is an RBF kernel."),
+    ("deberta", 10, "biases", "DeBERTa divides its attention scores by sqrt(d)."),
+    ("alibi_slopes", 11, "biases", "ALiBi's slopes are 2^(-8i/H) for any number of heads H."),
+    ("alibi_long", 12, "biases", "ALiBi works at 10 times its training length."),
+    ("t5", 13, "biases", "T5 uses a clipped table of 2k + 1 relative offsets."),
+    ("sources", 14, "parameters", "GPT-1 and T5 use sinusoidal position encodings."),
+    ("params", 15, "parameters", "Relative encodings need O(L) parameters for a training length L."),
+)
+#: key -> the claim, in the lesson's order
+CLAIMS: dict[str, Claim] = {key: Claim(number, group, text) for key, number, group, text in _CLAIMS}
+
+
+def e(x: float) -> str:
+    """A small or large number for the page: 2.2e-16, 1.4e+00."""
+    return f"{x:.1e}"
+
+
+def near_one(x: float) -> str:
+    """A cosine for the page; one within 1e-4 of 1 as 1 - 1.8e-12, where 0.999999 would hide how close."""
+    return f"1 - {1 - x:.1e}" if 1 - 1e-4 < x < 1 else f"{x:.4f}"
+
+
+def pct(x: float | None) -> str:
+    return experiment_claims.fmt_accuracy(x)
+
+
+# 1. attention and order
+
+
+@st.cache_data(**CACHE)
+def order(tokens: int, d_model: int, draw: int) -> core.OrderErrors:
+    return core.attention_order_errors(tokens, d_model, seed=draw)
+
+
+def finding_order(tokens: int, d_model: int, draw: int) -> Finding:
+    r = order(tokens, d_model, draw)
+    equivariant = r.out_equivariance < ROUNDING and r.weights_equivariance < ROUNDING
+    invariant = r.out_invariance < ROUNDING
+    return Finding(
+        HOLDS if invariant else FALSE,
+        f"unchanged? max |Attn(PX) - Attn(X)| = {e(r.out_invariance)}; "
+        f"permuted? max |Attn(PX) - P Attn(X)| = {e(r.out_equivariance)}",
+        "Self-attention is permutation-equivariant: reorder the inputs and the outputs come out in the "
+        "same new order (the weight matrix with its rows and columns reordered)."
+        if equivariant and not invariant
+        else "Neither identity holds to rounding in this measurement.",
+    )
+
+
+# 2-6. the sinusoid
+
+
+@st.cache_data(**CACHE)
+def dim0(n: int, d_model: int, base: float) -> tuple[core.SignChanges, np.ndarray]:
+    """The sign changes over 0..n-1 and dimension 0 at the first positions drawn."""
+    shown = posenc.sinusoidal(min(n, DIM0_SHOWN), d_model, base)[:, 0]
+    return core.sign_changes(n, d_model, base), shown
+
+
+def finding_dim0(n: int, d_model: int, base: float) -> Finding:
+    r, _ = dim0(n, d_model, base)
+    return Finding(
+        HOLDS if r.changes == r.steps else FALSE,
+        f"{r.changes} sign changes in {r.steps} steps (positions 0..{n - 1}): "
+        f"one step in {r.steps / max(r.changes, 1):.2f}",
+        "PE[p, 0] = sin(p) changes sign each time p passes a multiple of pi: floor((n - 1) / pi) "
+        f"= {r.expected} times, about once every pi = 3.14 positions, for any d_model and base.",
+    )
+
+
+@st.cache_data(**CACHE)
+def wavelengths(d_model: int, base: float) -> np.ndarray:
+    return posenc.wavelengths(d_model, base)
+
+
+def finding_lowfreq(d_model: int, base: float) -> Finding:
+    first, last = core.wavelength_ends(d_model, base)
+    return Finding(
+        HOLDS if first >= last else FALSE,
+        f"wavelength of dims 0-1: {first:.2f} positions; of dims {d_model - 2}-{d_model - 1}: {last:,.0f}",
+        "The low dimensions turn fastest (the highest frequency, 1 radian per position); the frequency "
+        "falls geometrically to base^-(d-2)/d in the last pair.",
+    )
+
+
+@st.cache_data(**CACHE)
+def linear(n: int, d_model: int, base: float, offset: int, draw: int) -> core.ShiftLinearity:
+    """``core.shift_linearity``, put together from its two parts so that a move of the
+    offset k fits nothing again: the least-squares fit (an SVD, 30-150 ms) depends on the
+    pairs drawn, not on k."""
+    fit = _pair_fit(n, d_model, base, draw)
+    return core.ShiftLinearity(
+        concat=fit.concat,
+        fixed_k=core.fixed_shift_error(n, d_model, base, k=offset),
+        bilinear=fit.bilinear,
+        unexplained=fit.unexplained,
+        n_pairs=fit.n_pairs,
+    )
+
+
+@st.cache_data(**CACHE)
+def _pair_fit(n: int, d_model: int, base: float, draw: int) -> core.ShiftFit:
+    return core.shift_pair_fit(n, d_model, base, seed=draw)
+
+
+def finding_linear(n: int, d_model: int, base: float, offset: int, draw: int) -> Finding:
+    r = linear(n, d_model, base, offset, draw)
+    concat, exact = float(r.concat.max()), float(max(r.fixed_k.max(), r.bilinear.max()))
+    if concat < ROUNDING:
+        verdict = HOLDS
+    elif exact < ROUNDING:
+        verdict = HALF
+    else:
+        verdict = FALSE
+    return Finding(
+        verdict,
+        f"best linear map of [PE(p), PE(k)]: error up to {concat:.2f} ({r.unexplained:.0%} of the variance left); "
+        f"M_k PE(p) and the angle-addition formula: {e(exact)}",
+        "For a fixed k, PE(p + k) = M_k PE(p) is linear in PE(p); in PE(p) and PE(k) together it is bilinear "
+        "(sin(a + b) = sin a cos b + cos a sin b), not linear.",
+    )
+
+
+@st.cache_data(**CACHE)
+def orthogonal(n: int, d_model: int, base: float) -> core.NeighbourCosines:
+    return core.neighbour_column_cosines(n, d_model, base)
+
+
+def finding_orthogonal(n: int, d_model: int, base: float) -> Finding:
+    r = orthogonal(n, d_model, base)
+    worst = r.max_off_diagonal
+    verdict = HOLDS if worst < 1e-6 else FALSE if worst > 0.1 else HALF
+    return Finding(
+        verdict,
+        f"over positions 0..{n - 1}: cosine of the two slowest sine columns {near_one(r.sin_neighbours[-1])}, "
+        f"of the two fastest {r.sin_neighbours[0]:+.3f}; largest |cosine| between two columns {near_one(worst)}",
+        "The columns are not orthogonal over a window of text: fast columns are nearly orthogonal, slow "
+        "ones hardly turn within the window and are nearly parallel.",
+    )
+
+
+@st.cache_data(**CACHE)
+def differences(d_model: int, base: float, offset: int) -> core.DifferenceCheck:
+    return core.difference_check(offset, d_model, base)
+
+
+def finding_differences(d_model: int, base: float, offset: int) -> Finding:
+    r = differences(d_model, base, offset)
+    wrong, right = float(r.equal_differences.max()), float(r.rotation.max())
+    k = offset
+    return Finding(
+        FALSE if wrong > 1e-3 and right < ROUNDING else HOLDS if wrong < ROUNDING else HALF,
+        f"max |(PE[{2 * k}] - PE[{k}]) - (PE[{k}] - PE[0])| = {wrong:.2f}; "
+        f"max |PE[{k}] M_{k}^T - PE[{2 * k}]|, |PE[0] M_{k}^T - PE[{k}]| = {e(right)}",
+        f"On a correct sinusoid equal differences fail; the relative property is PE[{2 * k}] = PE[{k}] M_{k}^T "
+        f"and PE[{k}] = PE[0] M_{k}^T, one matrix for every start.",
+    )
+
+
+# 7, 12. the stored experiment
+
+
+def _run(task: str) -> dict:
+    """The experiments page's stored default run (a cached live run if the file is missing)."""
+    settings = (task, *RUN.values())
+    stored = compute_experiment.stored_or_none(*settings)
+    return stored if stored is not None else compute_experiment.summary_for(*settings)
+
+
+@st.cache_data(**CACHE)
+def rope_run() -> dict:
+    """RoPE's accuracy at 1x..8x on the copy task, and its trained scores' shift error."""
+    summary = _run("copy")
+    errors, _, _ = compute_experiment.translation("copy", *RUN.values(), False, RUN_SHIFT)
+    return dict(
+        lengths=list(summary["lengths"]),
+        accuracy=list(summary["accuracy"]["rope"]),
+        chance=summary["chance"],
+        shift_error=errors["rope"],
+    )
+
+
+def finding_rope_long() -> Finding:
+    r = rope_run()
+    first, last = r["accuracy"][0], r["accuracy"][-1]
+    keeps = last >= first - experiment_claims.KEEPS
+    return Finding(
+        HOLDS if keeps else FALSE,
+        f"copy task: {pct(first)} at {r['lengths'][0]} tokens, {pct(last)} at {r['lengths'][-1]}; trained scores "
+        f"change by {e(r['shift_error'])} when a phrase moves {RUN_SHIFT} places",
+        "RoPE's score depends only on m - n (it holds to rounding in the trained model), but a model "
+        "trained short meets rotation angles it never saw when tested long, and its accuracy falls.",
+    )
+
+
+@st.cache_data(**CACHE)
+def alibi_long() -> dict:
+    """The stored ALiBi models of both tasks, evaluated now at 1x, 2x, 4x, 8x and 10x their training length.
+
+    Evaluated here rather than read from the file for 1x..8x too, so that the chart and its
+    snippet give the same numbers on any CPU (another CPU's BLAS may flip one test sequence
+    in thousands against the stored accuracies).
+    """
+    out = dict(accuracy={}, chance={})
+    for task in ex.EXPERIMENT_TASKS:
+        summary = _run(task)
+        cfg = compute_experiment.make_config(task, *RUN.values())
+        model = ex.TrainResult(params=summary["params"]["alibi"], losses=summary["losses"]["alibi"])
+        out["lengths"] = [*summary["lengths"], LONGEST * cfg.train_len]
+        out["accuracy"][task] = [ex.evaluate(model, cfg, "alibi", n) for n in out["lengths"]]
+        out["chance"][task] = summary["chance"]
+    return out
+
+
+def finding_alibi_long() -> Finding:
+    r = alibi_long()
+    n = r["lengths"]
+    state = {}
+    for task, acc in r["accuracy"].items():
+        keeps = acc[-1] >= acc[0] - experiment_claims.KEEPS
+        state[task] = (keeps, acc[0] >= experiment_claims.LEARNT)
+    works = [task for task, (keeps, learnt) in state.items() if keeps and learnt]
+    verdict = HOLDS if len(works) == len(state) else FALSE if not works else HALF
+    copy, marker = r["accuracy"]["copy"], r["accuracy"]["marker"]
+    return Finding(
+        verdict,
+        f"at {n[-1]} tokens (10x): marker task {pct(marker[-1])} (from {pct(marker[0])} at {n[0]}), "
+        f"copy task {pct(copy[-1])} (from {pct(copy[0])})",
+        "ALiBi's bias is the same at every length, so what it learned short still applies long; it "
+        "cannot single out one exact offset, so on copying it stays flat at a low accuracy. Press et al. "
+        "measured perplexity of language models, not accuracy on such tasks.",
+    )
+
+
+# 8. RoPE's score
+
+
+@st.cache_data(**CACHE)
+def rope_factor(head_dim: int, base: float, draw: int, span: int) -> core.RopeFactorisation:
+    return core.rope_factorisation(head_dim, base, reach=span, seed=draw, shift=ROPE_SHIFT)
+
+
+def finding_rope_factor(head_dim: int, base: float, draw: int, span: int) -> Finding:
+    r = rope_factor(head_dim, base, draw, span)
+    factors = r.spread < 1e-6 and r.orthogonal < 1e-6
+    return Finding(
+        HOLDS if factors else FALSE,
+        f"two pairs with q.k = 1 differ by up to {r.spread:.2f}; a pair with q.k = 0 scores up to "
+        f"{r.orthogonal:.2f}; moving both positions by {ROPE_SHIFT} changes a score by {e(r.shift_error)}",
+        "The score is Re sum_i q~_i conj(k~_i) e^{i(m-n)theta_i}: it depends on the positions only through "
+        "m - n, but through every pair of q and k, not through q.k alone.",
+    )
+
+
+# 9-13. biases
+
+
+@st.cache_data(**CACHE)
+def kernels(length: int, sigma: float) -> core.KernelComparison:
+    return core.kernel_comparison(length, sigma=sigma, r1=KERPLE_R1, r2_log=KERPLE_R2_LOG, r2_power=KERPLE_R2_POWER)
+
+
+def finding_kerple(length: int, sigma: float) -> Finding:
+    r = kernels(length, sigma)
+    scale = np.abs(r.max_eigenvalue)
+    kerple_not_pd = bool((r.min_eigenvalue[:2] < 0).all())
+    kerple_cpd = bool((r.min_sum_zero[:2] > -1e-9 * scale[:2]).all())
+    rbf_pd = bool(r.min_eigenvalue[2] > 1e-10 * scale[2])
+    return Finding(
+        FALSE if kerple_not_pd and kerple_cpd and rbf_pd else HALF,
+        f"smallest eigenvalue over {length} positions: KERPLE log {r.min_eigenvalue[0]:.3g}, power "
+        f"{r.min_eigenvalue[1]:.3g}, RBF {r.min_eigenvalue[2]:.2g}; on sum-zero vectors KERPLE's are "
+        f"{r.min_sum_zero[0]:.3g} and {r.min_sum_zero[1]:.3g}",
+        "KERPLE's biases, -r1 log(1 + r2|m - n|) and -r1|m - n|^r2, are conditionally positive definite "
+        "kernels that fall without bound; a Gaussian RBF exp(-|m - n|^2 / 2 sigma^2) is positive definite "
+        "and bounded.",
+    )
+
+
+@st.cache_data(**CACHE)
+def deberta(head_dim: int, draw: int) -> core.DebertaScale:
+    return core.deberta_scale(head_dim, n_tokens=DEBERTA_TOKENS, span=DEBERTA_SPAN, seed=draw)
+
+
+def finding_deberta(head_dim: int, draw: int) -> Finding:
+    r = deberta(head_dim, draw)
+    three = abs(r.sum_sqrt_3d - 1) < abs(r.sum_sqrt_d - 1)
+    return Finding(
+        FALSE if three else HALF,
+        f"std of the summed logits: {r.sum_sqrt_d:.2f} over sqrt(d), {r.sum_sqrt_3d:.2f} over sqrt(3d) "
+        f"(content alone over sqrt(d): {r.c2c_sqrt_d:.2f})",
+        "DeBERTa divides the sum of its three terms (c2c, c2p, p2c) by sqrt(3d) (He et al. 2020, eq. 4): "
+        "three uncorrelated terms add three times the variance.",
+    )
+
+
+@st.cache_data(**CACHE)
+def slopes(heads: int) -> dict:
+    return dict(
+        reference=posenc.alibi_slopes(heads),
+        naive=core.naive_alibi_slopes(heads),
+        gap=core.alibi_slope_gap(heads),
+        differ=core.heads_where_naive_slopes_differ(HEADS_CHECKED),
+    )
+
+
+def finding_alibi_slopes(heads: int) -> Finding:
+    r = slopes(heads)
+    power = r["gap"] < 1e-12
+    where = f"{r['differ'].size} of the head counts 1..{HEADS_CHECKED}"
+    return Finding(
+        HALF if power else FALSE,
+        f"H = {heads}: largest relative difference {r['gap']:.3g}; the formula is wrong for {where}",
+        "2^(-8h/H) is right only when H is a power of two; otherwise Press et al. take the slopes of the "
+        "nearest smaller power of two and interleave every other slope of the next one.",
+    )
+
+
+@st.cache_data(**CACHE)
+def t5_entries(shaw_k: int) -> dict:
+    distances, t5, shaw = core.entry_by_distance(
+        ENTRY_REACH, shaw_k, num_buckets=T5_BUCKETS, max_distance=T5_MAX_DISTANCE
+    )
+    return dict(distances=distances, t5=t5, shaw=shaw, widths=core.t5_bucket_widths(T5_BUCKETS, T5_MAX_DISTANCE))
+
+
+def finding_t5(shaw_k: int) -> Finding:
+    w = t5_entries(shaw_k)["widths"]
+    finite = w.widths[np.isfinite(w.widths)].astype(int)
+    return Finding(
+        FALSE if w.n_buckets != 2 * shaw_k + 1 or (finite > 1).any() else HOLDS,
+        f"T5: {w.n_buckets} buckets ({w.used} reachable), distances 0..{w.exact - 1} exact, then widths "
+        f"{', '.join(map(str, finite[w.exact :]))} and one bucket from {w.last_from} on; Shaw with K = {shaw_k}: "
+        f"{2 * shaw_k + 1} entries, one per offset",
+        f"Shaw et al. clip to 2K + 1 offsets; T5 uses {w.n_buckets} buckets, half per direction, half of "
+        f"those exact and half logarithmically wider up to max_distance {T5_MAX_DISTANCE}.",
+    )
+
+
+# 14-15. parameters
+
+
+def finding_sources() -> Finding:
+    return Finding(
+        FALSE,
+        "cited, not measured: Radford et al. 2018, sec. 4.1; Raffel et al. 2019, sec. 2.1",
+        "GPT-1 learned its position table (Radford et al. 2018, sec. 4.1: learned position embeddings instead "
+        "of the sinusoidal version); T5 adds a learned scalar per relative-position bucket and head to the "
+        "logits (Raffel et al. 2019, sec. 2.1).",
+        cited=True,
+    )
+
+
+@st.cache_data(**CACHE)
+def parameters(context: int, head_dim: int, heads: int, shaw_k: int) -> dict:
+    kw = dict(head_dim=head_dim, n_heads=heads, max_distance=shaw_k, num_buckets=T5_BUCKETS)
+    return dict(
+        short=core.relative_parameter_counts(context, **kw), long=core.relative_parameter_counts(GROWTH * context, **kw)
+    )
+
+
+def finding_params(context: int, head_dim: int, heads: int, shaw_k: int) -> Finding:
+    r = parameters(context, head_dim, heads, shaw_k)
+    grows = [m for m in core.PARAMETER_METHODS if r["long"][m] != r["short"][m]]
+    relative = [m for m in core.PARAMETER_METHODS if m not in ("learned", "shaw_unclipped")]
+    fixed = all(r["long"][m] == r["short"][m] for m in relative)
+    return Finding(
+        FALSE if fixed else HALF,
+        f"from L = {context} to {GROWTH * context}: {', '.join(NAMES[m] for m in grows) or 'none'} grow; "
+        f"clipped Shaw stays {r['short']['shaw']:,}, T5 {r['short']['t5']:,}, ALiBi and RoPE 0",
+        "A relative method's table is indexed by the offset, clipped (Shaw) or bucketed (T5), or replaced by a "
+        "formula (ALiBi, RoPE): its size does not depend on L. Only an unclipped table of 2L - 1 offsets, like "
+        "an absolute table of L rows, grows with L.",
+    )
+
+
+NAMES = {
+    "learned": "learned absolute",
+    "shaw": "Shaw (clipped at K)",
+    "shaw_unclipped": "unclipped Shaw",
+    "t5": "T5 buckets",
+    "transformer_xl": "Transformer-XL",
+    "kerple": "KERPLE",
+    "alibi": "ALiBi",
+    "rope": "RoPE",
+}
+
+
+# the overview
+
+
+def experiment_table() -> list[dict[str, str]]:
+    """The experiments page's six claims on its stored default run (copy task)."""
+    errors, _, _ = compute_experiment.translation("copy", *RUN.values(), False, RUN_SHIFT)
+    return experiment_claims.claims_table(_run("copy"), errors, RUN_SHIFT)
+
+
+def scoreboard(s: dict) -> dict[str, tuple[float, float]]:
+    """For the claims that are identities: (error of the claim as stated, error of the precise statement)."""
+    o = order(s["tokens"], s["d_model"], s["draw"])
+    lin = linear(s["n"], s["d_model"], s["base"], s["offset"], s["draw"])
+    diff = differences(s["d_model"], s["base"], s["offset"])
+    rope = rope_factor(s["head_dim"], s["base"], s["draw"], s["span"])
+    return {
+        "1. invariant": (o.out_invariance, o.out_equivariance),
+        "4. linear in [PE(p), PE(k)]": (float(lin.concat.max()), float(max(lin.fixed_k.max(), lin.bilinear.max()))),
+        "6. equal differences": (float(diff.equal_differences.max()), float(diff.rotation.max())),
+        "8. <q, k> f(m - n)": (max(rope.spread, rope.orthogonal), rope.shift_error),
+    }
+
+
+def findings(s: dict) -> dict[str, Finding]:
+    """Every claim's finding at the settings ``s`` (the overview's controls)."""
+    return {
+        "order": finding_order(s["tokens"], s["d_model"], s["draw"]),
+        "dim0": finding_dim0(s["n"], s["d_model"], s["base"]),
+        "lowfreq": finding_lowfreq(s["d_model"], s["base"]),
+        "linear": finding_linear(s["n"], s["d_model"], s["base"], s["offset"], s["draw"]),
+        "orthogonal": finding_orthogonal(s["n"], s["d_model"], s["base"]),
+        "differences": finding_differences(s["d_model"], s["base"], s["offset"]),
+        "rope_long": finding_rope_long(),
+        "rope_factor": finding_rope_factor(s["head_dim"], s["base"], s["draw"], s["span"]),
+        "kerple": finding_kerple(s["kernel_len"], s["sigma"]),
+        "deberta": finding_deberta(s["head_dim"], s["draw"]),
+        "alibi_slopes": finding_alibi_slopes(s["heads"]),
+        "alibi_long": finding_alibi_long(),
+        "t5": finding_t5(s["shaw_k"]),
+        "sources": finding_sources(),
+        "params": finding_params(s["context"], s["head_dim"], s["heads"], s["shaw_k"]),
+    }
+
+
+def floor(values, at: float = 1e-17) -> np.ndarray:
+    """Values for a log axis: exact zeros (and anything below ``at``) drawn at ``at``."""
+    return np.maximum(np.asarray(values, dtype=np.float64), at)

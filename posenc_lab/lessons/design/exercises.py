@@ -1,0 +1,257 @@
+"""The exercises at the end of the lesson "Design your own encoding" (``posenc_lab/lessons/design/lesson.py``).
+
+The kinds and how they are checked: ``ui.exercise_kinds``. The facts the explanations state
+(the period of the harmonic waves, the checks a phase leaves alone, the ramp's verdicts)
+are measured with ``posenc.custom`` in tests/test_custom.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posenc_lab import figures
+from posenc_lab.lessons.choices import measure as props
+from posenc_lab.lessons.design import compute as compute_design
+from posenc_lab.lessons.design import measure as custom
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+
+#: misses below this are drawn at it on a log axis (exact zeros), as the lesson does
+FLOOR = 1e-17
+
+EXERCISES = (
+    MultipleChoice(
+        key="design_phase",
+        title="A phase for every wave",
+        question=(
+            "Your design is the paper's sinusoid. You turn the **phase** from 0° to 90°, so every pair becomes "
+            "$\\sin(p\\,\\omega_i + 90°),\\ \\cos(p\\,\\omega_i + 90°)$. What happens to the checks?"
+        ),
+        choices=(
+            Choice(
+                "Nothing changes: every distance, norm and similarity between codes stays the same (to rounding).",
+                "Adding the same angle to a sin/cos pair turns that pair by a fixed rotation, and a rotation keeps "
+                "lengths and dot products. Every number in the checks depends only on those, so none moves; "
+                "only the values in the table do.",
+                right=True,
+            ),
+            Choice(
+                "Position 0 stops being special, so the codes become more unique.",
+                "Uniqueness is about the distances between codes, and a fixed rotation of every pair keeps every "
+                "distance: the closest pair and its distance are the same as before.",
+            ),
+            Choice(
+                "The shift check fails: M_k now has to undo the phase.",
+                "M_k turns pair i by k·ωᵢ whatever angle the pair starts from, so the same matrix still moves every "
+                "code k positions on; the phase cancels.",
+            ),
+            Choice(
+                "The codes grow: sin and cos of a shifted angle can exceed 1.",
+                "sin² + cos² = 1 for any angle, so every pair still has length 1 and every code the same norm.",
+            ),
+        ),
+        hint="Write a pair as a point on the unit circle. What does adding 90° to its angle do to the point, "
+        "and what does that do to distances between points?",
+    ),
+    MultipleChoice(
+        key="design_harmonics",
+        title="Evenly spaced frequencies",
+        question=(
+            "Waves with **linear** spacing: 16 pairs whose frequencies step evenly from $2\\pi/64$ up to "
+            "$2\\pi/4$ (longest wavelength 64, shortest 4). Over N = 256 positions, what does the uniqueness "
+            "check find?"
+        ),
+        choices=(
+            Choice(
+                "Position p + 64 has exactly the code of position p: the code repeats every 64 positions.",
+                "The frequencies are 1, 2, ..., 16 times 2π/64: every pair completes a whole number of turns in 64 "
+                "positions, so the whole code does. Geometric spacing avoids such a common period.",
+                right=True,
+            ),
+            Choice(
+                "Every position is unique, because 16 different frequencies never line up.",
+                "Different frequencies line up when they are whole multiples of one frequency, as evenly spaced "
+                "ones here are: after 64 positions every pair is back where it started.",
+            ),
+            Choice(
+                "The code repeats every 4 positions, the shortest wavelength.",
+                "The fastest pair alone repeats every 4, but the slower pairs have not come back yet; all of them "
+                "together come back only after their common period, 64.",
+            ),
+            Choice(
+                "The code repeats every 16 positions, one per pair.",
+                "The number of pairs sets no period; the frequencies do. The slowest pair turns once in 64 "
+                "positions, so nothing repeats sooner than 64.",
+            ),
+        ),
+        hint="Write each frequency as a multiple of 2π/64. After how many positions has every pair made a whole "
+        "number of turns?",
+    ),
+    MultipleChoice(
+        key="design_ramp",
+        title="The ramp p / (N - 1)",
+        question=(
+            "A tempting design: give position p the value $p/(N-1)$ in every dimension, so codes run from 0 to "
+            "1 whatever the length N of the text. Which statement is true?"
+        ),
+        choices=(
+            Choice(
+                "Position 10 gets a different code in a text of 100 tokens than in a text of 1000.",
+                "10/99 is not 10/999: the code of a position depends on the length of the text it sits in, so what "
+                "a model learns about 'position 10' does not carry over to a longer text.",
+                right=True,
+            ),
+            Choice(
+                "Two positions share a code.",
+                "Every position has its own value p/(N - 1); the uniqueness check finds the closest codes 1/(N - 1) "
+                "apart per dimension, small but not zero.",
+            ),
+            Choice(
+                "Its codes grow without bound as the text gets longer.",
+                "Dividing by N - 1 keeps every value between 0 and 1: that is the point of the ramp, and the "
+                "boundedness check passes. Without the division (the ramp p) the codes do grow.",
+            ),
+            Choice(
+                "Moving on by k positions is one fixed matrix, as for the sinusoid.",
+                "Position 0 has the zero code, and any matrix maps zero to zero, never to the non-zero code of "
+                "position k: the shift check fails.",
+            ),
+        ),
+        hint="Compute the code of position 10 for N = 100 and for N = 1000.",
+    ),
+)
+
+
+# class-mode polls ("predict before you see it"), computed when the teacher opens or reveals them
+
+#: the lesson's default width and number of positions
+POLL_WIDTH, POLL_N = 32, 256
+#: the binary counter of the shift poll: 8 digits, as the lesson's menu starts it
+BINARY = custom.EncodingSpec(kind="binary", d_model=POLL_WIDTH, bits=8)
+SINUSOID = custom.EncodingSpec(d_model=POLL_WIDTH)
+SHIFT_OPTIONS = ("Yes: counting up is one fixed step", "No: no single matrix does it")
+#: one sin/cos pair, wavelength 2 pi: the smallest sinusoid
+ONE_PAIR = custom.EncodingSpec(d_model=2)
+#: what the one-pair poll offers, split at CLOSE
+CLOSE = 0.05
+PAIR_OPTIONS = (
+    "Two codes are identical",
+    f"Closer than {CLOSE:g}, yet never identical",
+    f"No two closer than {CLOSE:g}",
+)
+
+
+def _fit(spec: custom.EncodingSpec) -> dict:
+    """The least-squares M_1 of ``spec`` over the lesson's positions (``custom.shift_fit``)."""
+    return compute_design.shift(compute_design.design(spec), POLL_N, 1)
+
+
+def _shift_answer() -> float:
+    return 0.0 if _fit(BINARY)["linear"] else 1.0
+
+
+def _shift_reveal(answer: float) -> str:
+    binary, sinusoid = _fit(BINARY), _fit(SINUSOID)
+    return (
+        f"**{SHIFT_OPTIONS[int(answer)]}.** The best single matrix M_1 has a worst miss of {binary['relative']:.2f} "
+        f"of the largest binary code; for the sinusoid, {sinusoid['relative']:.0e}"
+        + (" (rounding)" if sinusoid["linear"] else "")
+        + ". Adding 1 to a binary number carries: whether digit b flips depends on every digit below it, "
+        "a rule no matrix can apply. A sin/cos pair just turns by the same angle at every step."
+    )
+
+
+def _shift_figure():
+    columns = {}
+    for name, spec in (("binary counter, 8 digits", BINARY), ("sinusoid", SINUSOID)):
+        fit = _fit(spec)
+        # exact zeros drawn at FLOOR on the log axis
+        columns[name] = np.maximum(fit["miss"] / fit["scale"], FLOOR)
+    size = min(c.size for c in columns.values())
+    fig = figures.line_chart(
+        np.arange(size),
+        {name: c[:size] for name, c in columns.items()},
+        title=f"How far the best M_1 PE(p) lands from PE(p + 1), d = {POLL_WIDTH}",
+        x_title="position p",
+        y_title="miss / largest code (log scale)",
+        x_name="position",
+        value_name="miss",
+        value_format=".1e",
+        log_y=True,
+        height=420,
+    )
+    fig.update_yaxes(exponentformat="power")
+    return fig
+
+
+def _pair() -> dict:
+    return compute_design.uniqueness(compute_design.design(ONE_PAIR), POLL_N)
+
+
+def _pair_answer() -> float:
+    found = _pair()
+    if not found["unique"]:
+        return 0.0
+    return 1.0 if found["distance"] < CLOSE else 2.0
+
+
+def _pair_reveal(answer: float) -> str:
+    found = _pair()
+    p, q = found["pair"]
+    return (
+        f"**{PAIR_OPTIONS[int(answer)]}.** Any two positions {q - p} apart, such as {p} and {q}, have codes only "
+        f"{found['distance']:.3f} apart: {q - p} positions are {(q - p) / (2 * np.pi):.3f} turns of the wave, "
+        "almost a whole number. The wavelength "
+        "2π is irrational, so the code never repeats exactly, yet far-apart positions can look alike: one pair "
+        "cannot tell them apart reliably. Slower pairs are what separate them."
+    )
+
+
+def _pair_figure():
+    found = _pair()
+    p, q = found["pair"]
+    offsets = np.arange(1, POLL_N)
+    # the codes of p and p + k are the same distance apart for every p (a chord of the unit circle)
+    distance = props.sinusoid_offset_distance(offsets, ONE_PAIR.d_model)
+    fig = figures.line_chart(
+        offsets,
+        {"one pair, wavelength 2π": distance},
+        title=f"Distance between the codes of two positions k apart, d = 2, k up to {POLL_N - 1}",
+        x_title="offset k (positions)",
+        y_title="distance (log scale)",
+        x_name="k",
+        value_name="distance",
+        value_format=".3f",
+        log_y=True,
+        vlines={f"closest: {q - p} apart": q - p},
+        height=420,
+    )
+    # down to the decade below the closest pair, so the axis names the scale of the deepest dip
+    fig.update_yaxes(exponentformat="power", range=[np.floor(np.log10(distance.min())), np.log10(2.5)])
+    return fig
+
+
+POLLS = (
+    Poll(
+        key="poll-design-binary-shift",
+        prompt=(
+            "Encode position p by its binary digits (as -1/+1). For the sinusoid, one fixed matrix turns the code of "
+            "p into the code of p + 1. Is there such a matrix for the binary counter?"
+        ),
+        options=SHIFT_OPTIONS,
+        answer=_shift_answer,
+        reveal=_shift_reveal,
+        figure=_shift_figure,
+        view="design?view=shift",
+    ),
+    Poll(
+        key="poll-design-one-pair",
+        prompt=(
+            "The smallest sinusoid: one sin/cos pair, (sin p, cos p), wavelength 2π. Over positions 0 to "
+            f"{POLL_N - 1}, how close do the two closest codes come?"
+        ),
+        options=PAIR_OPTIONS,
+        answer=_pair_answer,
+        reveal=_pair_reveal,
+        figure=_pair_figure,
+        view="design?view=unique",
+    ),
+)

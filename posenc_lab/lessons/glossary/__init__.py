@@ -1,0 +1,5 @@
+"""The lesson "Glossary", in one folder:
+
+- ``lesson``: the record and its views (the page)
+- ``page``: what Streamlit runs
+"""

@@ -1,0 +1,200 @@
+"""The exercises at the end of the lesson "Beyond one dimension" (``posenc_lab/lessons/images/lesson.py``).
+
+The kinds and how they are checked: ``ui.exercise_kinds``."""
+
+from __future__ import annotations
+
+import posenc
+from posenc_lab import figures
+from posenc_lab.lessons.experiments import claims
+from posenc_lab.lessons.experiments import compute as experiment
+from posenc_lab.lessons.images import compute as compute_images
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
+
+
+def _resume_answer() -> float:
+    # text after a 2 x 3 x 4 image that follows 5 text tokens: its first position
+    return float(posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1])
+
+
+def _resume_nudge(given: float, answer: float) -> str | None:
+    if given == 5 + 2 * 3 * 4:
+        return "That counts every patch. The image's positions run over time, rows and columns at once."
+    return None
+
+
+EXERCISES = (
+    MultipleChoice(
+        key="images_raster_below",
+        title="Read row by row",
+        question=(
+            "A 16 x 16 grid of patches is read row by row and given 1-D RoPE positions. How far apart are "
+            "a patch and the patch just below it?"
+        ),
+        choices=(
+            Choice("16 positions", "Right: a whole row of 16 patches lies between them in reading order.", right=True),
+            Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
+            Choice(
+                "It depends on the patch's row",
+                "Not in a fixed grid: every patch is exactly one row length before the one below it.",
+            ),
+        ),
+        hint="Count the patches read between the two.",
+    ),
+    Numeric(
+        key="images_mrope_resume",
+        title="Where the text resumes",
+        question=(
+            "In Qwen2-VL, 5 text tokens are followed by a video of 2 frames of 3 x 4 merged patches and then "
+            "text. What is the first position of the text after the video?"
+        ),
+        answer=_resume_answer,
+        tolerance=0.0,
+        integer=True,
+        fmt="%d",
+        step=1,
+        hint="The video's tokens start at 5 on every axis; the text resumes one past the largest position used.",
+        explain=lambda answer: (
+            f"{answer:.0f}: the video used positions 5 + 0..max(2, 3, 4) - 1, so at most 8; the text "
+            "resumes at 9, not at 5 + 24 = 29."
+        ),
+        nudge=_resume_nudge,
+    ),
+    MultipleChoice(
+        key="images_nope_causal",
+        title="Order without positions",
+        question="A causal model with no positional encoding at all copies tokens far better than chance. Why can it?",
+        choices=(
+            Choice(
+                "The causal mask leaks order",
+                "Right: token t attends over t + 1 tokens, so what it sees depends on where it is.",
+                right=True,
+            ),
+            Choice("Attention is not permutation-equivariant", "It is, without a mask: the mask is what breaks it."),
+            Choice(
+                "The embeddings store positions",
+                "Token embeddings depend only on the token, not on where it stands.",
+            ),
+        ),
+        hint="What differs between the first token and the tenth under a causal mask?",
+    ),
+)
+
+
+# class-mode polls
+
+#: the Image patches view's defaults: an 8 x 12 grid, head_dim 64, theta 100, query patch (3, 5), seed 0
+PATCH_SETTINGS = (8, 12, 64, 100.0, 3, 5, 0)
+BELOW_OPTIONS = ("The patch below scores much lower", "About the same", "The patch below scores higher")
+
+
+def _neighbour_scores() -> dict[str, tuple[float, float, float]]:
+    """Under 1-D and 2-D RoPE: (the query patch against itself, the patch to its right, the patch below)."""
+    out = compute_images.patch_scores(*PATCH_SETTINGS)
+    r, c = PATCH_SETTINGS[4], PATCH_SETTINGS[5]
+    return {
+        name: (float(grid[r, c]), float(grid[r, c + 1]), float(grid[r + 1, c]))
+        for name, grid in (("1-D", out["raster"]), ("2-D", out["axial"]))
+    }
+
+
+def _below_answer() -> float:
+    same, right, below = _neighbour_scores()["1-D"]
+    # how far each neighbour's score falls below the query's own score
+    drop_right, drop_below = same - right, same - below
+    if drop_below > 2 * drop_right:
+        return 0.0
+    return 1.0 if drop_below > 0.5 * drop_right else 2.0
+
+
+def _below_reveal(answer: float) -> str:
+    scores = _neighbour_scores()
+    (same, right, below), (_, right_2d, below_2d) = scores["1-D"], scores["2-D"]
+    cols = PATCH_SETTINGS[1]
+    return (
+        f"**{BELOW_OPTIONS[int(answer)]}.** Read row by row, the patch to the right is 1 position away and scores "
+        f"{right:.1f}, the patch below is {cols} positions away and scores {below:.1f} (the patch itself: "
+        f"{same:.1f}). With 2-D RoPE, which gives each patch its row and its column, they score {right_2d:.1f} "
+        f"and {below_2d:.1f}: both are neighbours again."
+    )
+
+
+def _below_figure():
+    scores = _neighbour_scores()
+    return figures.grouped_bars(
+        ["patch itself", "patch to the right", "patch below"],
+        {"1-D RoPE, read row by row": scores["1-D"], "2-D RoPE, row and column": scores["2-D"]},
+        title="Score of patch (3, 5) against patches with the same content (8 x 12 grid)",
+        x_title="key patch",
+        y_title="score",
+        value_format=".1f",
+        show_values=True,
+    )
+
+
+NOPE_OPTIONS = ("At chance: a random guess", "Above chance, far from perfect", "Near perfect (over 90%)")
+
+
+def _run() -> dict:
+    # the experiments page's stored run, loaded as the NoPE view loads it
+    return experiment.summary_for(*compute_images.EXPERIMENT_DEFAULTS)
+
+
+def _nope_answer() -> float:
+    run = _run()
+    accuracy = run["accuracy"]["none"][0]  # at the training length
+    return float(0 if accuracy < 1.5 * run["chance"] else 2 if accuracy > 0.9 else 1)
+
+
+def _nope_reveal(answer: float) -> str:
+    run = _run()
+    none = run["accuracy"]["none"][0]
+    return (
+        f"**{NOPE_OPTIONS[int(answer)]}.** With no positions at all the model copies {none:.0%} of tokens right at "
+        f"its training length, against {run['chance']:.0%} for a guess (RoPE: {run['accuracy']['rope'][0]:.0%}, "
+        f"sinusoidal: {run['accuracy']['sinusoidal'][0]:.0%}). Under a causal mask token t "
+        "spreads its attention over t + 1 tokens, so what it sees depends on where it stands: order leaks in."
+    )
+
+
+def _nope_figure():
+    run = _run()
+    methods = list(run["accuracy"])
+    return figures.grouped_bars(
+        [claims.NAMES[m] for m in methods],
+        {f"at the training length ({run['lengths'][0]})": [run["accuracy"][m][0] for m in methods]},
+        title=f"Copy the token 3 places back: accuracy by kind of position (chance {run['chance']:.0%})",
+        x_title="method",
+        y_title="accuracy",
+        value_format=".0%",
+        y_range=(0.0, 1.1),
+        show_values=True,
+    )
+
+
+POLLS = (
+    Poll(
+        key="poll-images-patch-below",
+        prompt=(
+            "Image patches read row by row get 1-D RoPE positions; every patch holds the same content. Against "
+            "a query patch, how does the patch just below score compared with the patch just to the right?"
+        ),
+        options=BELOW_OPTIONS,
+        answer=_below_answer,
+        reveal=_below_reveal,
+        figure=_below_figure,
+        view="images?view=patches",
+    ),
+    Poll(
+        key="poll-images-no-positions",
+        prompt=(
+            "A causal model with **no** positional encoding at all is trained to copy the token 3 places back "
+            "(16 possible tokens). How well does it do at its training length?"
+        ),
+        options=NOPE_OPTIONS,
+        answer=_nope_answer,
+        reveal=_nope_reveal,
+        figure=_nope_figure,
+        view="images?view=nope",
+    ),
+)

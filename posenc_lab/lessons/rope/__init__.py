@@ -1,0 +1,9 @@
+"""The lesson "RoPE", in one folder:
+
+- ``compute``: its cached computations
+- ``exercises``: its exercises and class-mode polls
+- ``figures``: its figure builders (Plotly)
+- ``lesson``: the record and its views (the page)
+- ``measure``: its measurements (NumPy only: no Streamlit, no Plotly)
+- ``page``: what Streamlit runs
+"""

@@ -1,0 +1,6 @@
+"""The lesson "Sinusoidal encoding", in one folder:
+
+- ``exercises``: its exercises and class-mode polls
+- ``lesson``: the record and its views (the page)
+- ``page``: what Streamlit runs
+"""

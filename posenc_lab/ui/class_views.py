@@ -1,0 +1,626 @@
+"""The Class page: start or join a class, and the two sides of a poll (peer instruction:
+predict, vote, talk it over, vote again, reveal).
+
+- The teacher sees the join code, link and QR code, picks a lesson's question, opens
+  and closes the vote, opens a second vote, reveals, and watches the votes arrive: the
+  histogram is a fragment that reruns every second on its own, without reloading the page.
+  Below it, the class's results per question and per exercise, and a CSV for a gradebook.
+- A student sees the open question, answers (a second answer replaces the first), and
+  at the reveal the answer with the measurement that settles it. A small fragment checks
+  every two seconds whether the teacher moved on, and only then redraws the page.
+
+The state lives in the class database (``classroom.store``) and ``ui.classroom`` says
+who this session is; this module only draws.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pandas as pd
+import streamlit as st
+
+from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom import tally
+from posenc_lab.figures import classroom as vote_figures
+from posenc_lab.ui import classroom, layout
+from posenc_lab.ui.exercise_kinds import Guided, Poll
+from posenc_lab.ui.lesson import Course
+
+#: seconds between the teacher's live updates, and between a student's checks for a change
+TEACHER_EVERY_S = 1.0
+STUDENT_EVERY_S = 2.0
+#: the teacher's results table (not projected) refreshes itself this often
+DASHBOARD_EVERY_S = 5.0
+#: session keys
+DRAWN = "_class:drawn"  # the class state this student's page was drawn for
+VOTED = "_class:voted:"  # + round id: the vote this session sent
+JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
+NEW_CLASS = "_class:new"  # True right after starting a class: show the private link open
+FLASH = "_class:flash"  # a teacher action's result, shown once
+HOURS = (1, 2, 4, 8, 12, 24)
+
+LEAD = (
+    "Predict before you see it. Your teacher opens a question from a lesson; everyone votes on "
+    "a phone or a laptop, and the votes appear on the projector as they arrive. Talk it over "
+    "with a neighbour, vote again, and then the reveal shows the answer with the measurement that settles it."
+)
+
+
+# cached per server: every student asks the same things
+
+
+@st.cache_data(ttl=1.0, show_spinner=False)
+def _class_state(code: str) -> tuple | None:
+    """(round id, poll key, round number, closed, revealed) of the class's current round.
+    Cached a second per server, so 200 students checking every 2 s cost one query a second."""
+    db = classroom.database()
+    if db is None:
+        raise class_store.StoreUnavailable(classroom.problem())
+    current = db.current_round(code)
+    if current is None:
+        return None
+    return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
+
+
+@st.cache_data(show_spinner=False)
+def _answer(course: Course, key: str) -> float:
+    return float(course.poll_by_key(key).answer())
+
+
+@st.cache_data(show_spinner=False)
+def _reveal_text(course: Course, key: str) -> str:
+    return course.poll_by_key(key).reveal(_answer(course, key))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _reveal_figure(course: Course, key: str):
+    poll = course.poll_by_key(key)
+    return poll.figure() if poll.figure is not None else None
+
+
+def _answer_label(course: Course, poll: Poll) -> str:
+    answer = _answer(course, poll.key)
+    if poll.options:
+        return poll.options[int(answer)]
+    shown = str(int(round(answer))) if poll.integer else f"{answer:.4g}"
+    return f"{shown} {poll.unit}".strip()
+
+
+def _lesson_title(course: Course, poll: Poll) -> str:
+    lesson = course.lesson_of_poll(poll.key)
+    return lesson.title if lesson is not None else ""
+
+
+def _poll_label(course: Course, poll: Poll) -> str:
+    number = next(n for n, lesson in enumerate(course.lessons, 1) if poll in lesson.polls)
+    prompt = " ".join(re.sub(r"[$*_`]", "", poll.prompt).split())
+    return f"{number}. {_lesson_title(course, poll)}: {prompt[:90]}{'...' if len(prompt) > 90 else ''}"
+
+
+def _unavailable() -> None:
+    st.error(
+        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached.'} "
+        "Every lesson still works, and exercises you solve are kept in this browser."
+    )
+
+
+# the page
+
+
+def page(course: Course) -> None:
+    if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM not in st.query_params:
+        st.session_state[JOIN_CODE] = class_store.normalize_code(st.query_params[classroom.CODE_PARAM])[:12]
+    refused = classroom.keep_teacher_link()
+    db = classroom.database()
+    if db is not None:
+        classroom.keep_teacher_in_tab()
+    if db is None:
+        st.title("Class mode")
+        _unavailable()
+        return
+    if classroom.teacher() is None:
+        st.title("Class mode")
+    if refused:
+        st.error(refused)
+    try:
+        if classroom.teacher() is not None:
+            teacher_view(course, db, *classroom.teacher())
+        elif classroom.member() is not None:
+            student_view(course, db, classroom.member())
+        else:
+            landing(db)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        _unavailable()
+
+
+def landing(db: class_store.Store) -> None:
+    st.markdown(LEAD)
+    join, teach = st.columns(2, gap="large")
+    with join:
+        st.subheader("Join a class")
+        with st.form("class_join", border=True):
+            code = st.text_input(
+                "Class code",
+                value=st.session_state.get(JOIN_CODE, ""),
+                max_chars=12,
+                placeholder="6 letters and digits",
+            )
+            nickname = st.text_input(
+                "Nickname (optional)",
+                max_chars=class_store.NICKNAME_CHARS,
+                help="Leave it empty to stay anonymous. Your teacher sees it next to your answers.",
+            )
+            joined = st.form_submit_button("Join", type="primary", icon=":material/login:")
+        if joined:
+            try:
+                student = db.join(code, nickname, client=classroom.client_id(), network=classroom.network_address())
+            except class_store.JoinRefused as exc:
+                st.error(exc.reason)
+            else:
+                classroom.set_member(
+                    classroom.Member(class_store.normalize_code(code), student.student_id, student.nickname)
+                )
+                st.rerun()
+    with teach:
+        st.subheader("Teach a class")
+        with st.form("class_start", border=True):
+            title = st.text_input("Class name (optional)", max_chars=60, placeholder="Transformers, week 3")
+            hours = st.select_slider("The class lasts", options=HOURS, value=12, format_func=lambda h: f"{h} h")
+            started = st.form_submit_button("Start a class", icon=":material/co_present:")
+        if started:
+            new = db.create_class(title, ttl_hours=float(hours))
+            classroom.set_teacher(new.code, new.teacher_key)
+            st.session_state[NEW_CLASS] = True
+            st.rerun()
+        st.caption(
+            "You get a join code, a link and a QR code for the room, and a private link that alone "
+            "controls the class. A class ends after the time you choose."
+        )
+
+
+# the teacher's side
+
+
+def _spaced(code: str) -> str:
+    return f"{code[:3]} {code[3:]}"
+
+
+def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> None:
+    info = db.class_info(code)
+    if info is None:
+        st.error(f"Class {code} no longer exists.")
+        return
+    base = classroom.public_base()
+    ended = not db.is_open(code)
+    students = db.students(code)
+    current = db.current_round(code)
+    st.title(classroom.plain(info.title) if info.title else f"Class {code}")
+    if ended:
+        st.warning(f"Class {code} has ended: students can no longer join or vote. Its results stay below.")
+    if current is None:
+        # before the first question the room needs the way in, large
+        _join_panel(base, code, len(students), info.expires)
+    else:
+        # during the questions the votes need the screen: the way in shrinks to a line
+        st.markdown(f"Join with code **{_spaced(code)}** at {classroom.plain(base)}/class: **{len(students)}** joined.")
+        with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
+            _join_panel(base, code, len(students), info.expires)
+    _question_controls(course, db, code, key, ended, current)
+    _live_results(course, code)
+    if current is not None and current.revealed is not None:
+        _reveal(course, course.poll_by_key(current.poll_key), vote=None)
+    if not layout.presenting():
+        # never on the projector: it shows right answers before their reveal, and nicknames
+        st.divider()
+        _dashboard(course, code, key)
+        with st.expander(
+            "Your private teacher link", icon=":material/key:", expanded=st.session_state.pop(NEW_CLASS, False)
+        ):
+            st.code(classroom.teacher_link(base, code, key), language=None, wrap_lines=True)
+            st.caption(
+                "Keep it: it alone opens, closes and reveals questions and shows the results. It is taken out of "
+                "the address bar, so the room cannot copy it from the projector; this tab remembers it while it "
+                "is open (a reload or a server restart keeps the teacher view). Hidden in presenter mode."
+            )
+            st.button(
+                "Stop teaching on this device",
+                icon=":material/logout:",
+                on_click=classroom.stop_teaching,
+                help="Back to the join page; the private link brings the teacher view back.",
+            )
+
+
+def _join_panel(base: str, code: str, joined: int, expires: float) -> None:
+    link = classroom.join_link(base, code)
+    show, qr = st.columns([3, 2], gap="large")
+    with show:
+        st.markdown(f"Scan the code, or open **{classroom.plain(base)}/class** and type:")
+        st.markdown(f"# {_spaced(code)}")
+        st.markdown(f"**{joined}** joined. The class ends at {_clock(expires)}.")
+        st.caption(f"Join link: {classroom.plain(link)}")
+    with qr:
+        st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
+    if classroom.is_local(base):
+        guess = classroom.lan_guess()
+        st.warning(
+            f"{base} works only on this computer: students' phones cannot open it. Start the app with "
+            "`--server.address 0.0.0.0` and open it by this computer's network address"
+            + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
+            + f", or set {classroom.PUBLIC_URL} to the address students use."
+        )
+
+
+def _clock(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M UTC")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _qr_png(text: str) -> bytes:
+    import io
+
+    import segno
+
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="png", scale=8, border=2, dark="#000000", light="#ffffff")
+    return buffer.getvalue()
+
+
+def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
+    """A teacher's button (a callback: it runs before the page is drawn again)."""
+    db = classroom.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(classroom.problem())
+        if action in ("open", "again"):
+            db.open_poll(code, key, poll_key)
+        elif action == "close":
+            db.close_round(code, key)
+        elif action == "reveal":
+            db.reveal(code, key)
+    except class_store.NotTeacher:
+        st.session_state[FLASH] = "Only the teacher link controls this class."
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        st.session_state[FLASH] = str(exc)
+    _class_state.clear()
+
+
+def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
+    polls = course.all_polls()
+    keys = [poll.key for poll in polls]
+    if "class_poll" not in st.session_state or st.session_state["class_poll"] not in keys:
+        st.session_state["class_poll"] = (
+            current.poll_key if current is not None and current.poll_key in keys else keys[0]
+        )
+    chosen = st.selectbox(
+        "Question",
+        keys,
+        key="class_poll",
+        format_func=lambda k: _poll_label(course, course.poll_by_key(k)),
+        help="Two or three per lesson: questions to predict before seeing the figure.",
+    )
+    is_current = current is not None and current.poll_key == chosen
+    voting = is_current and current.closed is None
+    row = st.container(horizontal=True, gap="small")
+    row.button(
+        "Open the vote",
+        type="primary",
+        icon=":material/how_to_vote:",
+        disabled=ended or voting,
+        on_click=_act,
+        args=("open", code, key, chosen),
+        help="Shows this question on every student's screen and starts counting (a new round).",
+    )
+    row.button(
+        "Close the vote",
+        icon=":material/block:",
+        disabled=not voting,
+        on_click=_act,
+        args=("close", code, key),
+        help="Stops taking answers: time to talk it over.",
+    )
+    row.button(
+        "Vote again",
+        icon=":material/replay:",
+        disabled=ended or not is_current or voting or current.revealed is not None,
+        on_click=_act,
+        args=("again", code, key, chosen),
+        help="A second round on the same question after discussion; the chart shows both rounds.",
+    )
+    row.button(
+        "Reveal",
+        icon=":material/visibility:",
+        disabled=not is_current or current.revealed is not None,
+        on_click=_act,
+        args=("reveal", code, key),
+        help="Shows everyone the answer and the measurement that settles it.",
+    )
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        st.error(flash)
+
+
+def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]], revealed: bool):
+    """The histogram of one question's rounds (votes as stored), the right answer marked
+    once revealed."""
+    answer = _answer(course, poll.key)
+    if poll.options:
+        labels = list(poll.options)
+        counted = [(name, tally.choice_counts(votes, len(labels))) for name, votes in rounds]
+        right = int(answer) if revealed else None
+    else:
+        edges = tally.numeric_edges(poll.low, poll.high, poll.integer)
+        labels = tally.numeric_labels(edges, poll.integer)
+        if poll.unit:
+            labels = [f"{label} {poll.unit}" for label in labels]
+        counted = [(name, tally.numeric_counts(votes, edges)) for name, votes in rounds]
+        right = tally.bin_of(answer, edges) if revealed else None
+    return vote_figures.vote_bars(labels, counted, title="Votes", right=right)
+
+
+@st.fragment(run_every=TEACHER_EVERY_S)
+def _live_results(course: Course, code: str) -> None:
+    db = classroom.database()
+    if db is None:
+        _unavailable()
+        return
+    try:
+        current = db.current_round(code)
+        if current is None:
+            st.info("No question is open yet. Pick one above and press Open the vote.")
+            return
+        poll = course.poll_by_key(current.poll_key)
+        if poll is None:
+            st.warning(f"The open question ({current.poll_key}) is not in this version of the app.")
+            return
+        earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
+        votes = {r.id: db.votes(r.id) for r in earlier}
+        joined = len(db.students(code))
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        _unavailable()
+        return
+    count = len(votes[current.id])
+    status = "voting" if current.closed is None else ("revealed" if current.revealed is not None else "closed")
+    st.markdown(f"#### {poll.prompt}")
+    st.markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
+    rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
+    fig = vote_figure(course, poll, rounds, revealed=current.revealed is not None)
+    layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
+    if current.revealed is not None:
+        shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
+        st.markdown("Right answers: " + "; ".join(shares) + ".")
+
+
+@st.fragment(run_every=DASHBOARD_EVERY_S)
+def _dashboard(course: Course, code: str, key: str) -> None:
+    db = classroom.database()
+    if db is None:
+        return
+    try:
+        rows = db.summary(code, key)
+        students = db.students(code)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
+    st.subheader("Results so far")
+    st.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
+    if not rows:
+        st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
+    else:
+        titles = _titles(course)
+        table = pd.DataFrame(
+            [
+                {
+                    "item": titles.get(row.key, row.key),
+                    "round": row.number or "",
+                    "answered": row.answered,
+                    "right": row.right,
+                    "success": row.right / row.answered if row.answered else 0.0,
+                    "most common wrong answers": "; ".join(
+                        f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
+                    ),
+                }
+                for row in rows
+            ]
+        )
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "success": st.column_config.ProgressColumn("success", format="percent", min_value=0.0, max_value=1.0),
+                "round": st.column_config.TextColumn("round", help="A question's round; empty for an exercise."),
+            },
+        )
+    exercise_keys = sorted(_exercise_keys(course))
+    poll_keys = [poll.key for poll in course.all_polls()]
+    st.download_button(
+        "Gradebook (CSV)",
+        data=lambda: db.gradebook_csv(code, key, exercise_keys, poll_keys),
+        file_name=f"posenc-lab_class_{code}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        help="One row per student: exercises solved and each vote.",
+    )
+    if students:
+        names = ", ".join(s.nickname or "anonymous" for s in students)
+        st.caption(f"{len(students)} joined: " + classroom.plain(names))
+
+
+def _exercise_keys(course: Course) -> set[str]:
+    keys = set()
+    for ex in course.all_exercises():
+        keys.update(step.key for step in ex.steps) if isinstance(ex, Guided) else keys.add(ex.key)
+    return keys
+
+
+def _titles(course: Course) -> dict[str, str]:
+    titles = {poll.key: _poll_label(course, poll) for poll in course.all_polls()}
+    for lesson in course.lessons:
+        for ex in lesson.exercises:
+            titles[ex.key] = f"{lesson.title}: {ex.title}"
+            if isinstance(ex, Guided):
+                for n, step in enumerate(ex.steps, 1):
+                    titles[step.key] = f"{lesson.title}: {ex.title}, step {n}"
+    return titles
+
+
+def _wrong_label(course: Course, key: str, answer: str) -> str:
+    poll = course.poll_by_key(key)
+    return tally.vote_label(answer, poll.options, poll.unit) if poll is not None else answer
+
+
+# the student's side
+
+
+def student_view(course: Course, db: class_store.Store, me: classroom.Member) -> None:
+    info = db.class_info(me.code)
+    if info is None:
+        st.error(f"No class has the code {me.code}.")
+        _leave_button()
+        return
+    who = classroom.plain(me.nickname) if me.nickname else "anonymous"
+    st.markdown(
+        f"You are in class **{me.code}**{' (' + classroom.plain(info.title) + ')' if info.title else ''} as **{who}**."
+    )
+    with st.expander("Your link", icon=":material/bookmark:"):
+        st.code(classroom.student_link(classroom.public_base(), me.code, me.student_id), language=None, wrap_lines=True)
+        st.caption(
+            "Bookmark it: it brings back your answers and the exercises you solved, on this device or another, "
+            "even after the app restarts. Anyone with it answers as you."
+        )
+        _leave_button()
+    if not db.is_open(me.code):
+        st.info(f"Class {me.code} has ended. The lessons are all still here.")
+        return
+    now = _class_state(me.code)
+    st.session_state[DRAWN] = now
+    _watch(me.code)
+    if now is None:
+        st.info(
+            "Waiting for your teacher to open a question. Meanwhile the lessons are in the menu; "
+            "exercises you solve count for the class."
+        )
+        return
+    round_id, poll_key, number, closed, revealed = now
+    poll = course.poll_by_key(poll_key)
+    if poll is None:
+        st.warning("Your teacher opened a question this version of the app does not have.")
+        return
+    st.markdown(f"#### {poll.prompt}")
+    # what this student sent in this round: this session's, else the database's (a reload,
+    # another device, a restarted server)
+    sent = st.session_state.get(VOTED + round_id) or db.vote_of(round_id, me.student_id)
+    if revealed:
+        _reveal(course, poll, vote=sent)
+    elif closed:
+        st.info(
+            "Voting is closed"
+            + (f"; you answered **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**" if sent else "")
+            + ". Talk it over with a neighbour: your teacher may open a second vote."
+        )
+    else:
+        _vote_form(course, db, me, poll, round_id, number, sent)
+
+
+def _leave_button() -> None:
+    if st.button("Leave this class", icon=":material/logout:"):
+        classroom.leave()
+        st.rerun()
+
+
+def _vote_form(
+    course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, number: int, sent
+) -> None:
+    if number > 1:
+        st.caption(f"Second thoughts: round {number}. Answer again, after talking it over.")
+    with st.form(f"vote_{round_id}", border=False):
+        if poll.options:
+            pick = st.radio("Your answer", range(len(poll.options)), index=None, format_func=lambda i: poll.options[i])
+            vote = None if pick is None else tally.encode_choice(pick)
+        else:
+            step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
+            value = st.number_input(
+                f"Your answer{' (' + poll.unit + ')' if poll.unit else ''}",
+                min_value=int(poll.low) if poll.integer else float(poll.low),
+                max_value=int(poll.high) if poll.integer else float(poll.high),
+                value=None,
+                step=step,
+                placeholder=f"between {poll.low:g} and {poll.high:g}",
+            )
+            vote = None if value is None else tally.encode_number(float(value), poll.integer)
+        pressed = st.form_submit_button("Change my answer" if sent else "Send my answer", type="primary")
+    if pressed:
+        if vote is None:
+            st.warning("Pick an answer first.")
+        else:
+            right = poll.is_right(float(vote), answer=_answer(course, poll.key))
+            if db.answer(round_id, me.student_id, vote, right):
+                st.session_state[VOTED + round_id] = vote
+                sent = vote
+            else:
+                st.warning("Voting has just closed: this answer was not counted.")
+    if sent:
+        st.success(
+            f"Counted: **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**. "
+            "You can change it until voting closes."
+        )
+
+
+@st.fragment(run_every=STUDENT_EVERY_S)
+def _watch(code: str) -> None:
+    """Redraw the page when the teacher opens, closes or reveals (checked every 2 s)."""
+    try:
+        now = _class_state(code)
+    except class_store.StoreUnavailable:
+        return  # the next check tries again; the page drawn stays as it is
+    if now != st.session_state.get(DRAWN):
+        st.rerun()
+
+
+def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
+    if poll is None:
+        return
+    answer_text = _answer_label(course, poll)
+    st.success(f"The answer: **{classroom.plain(answer_text)}**")
+    if vote is not None:
+        right = poll.is_right(float(vote), answer=_answer(course, poll.key))
+        mine = classroom.plain(tally.vote_label(vote, poll.options, poll.unit))
+        st.markdown(f"You answered **{mine}**: {'right' if right else 'not this time'}.")
+    st.markdown(_reveal_text(course, poll.key))
+    fig = _reveal_figure(course, poll.key)
+    if fig is not None:
+        layout.chart(fig, key=f"reveal_{poll.key}", filename=f"class_{poll.key}")
+    lesson = course.lesson_of_poll(poll.key)
+    if lesson is not None and poll.view:
+        path, _, query = poll.view.partition("?")
+        params = dict(part.split("=", 1) for part in query.split("&") if "=" in part)
+        st.page_link(
+            lesson.page_file, label=f"Explore it: {lesson.title}", icon=":material/arrow_forward:", query_params=params
+        )
+
+
+def banner(course: Course, code: str) -> None:
+    """On a lesson page, for a student in a class: a link to the class page while the
+    teacher has a question open (checked every 2 s, like the class page itself)."""
+    if code:
+        _banner(course, code)
+
+
+@st.fragment(run_every=STUDENT_EVERY_S)
+def _banner(course: Course, code: str) -> None:
+    try:
+        now = _class_state(code)
+    except class_store.StoreUnavailable:
+        return
+    if now is not None and not now[3] and not st.session_state.get(VOTED + now[0]):
+        st.page_link(
+            course.class_page.page_file,
+            label="Your teacher has opened a question: answer it in Class mode",
+            icon=":material/how_to_vote:",
+        )

@@ -1,0 +1,376 @@
+"""Class mode's Streamlit glue: this server's class database, who this browser session is
+in a class (a student or the teacher), and a student's exercise answers sent to the class.
+
+The database (``classroom.store``) holds everything shared between students: classes,
+votes, progress. A session only remembers *which* class and student it is:
+
+- a student's link carries the class code and an anonymous student id
+  (``/class?class=K7QM3P&student=...``); the shell keeps both in the address bar on every
+  page, so a reload, a bookmark or a server restart brings back the same student, and
+  the exercises solved in class come back from the database;
+- the teacher's private link carries the class code and the teacher key. The key is read
+  once, kept in the session, and taken out of the address bar: a projected address bar
+  must not hand the class to the room.
+
+When the database cannot be reached the class page says so, and the lessons go on: an
+exercise answer that cannot be sent is kept in the browser as always (``ui.progress``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import socket
+import time
+from dataclasses import dataclass
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import state
+
+#: URL names: the class code, a student's id, the teacher's key
+CODE_PARAM, STUDENT_PARAM, TEACHER_PARAM = "class", "student", "teacher"
+#: session keys
+MEMBER = "_class:member"  # Member, for a student
+TEACHER = "_class:teacher"  # (code, key), for the teacher
+RESTORED = "_class:restored"  # the (code, student id) whose solved exercises were loaded
+UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
+#: a failed connection is retried after this many seconds, not on every run
+RETRY_S = 10.0
+#: the app's public address for join links and QR codes, when the browser's is not it
+PUBLIC_URL = "POSENC_PUBLIC_URL"
+
+
+@dataclass(frozen=True)
+class Member:
+    code: str
+    student_id: str
+    nickname: str
+
+
+# the database
+
+
+@dataclass
+class _Connection:
+    store: class_store.Store | None
+    error: str
+    at: float
+
+
+@st.cache_resource(show_spinner=False)
+def _connections() -> dict[str, _Connection]:
+    # one Store (a connection pool) per database URL per server process, shared by sessions
+    return {}
+
+
+def database() -> class_store.Store | None:
+    """This server's class database, or None when it cannot be reached (``problem()`` says why)."""
+    url = class_store.database_url()
+    held = _connections().get(url)
+    if held is not None and (held.store is not None or time.monotonic() - held.at < RETRY_S):
+        return held.store
+    try:
+        held = _Connection(class_store.open_store(url), "", time.monotonic())
+    except class_store.StoreUnavailable as exc:
+        held = _Connection(None, str(exc), time.monotonic())
+    _connections()[url] = held
+    return held.store
+
+
+def problem() -> str:
+    """Why the database could not be reached ("" when it can)."""
+    held = _connections().get(class_store.database_url())
+    return held.error if held is not None else ""
+
+
+def lost(exc: class_store.StoreUnavailable) -> None:
+    """Forget a connection that failed mid-class: the next call tries again (after RETRY_S)."""
+    url = class_store.database_url()
+    old = _connections().get(url)
+    _connections()[url] = _Connection(None, str(exc), time.monotonic())
+    if old is not None and old.store is not None:
+        try:
+            old.store.close()
+        except Exception:  # noqa: BLE001 - closing a broken pool must not hide the real message
+            pass
+
+
+# who this session is
+
+
+def member() -> Member | None:
+    return st.session_state.get(MEMBER)
+
+
+def teacher() -> tuple[str, str] | None:
+    return st.session_state.get(TEACHER)
+
+
+def set_member(new: Member | None) -> None:
+    if new is None:
+        st.session_state.pop(MEMBER, None)
+        st.session_state.pop(RESTORED, None)
+    else:
+        st.session_state[MEMBER] = new
+
+
+def leave() -> None:
+    """Leave the class on this device: no student, and no class link in the address bar."""
+    set_member(None)
+    for name in (CODE_PARAM, STUDENT_PARAM):
+        st.query_params.pop(name, None)
+
+
+def set_teacher(code: str, key: str) -> None:
+    st.session_state[TEACHER] = (code, key)
+
+
+def follow_link() -> None:
+    """Called by the shell at the start of every run, on every page: take a student's
+    class and id from the link (once a session), and keep them in the address bar."""
+    params = st.query_params
+    code, student_id = params.get(CODE_PARAM), params.get(STUDENT_PARAM)
+    current = member()
+    if code and student_id and (current is None or (current.code, current.student_id) != (code, student_id)):
+        _follow(class_store.normalize_code(code), student_id)
+    current = member()
+    if current is not None:
+        params[CODE_PARAM] = current.code
+        params[STUDENT_PARAM] = current.student_id
+        state.own(CODE_PARAM, STUDENT_PARAM)
+
+
+def _follow(code: str, student_id: str) -> None:
+    db = database()
+    if db is None:
+        # keep the link as it is: it works again once the database is back
+        set_member(Member(code, student_id[:64], ""))
+        return
+    try:
+        found = db.student(code, student_id)
+    except class_store.StoreUnavailable as exc:
+        lost(exc)
+        set_member(Member(code, student_id[:64], ""))
+        return
+    except ValueError:  # not even the shape of a code or an id
+        found = None
+    if found is not None:
+        set_member(Member(code, found.student_id, found.nickname))
+    else:
+        state.note(
+            f"`{CODE_PARAM}`, `{STUDENT_PARAM}`: this class link names no student of a class; "
+            "open the class page to join."
+        )
+
+
+def keep_teacher_link() -> str | None:
+    """On the class page: take a teacher link's key into the session (the address bar
+    drops it at the end of the run). Returns a message when the link is not valid."""
+    params = st.query_params
+    code, key = params.get(CODE_PARAM), params.get(TEACHER_PARAM)
+    if not (code and key):
+        return None
+    code = class_store.normalize_code(code)
+    db = database()
+    if db is None:
+        return None  # the page says the database is unreachable
+    try:
+        ok = db.is_teacher(code, key)
+    except class_store.StoreUnavailable as exc:
+        lost(exc)
+        return None
+    except ValueError:
+        ok = False
+    if not ok:
+        return (
+            f"This teacher link is not valid for class {code}: only the private link given when the class "
+            "was started can open, close and reveal its questions and show its results."
+        )
+    set_teacher(code, key)
+    return None
+
+
+# the teacher's key in the browser tab
+
+#: sessionStorage, not localStorage: the key lasts while the tab is open (a reload, the server
+#: restarting) and not for the next person at a shared classroom computer
+TAB_KEY = "posenc-lab:teacher:v1"
+_TAB_JS = """
+export default function ({ data, setStateValue }) {
+  let storage = null;
+  try { storage = window.sessionStorage; } catch (e) { return; }
+  try {
+    if (data.forget) { storage.removeItem(data.key); return; }
+    if (data.save) { storage.setItem(data.key, JSON.stringify(data.save)); return; }
+    const raw = storage.getItem(data.key);
+    if (raw && raw.length < 400) setStateValue('stored', raw);
+  } catch (e) { /* blocked: the private link is the way back */ }
+}
+"""
+_TAB = st.components.v2.component("posenc_teacher_tab", js=_TAB_JS)
+FORGET = "_class:forget_tab"
+
+
+def keep_teacher_in_tab() -> None:
+    """On the class page: keep the teacher's (code, key) in this tab's sessionStorage, so a
+    reload or a server restart mid-class brings the teacher view back without the key
+    ever showing in the address bar; and take it back from there when the session lost it."""
+    current = teacher()
+    forget = st.session_state.pop(FORGET, False)
+    result = _TAB(
+        key="class_teacher_tab",
+        data={"key": TAB_KEY, "save": list(current) if current else None, "forget": forget},
+        default={"stored": None},
+        on_stored_change=lambda: None,
+    )
+    if current is not None or forget:
+        return
+    raw = result.get("stored")
+    try:
+        code, key = json.loads(raw) if isinstance(raw, str) else (None, None)
+    except (ValueError, TypeError):
+        return
+    if not (isinstance(code, str) and isinstance(key, str)):
+        return
+    db = database()
+    try:
+        if db is not None and db.is_teacher(class_store.normalize_code(code), key):
+            set_teacher(class_store.normalize_code(code), key)
+    except (class_store.StoreUnavailable, ValueError):
+        return
+
+
+def stop_teaching() -> None:
+    """Leave the teacher view on this device (the private link brings it back)."""
+    st.session_state.pop(TEACHER, None)
+    st.session_state[FORGET] = True
+
+
+# a student's exercises
+
+
+def restore_solved(solved: set[str], valid) -> None:
+    """Add the exercises this student solved in class (from the database) to ``solved``,
+    once a session: the server may have restarted, the browser may be another one."""
+    current = member()
+    if current is None or st.session_state.get(RESTORED) == (current.code, current.student_id):
+        return
+    db = database()
+    if db is None:
+        return
+    try:
+        solved.update(key for key in db.solved(current.code, current.student_id) if key in valid)
+    except class_store.StoreUnavailable as exc:
+        lost(exc)
+        return
+    st.session_state[RESTORED] = (current.code, current.student_id)
+
+
+def record_attempt(key: str, answer: str, right: bool) -> None:
+    """Send a checked exercise answer to the class (nothing outside a class)."""
+    current = member()
+    if current is None:
+        return
+    db = database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(problem() or "the class database cannot be reached")
+        db.record_attempt(current.code, current.student_id, key, answer[:64], right)
+    except class_store.StoreUnavailable as exc:
+        lost(exc)
+        if not st.session_state.get(UNSENT):
+            st.session_state[UNSENT] = True
+            st.toast("The class database cannot be reached: this answer is kept in this browser only.")
+
+
+# links
+
+
+def network_address() -> str:
+    """The address a request came from, for the rate limit on join codes. Behind the
+    deployment's nginx (deploy/nginx.conf) the peer is loopback, and nginx's own
+    ``X-Real-IP`` names the student; a header a browser sends straight to the app is not
+    trusted, since a guesser could change it on every try."""
+    peer = st.context.ip_address
+    peer = peer if isinstance(peer, str) else ""  # none under AppTest, which has no request
+    try:
+        local = ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        local = False
+    if local:
+        real = st.context.headers.get("X-Real-Ip") if st.context.headers else None
+        real = real.strip() if isinstance(real, str) else ""
+        try:
+            return str(ipaddress.ip_address(real))
+        except ValueError:
+            pass
+    return peer
+
+
+def client_id() -> str:
+    """Who is typing join codes: this browser session at its address (each has a few
+    tries; the address as a whole has more, ``network_address``)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return f"{network_address()}|{ctx.session_id if ctx else id(st.session_state)}"
+
+
+def public_base() -> str:
+    """The address students use: POSENC_PUBLIC_URL if set, else the one this browser used."""
+    configured = os.environ.get(PUBLIC_URL, "").strip().rstrip("/")
+    if configured:
+        return configured
+    url = st.context.url or ""
+    parts = urlsplit(url)
+    if parts.scheme and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return "http://localhost:8501"
+
+
+def is_local(base: str) -> bool:
+    """Whether an address only works on this computer (students' phones cannot reach it)."""
+    host = urlsplit(base).hostname or ""
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_guess() -> str | None:
+    """This machine's address on the local network, to suggest in place of localhost."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: it only picks a route
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def join_link(base: str, code: str) -> str:
+    return f"{base}/class?{urlencode({CODE_PARAM: code})}"
+
+
+def student_link(base: str, code: str, student_id: str) -> str:
+    return f"{base}/class?{urlencode({CODE_PARAM: code, STUDENT_PARAM: student_id})}"
+
+
+def teacher_link(base: str, code: str, key: str) -> str:
+    return f"{base}/class?{urlencode({CODE_PARAM: code, TEACHER_PARAM: key})}"
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
+
+
+def plain(text: str) -> str:
+    """A person's text (a nickname, a class name) as Markdown that shows it literally:
+    no link, image, emphasis or HTML can come out of it."""
+    return _MARKDOWN.sub(r"\\\1", text)

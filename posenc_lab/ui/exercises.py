@@ -1,0 +1,270 @@
+"""The exercises at the end of each lesson, and the session's progress through them.
+
+The shell (``ui.shell``) calls ``render(lesson)`` after each lesson page; the home page
+shows ``progress()``. The questions, answers and explanations live beside each lesson
+(``lessons/<lesson>_exercises.py``); their kinds in ``ui.exercise_kinds``.
+
+Progress is kept in ``st.session_state`` under keys of our own starting with ``_ex:``, so
+it survives page switches (Streamlit drops a widget's state when another page runs; these
+keys are not widgets), and the solved keys are also kept in the browser's storage
+(``ui.progress``), so they survive a reload: ``keep_progress()`` saves them on every run
+and restores the ones the browser holds and the session lacks. The widgets use keys starting with ``ex_``. Unlike
+lesson controls they are not mirrored in the URL: an answer is not part of a view one
+shares.
+
+Check buttons work through ``on_click`` callbacks, which run before the script: the
+expander's "(k of n solved)" label and the home page's count are up to date in the very
+run that shows the feedback.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from posenc_lab.ui import classroom
+from posenc_lab.ui import exercise_kinds as kinds
+from posenc_lab.ui import progress as stored_progress
+from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
+from posenc_lab.ui.lesson import Course
+
+#: keys of the solved exercises and guided steps (a set)
+SOLVED = "_ex:solved"
+#: + exercise key: the last checked attempt, {"given", "picks", "ok", "text"}
+ATTEMPT = "_ex:attempt:"
+#: + exercise key: True once a wrong answer was checked (offers "Show the answer")
+MISSED = "_ex:missed:"
+#: pixels: room for a number, not a bar across the page
+ANSWER_WIDTH = 260
+PICK_WIDTH = 180
+
+
+# progress
+
+
+def _solved_keys() -> set[str]:
+    return st.session_state.setdefault(SOLVED, set())
+
+
+def progress_keys(course: Course) -> set[str]:
+    """Every key the solved set may hold: each exercise's, and each step's of a guided one."""
+    keys = set()
+    for ex in course.all_exercises():
+        if isinstance(ex, Guided):
+            keys.update(step.key for step in ex.steps)
+        else:
+            keys.add(ex.key)
+    return keys
+
+
+def keep_progress(course: Course) -> None:
+    """Restore the solved exercises this browser stored and save the current ones;
+    called by ``render`` and by the home page before they count."""
+    valid = progress_keys(course)
+    # a student in a class gets back what the class database holds (another browser, a
+    # restarted server), then the browser's own store adds its part and keeps the union
+    classroom.restore_solved(_solved_keys(), valid)
+    stored_progress.keep(_solved_keys(), valid)
+
+
+def forget_progress() -> None:
+    """The home page's "Forget my progress" (a callback): this session's solved exercises,
+    their attempts and the browser's stored copy."""
+    stored_progress.forget(_solved_keys())
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith((ATTEMPT, MISSED))]:
+        del st.session_state[key]
+    # a student in a class would get the class's record back at once: leave the class too
+    # (on a shared computer the next person is not that student)
+    classroom.leave()
+
+
+def is_solved(ex: kinds.Exercise) -> bool:
+    if isinstance(ex, Guided):
+        return all(step.key in _solved_keys() for step in ex.steps)
+    return ex.key in _solved_keys()
+
+
+def progress(course: Course) -> tuple[int, int]:
+    """(exercises answered correctly, in this session or restored from this browser's
+    storage by ``keep_progress``, exercises in the bank)."""
+    exercises = course.all_exercises()
+    return sum(is_solved(ex) for ex in exercises), len(exercises)
+
+
+# checking (callbacks: they run before the script, so every count drawn is current)
+
+
+def _widget(key: str, part: str) -> str:
+    return f"ex_{key}_{part}"
+
+
+def _picks(ex: Numeric) -> dict[str, int]:
+    return {p.name: int(st.session_state.get(_widget(ex.key, p.name), p.default)) for p in ex.picks}
+
+
+def _record(key: str, given, picks: dict[str, int], ok: bool | None, text: str, shown: str = "") -> None:
+    st.session_state[ATTEMPT + key] = {"given": given, "picks": picks, "ok": ok, "text": text}
+    if ok is not None:
+        # in a class, the teacher's dashboard counts it (``shown``: the answer as a person reads it)
+        classroom.record_attempt(key, shown or str(given), ok)
+    if ok:
+        _solved_keys().add(key)
+    elif ok is False:
+        st.session_state[MISSED + key] = True
+
+
+def _check_choice(ex: MultipleChoice) -> None:
+    given = st.session_state.get(_widget(ex.key, "choice"))
+    if given is None:
+        _record(ex.key, None, {}, None, "Pick an answer first.")
+        return
+    choice = ex.choices[given]
+    _record(ex.key, given, {}, choice.right, choice.why, shown=f"{chr(ord('A') + given)}. {_plain_text(choice.text)}")
+
+
+def _check_number(ex: Numeric) -> None:
+    given = st.session_state.get(_widget(ex.key, "value"))
+    picks = _picks(ex)
+    if given is None:
+        _record(ex.key, None, picks, None, "Type a number first.")
+        return
+    try:
+        ok, text, _ = kinds.numeric_feedback(ex, float(given), picks)
+    except ValueError as exc:  # posenc refused the picks: say so, as the lessons do
+        _record(ex.key, given, picks, None, str(exc))
+        return
+    shown = f"{float(given):.6g}" + "".join(f" ({name} {value})" for name, value in picks.items())
+    _record(ex.key, given, picks, ok, text, shown=shown)
+
+
+def _plain_text(markdown: str) -> str:
+    # the dashboard shows an option as plain words: no $, *, ` from its Markdown
+    return " ".join(markdown.replace("$", "").replace("*", "").replace("`", "").split())
+
+
+# drawing
+
+
+def render(lesson) -> None:
+    """The exercises of ``lesson`` (a ``ui.lesson.Lesson``), in a collapsed expander at
+    the end of the page."""
+    exercises = lesson.exercises
+    if not exercises:
+        return
+    keep_progress(lesson.course)
+    done = sum(is_solved(ex) for ex in exercises)
+    # the key fixes the expander's identity, so it stays open while its label counts up
+    with st.expander(
+        f"Exercises ({done} of {len(exercises)} solved)", icon=":material/edit:", expanded=False, key="ex_panel"
+    ):
+        for number, ex in enumerate(exercises, start=1):
+            if number > 1:
+                st.divider()
+            st.markdown(f"**{number}. {ex.title}**" + (" :material/check_circle: (solved)" if is_solved(ex) else ""))
+            if isinstance(ex, Guided):
+                _guided(ex)
+            elif isinstance(ex, MultipleChoice):
+                _multiple_choice(ex)
+            else:
+                _numeric(ex)
+
+
+def _multiple_choice(ex: MultipleChoice) -> None:
+    st.markdown(ex.question)
+    if ex.latex:
+        st.latex(ex.latex)
+    given = st.radio(
+        "Your answer",
+        list(range(len(ex.choices))),
+        index=None,
+        format_func=lambda i: ex.choices[i].text,
+        key=_widget(ex.key, "choice"),
+        label_visibility="collapsed",
+    )
+    _check_and_hint(ex, _check_choice)
+    _feedback(ex, given, {})
+    if _offer_answer(ex):
+        right = ex.choices[ex.answer_index]
+        st.info(f"**Answer:** {right.text} {right.why}", icon=":material/key:")
+
+
+def _numeric(ex: Numeric) -> None:
+    st.markdown(ex.question)
+    if ex.latex:
+        st.latex(ex.latex)
+    picks = {}
+    if ex.picks:
+        row = st.container(horizontal=True, gap="medium")
+        for pick in ex.picks:
+            picks[pick.name] = row.number_input(
+                pick.label,
+                min_value=pick.min_value,
+                max_value=pick.max_value,
+                value=pick.default,
+                step=1,
+                key=_widget(ex.key, pick.name),
+                width=PICK_WIDTH,
+            )
+    if ex.shown is not None:
+        st.markdown(ex.shown(**picks))
+    given = st.number_input(
+        "Your answer",
+        value=None,
+        step=ex.step,
+        format=ex.fmt,
+        placeholder="type a number",
+        key=_widget(ex.key, "value"),
+        width=ANSWER_WIDTH,
+    )
+    st.caption(kinds.tolerance_text(ex))
+    _check_and_hint(ex, _check_number)
+    _feedback(ex, given, picks)
+    if _offer_answer(ex):
+        answer = float(ex.answer(**picks))
+        st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon=":material/key:")
+
+
+def _guided(ex: Guided) -> None:
+    st.markdown(ex.intro)
+    if ex.latex:
+        st.latex(ex.latex)
+    total = len(ex.steps)
+    for index, step in enumerate(ex.steps):
+        if index > 0 and step.key not in _solved_keys() and ex.steps[index - 1].key not in _solved_keys():
+            st.caption(f":material/lock: Step {index + 1} of {total} opens when step {index} is right.")
+            return
+        mark = " :material/check_circle: (solved)" if step.key in _solved_keys() else ""
+        st.markdown(f"**Step {index + 1} of {total}:** {step.title}{mark}")
+        if isinstance(step, MultipleChoice):
+            _multiple_choice(step)
+        else:
+            _numeric(step)
+    if is_solved(ex):
+        st.success(ex.conclusion, icon=":material/school:")
+
+
+def _check_and_hint(ex: MultipleChoice | Numeric, check) -> None:
+    """The Check button and, beside it, the hint switch; the hint shows below them."""
+    row = st.container(horizontal=True, vertical_alignment="center", gap="large")
+    row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex,), type="primary")
+    if row.toggle("Show a hint", key=_widget(ex.key, "hint")):
+        st.info(ex.hint, icon=":material/lightbulb:")
+
+
+def _feedback(ex: MultipleChoice | Numeric, given, picks: dict[str, int]) -> None:
+    """What the last Check said, as long as the answer on screen is the one checked."""
+    attempt = st.session_state.get(ATTEMPT + ex.key)
+    if attempt is None or attempt["given"] != given or attempt["picks"] != picks:
+        return
+    if attempt["ok"]:
+        st.success(f"**Right.** {attempt['text']}", icon=":material/check_circle:")
+    elif attempt["ok"] is False:
+        st.error(f"**Not quite.** {attempt['text']}", icon=":material/cancel:")
+    else:
+        st.warning(attempt["text"])
+
+
+def _offer_answer(ex: MultipleChoice | Numeric) -> bool:
+    """After a wrong attempt (and until solved), a switch that reveals the answer."""
+    if ex.key in _solved_keys() or not st.session_state.get(MISSED + ex.key):
+        return False
+    return st.toggle("Show the answer", key=_widget(ex.key, "reveal"))

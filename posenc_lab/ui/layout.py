@@ -1,0 +1,363 @@
+"""Page furniture shared by the lessons: headings, captions, charts, core errors, and
+presenter mode (larger type and figures, explanations folded into speaker notes)."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import re
+
+import streamlit as st
+
+from posenc_lab.figures import export
+from posenc_lab.ui import chart_tools, figcache, state
+
+PRESENTING = "_presenting"
+NOTES = "_speaker_notes"
+#: chart key -> code snippet shown on this run (read by tests)
+CODES = "_chart_code"
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get(PRESENTING, False))
+
+
+def start_page(present: bool) -> None:
+    """Called by the shell (ui.shell) before a page runs."""
+    st.session_state[PRESENTING] = present
+    _start_body()
+
+
+def _start_body() -> None:
+    st.session_state[_STAGE] = []
+    st.session_state[NOTES] = []
+    st.session_state[CODES] = {}
+
+
+@st.fragment
+def lesson_body(lesson) -> None:
+    """A numbered lesson's intro and view, rerun alone when one of their widgets moves.
+
+    A move then costs only the lesson's own work: the shell (menu links, presenter
+    switch, class banner), the exercises and the previous / next links are neither run
+    nor sent again (a whole-page rerun cost 24-64 ms of CPU before a figure was even
+    made; benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the
+    sidebar: a fragment's writes to it are redrawn in place. The speaker notes are drawn
+    here, under the view, since the view writes them and the shell's own run is not
+    repeated. Nothing outside reads the view's values: the exercises stand alone.
+    """
+    alone = state.start_fragment()
+    _start_body()
+    notice_area = st.container()
+    lesson.draw()
+    draw_speaker_notes()
+    if alone:
+        state.finish_run(notice_area)
+
+
+#: presenter mode: the main-area slots for a view's key controls on this run
+_STAGE = "_stage"
+#: key controls a view may put above its figure
+KEY_CONTROLS = 2
+
+
+def key_control():
+    """Where a view's key control goes: above the figure in presenter mode, where the
+    audience sees it move (the sidebar is collapsed there), else in the sidebar.
+
+    A view marks its one or two most telling controls with ``container=key_control()``;
+    a third asks for a slot there is not and goes to the sidebar.
+    """
+    if not presenting():
+        return st.sidebar
+    slots = st.session_state.setdefault(_STAGE, [])
+    if not slots:
+        slots.extend(st.columns(KEY_CONTROLS, gap="large"))
+        slots.append(0)  # slots taken
+    taken = slots[-1]
+    if taken >= KEY_CONTROLS:
+        return st.sidebar
+    slots[-1] = taken + 1
+    return slots[taken]
+
+
+def navigation_links(home, lessons, reference, class_page=None) -> None:
+    """The app's menu at the top of the sidebar: the start page, the class page, the
+    numbered lessons, the reference pages (Streamlit marks the current page's link)."""
+    with st.sidebar.container(key="site_nav"):
+        st.page_link(home.page_file, label=home.title, icon=home.icon)
+        if class_page is not None:
+            st.page_link(class_page.page_file, label=class_page.title, icon=class_page.icon)
+        st.markdown("**Lessons**")
+        for number, lesson in enumerate(lessons, start=1):
+            st.page_link(lesson.page_file, label=f"{number}. {lesson.title}", icon=lesson.icon)
+        st.markdown("**Reference**")
+        for ref in reference:
+            st.page_link(ref.page_file, label=ref.title, icon=ref.icon)
+        st.divider()
+
+
+def speaker_notes() -> list[str]:
+    return list(st.session_state.get(NOTES, []))
+
+
+def draw_speaker_notes() -> None:
+    """The explanations presenter mode folded away, in a closed expander; drawn once."""
+    notes = st.session_state.get(NOTES, [])
+    if notes:
+        with st.expander("Speaker notes", icon=":material/speaker_notes:", expanded=False):
+            for note in notes:
+                st.markdown(note)
+        st.session_state[NOTES] = []
+
+
+def _explain(text: str, draw) -> None:
+    """Explanatory text: on the page, or into the speaker notes when presenting."""
+    if presenting():
+        st.session_state.setdefault(NOTES, []).append(text)
+    else:
+        draw(text)
+
+
+def lesson(title: str, lead: str) -> None:
+    """Title and a short lead paragraph."""
+    st.title(title)
+    _explain(lead, st.markdown)
+
+
+def notice(text: str) -> None:
+    """The "what to notice" caption under a figure."""
+    _explain(f"**What to notice:** {text}", st.caption)
+
+
+#: every snippet shown by chart(code=...) starts with these imports (``code_prelude``)
+CODE_PRELUDE = "import numpy as np\nimport posenc\n"
+#: a lesson's own measurements, by the name a snippet calls them (``claims.shift_linearity``)
+SNIPPET_MODULES = {
+    "claims": "posenc_lab.lessons.claims",
+    "compare_lessons": "posenc_lab.lessons.compare",
+    "custom": "posenc_lab.lessons.design",
+    "properties": "posenc_lab.lessons.choices",
+    "rope_lessons": "posenc_lab.lessons.rope",
+}
+
+
+def code_prelude(code: str) -> str:
+    """The imports ``code`` needs, as a notebook would run them: NumPy, posenc, and the
+    ``measure`` module of each lesson whose name the snippet calls."""
+    extra = [
+        f"from {package} import measure as {name}\n"
+        for name, package in SNIPPET_MODULES.items()
+        if re.search(rf"(?<![\w.]){name}\.", code)
+    ]
+    return CODE_PRELUDE + "".join(extra) + "\n"
+
+
+def _plain(text: str) -> str:
+    """A Plotly title as Markdown text: tags dropped, Markdown's active characters escaped."""
+    text = re.sub(r"<br\s*/?>", " ", text or "")
+    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"([\\`*_\[\]$#|<>])", r"\\\1", text).strip()
+
+
+def _draw(fig, key: str, alt: str) -> None:
+    st.plotly_chart(
+        fig,
+        key=key,
+        width="stretch",
+        # saving is done by the buttons under the chart; Plotly's toolbar covered the top
+        # of a chart on a phone and cannot be reached from the keyboard
+        config={"displaylogo": False, "displayModeBar": False},
+        alt=alt,
+    )
+
+
+#: the part of the main column the current page column takes (``columns``); each session's
+#: script runs in a thread of its own, which starts with the default
+_SHARE: contextvars.ContextVar[float] = contextvars.ContextVar("posenc_column_share", default=1.0)
+
+
+class _Column:
+    """A Streamlit column that, while entered, tells ``chart`` the part of the main column
+    it takes; anything else goes to the column itself."""
+
+    def __init__(self, column, share: float):
+        self._column, self.share = column, share
+        self._tokens: list[contextvars.Token] = []
+
+    def __enter__(self):
+        self._column.__enter__()
+        self._tokens.append(_SHARE.set(_SHARE.get() * self.share))
+        return self
+
+    def __exit__(self, *exc):
+        _SHARE.reset(self._tokens.pop())
+        return self._column.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self._column, name)
+
+
+def columns(spec, **options) -> list[_Column]:
+    """``st.columns(spec, **options)`` for charts: a chart drawn inside one is finished for
+    that column's width (its legend's rows and its margins), not the main column's."""
+    weights = [1.0] * spec if isinstance(spec, int) else [float(w) for w in spec]
+    return [_Column(c, w / sum(weights)) for c, w in zip(st.columns(spec, **options), weights, strict=True)]
+
+
+def chart(
+    fig,
+    *,
+    key: str,
+    filename: str,
+    code: str | None = None,
+    data=None,
+    downloads: bool = True,
+) -> None:
+    """A Plotly figure, full width, its title as text above it, with SVG and PNG saving and,
+    in a "Data and code" expander, the data as CSV and .npy, a standalone HTML file and,
+    when ``code`` is given, the posenc call that made its data.
+
+    A figure of several panels is drawn as one chart per panel, side by side in columns
+    (which Streamlit stacks on a phone); the panel charts are keyed ``<key>__<n>``.
+
+    ``code`` is runnable as it is in a notebook (after ``CODE_PRELUDE``) and leaves the
+    plotted numbers in a variable ``data``: a 2-D array for a heatmap (rows x columns as
+    drawn), a 1-D array for one line, or a 2-D (points x lines) array for several. A test
+    runs every snippet and compares ``data`` with the figure.
+
+    ``data`` (an array) replaces the figure's own table in the downloads and in that
+    comparison, for figures whose traces are not a plain table (animations, arrows).
+    A figure with frames gets buttons that play, pause and step it (also by keyboard).
+    ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
+    as a class's live votes, whose numbers the gradebook gives). Inside ``columns`` the
+    chart is finished for its column's width (its margins, its legend's rows).
+    """
+    title, rows = figcache.prepared(fig, presenting(), _SHARE.get())
+    if title:
+        st.markdown(f"**{_plain(title)}**")
+    keys = []
+    for row in rows:
+        # a lone panel goes where the chart is: a container of its own would be one more message
+        columns = st.columns(len(row)) if len(row) > 1 else [contextlib.nullcontext()]
+        for (panel, panel_title, alt), column in zip(row, columns, strict=True):
+            panel_key = key if not keys else f"{key}__{len(keys)}"
+            keys.append(panel_key)
+            with column:
+                if panel_title:
+                    st.markdown(_plain(panel_title))
+                _draw(panel, panel_key, alt)
+    if not downloads:
+        return
+    animated, frame_ms = figcache.animation(rows[0][0][0])
+    chart_tools.tools(key, keys, filename, animated=animated, frame_ms=frame_ms)
+    if code is not None:
+        st.session_state.setdefault(CODES, {})[key] = (code, data)
+    _data_and_code(fig, key=key, filename=filename, code=code, data=data)
+
+
+#: the state key of a chart's "Data and code" expander is this prefix and the chart's key
+DATA_AND_CODE = "data_"
+
+
+def _data_and_code(fig, *, key: str, filename: str, code: str | None, data) -> None:
+    """The chart's code and its downloads, in an expander whose content is drawn only while
+    it is open (opening it reruns the page).
+
+    Drawn on every run, the code block, the button row and three download buttons were five
+    of a chart's nine messages to the browser, and the server's per-message work (a wake-up
+    of the event loop, a websocket frame) was about a third of its CPU with 200 students
+    exploring (py-spy). Closed, the expander is one message.
+    """
+    label = "Data and code" if code is not None else "Data"
+    with st.expander(
+        label, icon=":material/download:", key=f"{DATA_AND_CODE}{key}", on_change="rerun", expanded=False
+    ) as more:
+        if not more.open:
+            return
+        if code is not None:
+            st.code(code_prelude(code) + code.strip() + "\n", language="python", wrap_lines=True)
+        row = st.container(horizontal=True, gap="small")
+        downloads = (
+            ("CSV", "csv", "text/csv", "The numbers this figure draws.", _csv),
+            (".npy", "npy", "application/octet-stream", "The same numbers for numpy.load.", _npy),
+            ("HTML", "html", "text/html", "The interactive chart as one file that opens offline in a browser.", _html),
+        )
+        for button, ext, mime, tip, make in downloads:
+            row.download_button(
+                button,
+                # generated only when clicked: no per-rerun cost, nothing kept per session
+                data=functools.partial(make, fig, data),
+                file_name=f"posenc-lab_{filename}.{ext}",
+                mime=mime,
+                key=f"{ext}_{key}",
+                on_click="ignore",
+                icon=":material/download:",
+                help=tip,
+            )
+
+
+def _csv(fig, data) -> bytes:
+    return export.to_csv(fig) if data is None else export.array_to_csv(data)
+
+
+def _npy(fig, data) -> bytes:
+    return export.to_npy(fig) if data is None else export.array_to_npy(data)
+
+
+def _html(fig, data) -> bytes:
+    return export.to_html(fig)
+
+
+def table(data, *, index: str | None = None, **options) -> None:
+    """``st.table`` of a small table given as rows (a list of dicts) or columns (a dict of
+    lists), its first column the index when ``index`` names it.
+
+    Streamlit turns a table into pandas and then Arrow on every run, hits included (0.6-0.9
+    ms a table, alone). Here the Arrow table is made once per content, by Streamlit's own
+    conversion, so what is sent is the same; the index is shown only when ``index`` is
+    given, as Streamlit does for a frame with ``set_index``. The cache key is the cells'
+    ``repr``, exact for plain values (str, int, float, bool, None); other tables (a NumPy
+    number's type is not in its repr) are converted on every run.
+    """
+    cells = (
+        (v for row in data for v in row.values())
+        if isinstance(data, list)
+        else (v for column in data.values() for v in column)
+    )
+    if all(type(v) in _CELL_TYPES for v in cells):
+        arrow = _arrow_table(repr((data, index)), data, index)
+    else:  # not a safe key: converted on this run, as st.table would
+        arrow = _to_arrow(data, index)
+    st.table(arrow, hide_index=index is None, **options)
+
+
+#: what a table cell may be: its repr is exact (a NumPy array's elides its middle)
+_CELL_TYPES = (str, int, float, bool, type(None))
+
+
+def _to_arrow(data, index: str | None):
+    import pandas as pd
+    from streamlit import dataframe_util
+
+    frame = pd.DataFrame(data)
+    return dataframe_util.convert_pandas_df_to_arrow_table(frame.set_index(index) if index else frame)
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _arrow_table(key: str, _data, index: str | None):
+    return _to_arrow(_data, index)
+
+
+def core_error(exc: ValueError) -> None:
+    """Show the core's message as it is: posenc writes its errors for people."""
+    st.error(str(exc), icon=":material/warning:")
+
+
+def view_picker(lesson) -> str:
+    """The lesson's view chooser (one figure set at a time), mirrored in the URL as ``view``."""
+    labels = lesson.view_labels
+    return state.choice(
+        "view", "Show", list(labels), next(iter(labels)), labels=labels, container=st, label_visibility="collapsed"
+    )

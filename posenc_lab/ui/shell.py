@@ -1,0 +1,142 @@
+"""The shell around every page: page settings, the menu, presenter mode, static CSS, and
+after a lesson its exercises, previous / next links and speaker notes.
+
+``app.py`` routes (``st.navigation``) and hands the chosen page to ``run``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+from posenc_lab.ui import class_views, classroom, exercises, layout, state
+from posenc_lab.ui.lesson import Course, Lesson
+
+#: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
+#: sessions' scripts at once and scales by processes (deploy/run_two.sh), and OpenBLAS's
+#: own threads spin while they wait for work. On 2 cores, quiet: the experiments page's
+#: default training took 12.5 s (24 s of CPU) with two threads and 8.4 s with one; a
+#: (1029 x 512) least-squares fit 285 ms of CPU against 182 ms. With the cores busy the
+#: gap widens (benchmarks/README.md, "CPU per cache miss").
+BLAS_THREADS_ENV = "POSENC_BLAS_THREADS"
+
+
+def blas_threads() -> int:
+    """The BLAS thread count this process asks for: ``POSENC_BLAS_THREADS`` if it is a
+    whole number from 1 up, otherwise 1."""
+    value = os.environ.get(BLAS_THREADS_ENV, "1").strip()
+    return int(value) if value.isdigit() and int(value) >= 1 else 1
+
+
+#: set to 0 to keep Python's own garbage-collector settings (to measure what tune_gc saves)
+GC_TUNING_ENV = "POSENC_GC_TUNING"
+#: gen0 as Python's default; a full collection after 100 gen1 collections instead of 10
+GC_THRESHOLDS = (700, 10, 100)
+
+
+def tune_gc() -> bool:
+    """Freeze what the process holds once everything is imported, and collect the oldest
+    generation ten times less often; False if ``POSENC_GC_TUNING`` is 0.
+
+    A full collection walks every tracked object, holding the GIL: every session waits. With
+    40 students exploring one app process, Python's defaults ran 14 in two minutes, a
+    median 170 ms of CPU each (timed with gc.callbacks; benchmarks/README.md). Modules,
+    Streamlit and Plotly's validators never die: frozen, they are not walked again. Garbage
+    in a reference cycle (a Plotly figure evicted from a cache) still goes, at the next
+    full collection.
+    """
+    if os.environ.get(GC_TUNING_ENV, "1").strip() == "0":
+        return False
+    # no gc.collect() first: it cost 80-520 ms of CPU in the first student's load, and the
+    # imports leave about 17 unreachable objects to freeze with the rest
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    return True
+
+
+# once per process: this module is imported once, app.py runs on every rerun
+threadpool_limits(blas_threads(), user_api="blas")
+tune_gc()
+
+#: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
+CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
+#: presenter mode: Streamlit sizes its text in rem, so the root size scales it all
+PRESENTER_CSS = "<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>"
+
+
+def configure() -> None:
+    """Page settings; must come before anything else is drawn."""
+    present_in_url = st.query_params.get("present") in ("1", "true")
+    st.set_page_config(
+        page_title="posenc-lab: how Transformers know word order",
+        # no page icon: a Material icon as favicon is fetched from Google's font host, and
+        # an emoji needs an emoji font; Streamlit's own favicon is served locally
+        layout="wide",
+        # a projected lesson starts with the figures, not the controls
+        initial_sidebar_state="collapsed" if present_in_url else "auto",
+    )
+
+
+def pages(course: Course) -> list[st.Page]:
+    """Every page of the course, the start page first (the default)."""
+    # no icons in the navigation: Streamlit makes the current page's icon the favicon, and a
+    # Material icon there is fetched from Google's font host (an emoji needs an emoji font)
+    home = st.Page(course.home.page_file, title=course.home.title, default=True)
+    return [
+        home,
+        *(
+            st.Page(lesson.page_file, title=lesson.title, url_path=lesson.url_path)
+            for lesson in (course.class_page, *course.lessons, *course.reference)
+        ),
+    ]
+
+
+def run(page: st.Page, course: Course) -> None:
+    """Draw the shell and run ``page`` (one of ``course``'s) inside it."""
+    # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
+    # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
+    layout.navigation_links(course.home, course.lessons, course.reference, course.class_page)
+    state.start_run(page.url_path)
+    # a student's class link is kept in the address bar on every page (ui.classroom)
+    classroom.follow_link()
+    present = state.toggle(
+        "present",
+        "Presenter mode",
+        False,
+        help="Larger type and figures; explanations fold into speaker notes.",
+        omit_default=True,
+    )
+    layout.start_page(present)
+    st.html(CSS)
+    if present:
+        st.html(PRESENTER_CSS)
+    notice_area = st.container()
+    if classroom.member() is not None and page.url_path != course.class_page.url_path:
+        class_views.banner(course, classroom.member().code)
+    page.run()
+    current = course.lesson_by_url(page.url_path)
+    if current is not None:
+        exercises.render(current)
+        _neighbours(current)
+    layout.draw_speaker_notes()
+    state.finish_run(notice_area)
+
+
+def _neighbours(current: Lesson) -> None:
+    """Previous / next links at the foot of a lesson."""
+    lessons = current.course.lessons
+    index = lessons.index(current)
+    st.divider()
+    back, _, forward = st.columns([2, 3, 2])
+    if index > 0:
+        before = lessons[index - 1]
+        back.page_link(before.page_file, label=f"Previous: {before.title}", icon=":material/arrow_back:")
+    else:
+        back.page_link(current.course.home.page_file, label="Back to the start", icon=":material/arrow_back:")
+    if index + 1 < len(lessons):
+        after = lessons[index + 1]
+        forward.page_link(after.page_file, label=f"Next: {after.title}", icon=":material/arrow_forward:")
