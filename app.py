@@ -9,9 +9,9 @@ this file and so without its shared shell. See README, "Navigation".
 
 # Import pandas completely before anything can draw a figure. Plotly checks for pandas by
 # peeking into sys.modules, without waiting: on a fresh server, while one session's first
-# run was still importing pandas (Streamlit does so lazily), others building figures found
-# it half-initialised and failed (15 of 40 students opening the experiments page at once).
-# A plain import here makes every session wait until pandas is whole.
+# run is still importing pandas (Streamlit does so lazily), others building figures would
+# find it half-initialised and fail (a class opening the experiments page at once;
+# tests/test_classroom_load.py). A plain import here makes every session wait for it whole.
 import pandas  # noqa: F401  (imported for its side effect)
 import streamlit as st
 
