@@ -85,7 +85,7 @@ start() {
   echo "app pids: $(cat "$RUN_DIR"/app-*.pid | tr '\n' ' ')(logs and nginx.conf in $RUN_DIR)"
 }
 
-warm() {  # every lesson view once on each fresh process (docs/deploy.md, section 5)
+warm() {  # every lesson view once on each fresh process (docs/deploy.md, "One process")
   local pids=() port
   for port in "${PORTS[@]}"; do
     "$PYTHON" benchmarks/classroom_load.py --warm --url "http://127.0.0.1:$port" --window 5 --timeout 120 \

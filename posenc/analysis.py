@@ -283,7 +283,7 @@ def _by_offset(pos, f, *, signed: bool) -> np.ndarray:
     elementwise ``f`` of (N,) int64 offsets and whole-number positions ``pos`` (T,).
 
     ``f`` is evaluated once per offset in range and looked up for every pair: the same
-    values, without a logarithm per pair (a translation error at T = 512 took 24 ms for
+    values, without a logarithm per pair (a translation error at T = 512 takes 24 ms for
     T5 and 10 for KERPLE with one, 7 ms each without). Positions spread wider than there
     are pairs are done pair by pair.
     """

@@ -18,7 +18,7 @@ vocabulary. Position enters in one of six ways:
 and a seventh of the user's own, a ``CustomMethod``: a fixed table added to the input
 or fixed rotary frequencies (``posenc_lab.lessons.design.measure.experiment_method`` makes one from a
 design). It starts from the initial weights of the classic of its family (sinusoidal,
-or RoPE) and sees the same batches, so the six classics run exactly as before.
+or RoPE) and sees the same batches, so the six classics run exactly as they do without it.
 
 Two synthetic tasks need position:
 

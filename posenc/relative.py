@@ -276,8 +276,8 @@ def t5_bias(table, q_len: int, k_len: int | None = None, *, bidirectional: bool 
     table = as_float_array("table", table, ndim=2)
     q_len, k_len = as_lengths(q_len, k_len)
     check_budget(table.shape[1] * q_len * k_len, "t5_bias(table, q_len, k_len)")
-    # bucket each of the Tq + Tk - 1 distances once (a logarithm per pair cost most of the
-    # time at T = 1024), then lay each head's values out over the pairs
+    # bucket each of the Tq + Tk - 1 distances once (a logarithm per pair would cost most of
+    # the time at T = 1024), then lay each head's values out over the pairs
     offsets = -_distances(q_len, k_len)  # (Tq + Tk - 1,) key minus query
     buckets = t5_bucket(offsets, bidirectional=bidirectional, num_buckets=table.shape[0], max_distance=max_distance)
     return _by_distance(table[buckets].T, k_len)  # (H, Tq, Tk)

@@ -76,7 +76,7 @@ DIGIT_WIDTH = 0.62
 
 # Everything below works on the figure's plain dict spec (``to_plotly_json()``), not on
 # Plotly's objects: every property read or write through them parses a path, validates
-# and copies, and ``prepare`` made thousands of them (14-120 ms a figure, issue 18).
+# and copies, and ``prepare`` makes thousands of them (14-120 ms a figure through Plotly).
 # Dicts are never changed in place below the level their owner copied: ``_merged``
 # returns new dicts, so panels of one figure may share nested parts safely.
 
@@ -634,8 +634,8 @@ _BRANCHES = (dict, list, tuple)
 def sendable(value):
     """A new copy of a figure's plain tree (dicts, lists, tuples) with the arrays Plotly
     encodes as base64 typed arrays encoded: what ``deepcopy`` then Plotly's
-    ``convert_to_base64`` give (``fig.to_dict()``), in one pass. That pair walked every value
-    twice and copied each array before encoding it: 11% of a server's CPU with 200 students
+    ``convert_to_base64`` give (``fig.to_dict()``), in one pass. That pair walks every value
+    twice and copies each array before encoding it: 11% of a server's CPU with 200 students
     exploring (py-spy). ``value`` is not changed (it may be shared by every session)."""
     if isinstance(value, dict):
         return {k: _sendable_entry(k, v) for k, v in value.items()}
@@ -671,8 +671,9 @@ _NARROWER = {
 def typed_array(value: np.ndarray):
     """``to_typed_array_spec(value)`` for an array: ``{"dtype", "bdata"[, "shape"]}``, the same
     bytes. A numeric array is encoded here; Plotly's function first offers every array to
-    narwhals (a dataframe library's type checks) and copies it, 0.1 ms an array, which was a
-    third of preparing compare's ten panels. Anything else goes to Plotly's function."""
+    narwhals (a dataframe library's type checks) and copies it, 0.1 ms an array: a third of
+    preparing compare's ten panels, were every array to go through it. Anything else goes
+    to Plotly's function."""
     if value.dtype.kind not in "iuf" or value.size == 0 or value.ndim == 0:
         return to_typed_array_spec(value)
     narrower = _NARROWER.get(str(value.dtype))
@@ -702,7 +703,7 @@ def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]
     if frames and isinstance(frames[0], go.Frame):
         # an animation's frames are not restyled: its chart takes the frame objects of
         # ``fig`` (read-only, like ``fig``) rather than rebuild them through Plotly, which
-        # cost 8-10 ms for the rotation's 64 frames even unvalidated
+        # costs 8-10 ms for the rotation's 64 frames even unvalidated
         charts[0][0]._frame_objs = frames
     elif frames:
         charts[0][0].frames = frames

@@ -4,9 +4,9 @@ Every axis has ``automargin`` (a tick label is never cut off). Plotly measures a
 labels and title only after it has drawn the chart, and when they need more room than
 ``layout.margin`` gave, it draws the whole chart again with the wider margin
 (``Plots.doAutoMargin``). Streamlit mounts a new Plotly chart whenever a figure changes, so
-every chart was drawn twice on every load and every slider move: in Chromium, Plotly.js drew
-the ten charts of the compare page in 226 ms as they were sent, and in 91 ms with margins that
-already fitted (benchmarks/README.md, seventh round).
+a margin that is too small costs a second draw on every load and every slider move: in
+Chromium, Plotly.js draws the ten charts of the compare page in 226 ms with the margins it
+must widen, and in 91 ms with margins that already fit.
 
 :func:`reserve` estimates the room Plotly's automargin will ask for: from the tick labels it
 will write (given ones, categories, or the ones its automatic ticks choose for the axis's
@@ -14,7 +14,7 @@ range), the tick font, the ticks and the axis title; a heatmap's first and last 
 which stick out above and below the plot when their row is thin; the colour bars
 (:func:`bar_room`); and a legend above, below or beside the plot (:func:`legend_room`). It
 widens the margin on each side to that. Automargin stays on: where the estimate falls short,
-Plotly still widens the margin, at the old cost. That is where the chart's width in the
+Plotly still widens the margin and draws the chart twice. That is where the chart's width in the
 browser decides, which the server does not know: long category labels that a phone's narrow
 chart turns, and a legend that wraps onto more rows than on a desktop's or a projector's
 column (a phone, or a chart that a lesson puts in a column of its own).

@@ -115,7 +115,7 @@ def subplot_layout(*, subplot_titles: Sequence[str | None] = (), **grid) -> dict
     without its template (the figure made from it gets the default one).
 
     Titles often change with a slider (``clip(j - i, -K, K), K = 4``): caching
-    ``subplots`` by its arguments then missed on every move, and make_subplots cost 8-15 ms.
+    ``subplots`` by its arguments would miss on every move, and make_subplots costs 8-15 ms.
     Here the grid is made once per ``grid`` and number of titles, with marks where the
     titles go, and each call fills them in. An empty title gets no annotation, as in
     make_subplots. (tests/test_figures.py compares with make_subplots.)

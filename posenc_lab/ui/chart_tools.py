@@ -104,8 +104,9 @@ def tools(key: str, chart_keys: list[str], filename: str, *, animated: bool = Fa
 
     Mounted without a key of its own: its identity comes from ``data``, which names its
     charts. A keyed component's state is read back through a presenter every time any
-    slider or radio button is drawn (Streamlit's ``filtered_state``), which had taken a
-    tenth of the server's CPU with 200 students exploring (py-spy); these buttons keep no state.
+    slider or radio button is drawn (Streamlit's ``filtered_state``): with a dozen charts on
+    a page, about a tenth of the server's CPU with 200 students exploring (py-spy). These
+    buttons keep no state, so they need no key.
     """
     _TOOLS(
         data=dict(

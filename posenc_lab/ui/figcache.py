@@ -1,7 +1,7 @@
 """Build each figure once per server for every distinct input, and share it.
 
 In a class, forty students ask for the same few settings; building a Plotly figure
-(validating every trace and axis) was half of a rerun's CPU. ``figure(builder, ...)``
+(validating every trace and axis) on every rerun would be half of its CPU. ``figure(builder, ...)``
 keys the figure on an exact fingerprint of the builder's arguments (every byte of
 every array, not a sample), so any change in the numbers builds a new figure, and a
 setting already seen reuses the one built for it, whichever student asked first.
@@ -99,9 +99,9 @@ class _Drawn(go.Figure):
     copy of every trace and the conversion of its arrays to base64, paid again on each
     rerun. A cached panel is read-only, so its dict is made once, when it is cached,
     straight from the page's finished spec (``figures.display.prepare_specs``), without
-    building the Plotly objects it would be read back from. With 200 students each asking
-    for new values, preparing figures had taken 18% of the server's CPU (py-spy), a third
-    of that in Plotly's constructor and its copies. Nothing that reads the dict
+    building the Plotly objects it would be read back from: with 200 students each asking
+    for new values, preparing figures through those objects takes 18% of the server's CPU
+    (py-spy), a third of it in Plotly's constructor and its copies. Nothing that reads the dict
     changes it: Plotly's ``to_json`` builds a new structure, and the trace ``uid`` it
     would pop is popped here.
 

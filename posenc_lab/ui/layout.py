@@ -41,8 +41,8 @@ def lesson_body(lesson) -> None:
 
     A move then costs only the lesson's own work: the shell (menu links, presenter
     switch, class banner), the exercises and the previous / next links are neither run
-    nor sent again (a whole-page rerun cost 24-64 ms of CPU before a figure was even
-    made; benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the
+    nor sent again: a run's fixed part (widgets, texts, messages) is most of a move's CPU
+    (benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the
     sidebar: a fragment's writes to it are redrawn in place. The speaker notes are drawn
     here, under the view, since the view writes them and the shell's own run is not
     repeated. Nothing outside reads the view's values: the exercises stand alone.
@@ -265,10 +265,10 @@ def _data_and_code(fig, *, key: str, filename: str, code: str | None, data) -> N
     """The chart's code and its downloads, in an expander whose content is drawn only while
     it is open (opening it reruns the page).
 
-    Drawn on every run, the code block, the button row and three download buttons were five
-    of a chart's nine messages to the browser, and the server's per-message work (a wake-up
-    of the event loop, a websocket frame) was about a third of its CPU with 200 students
-    exploring (py-spy). Closed, the expander is one message.
+    Drawn on every run, the code block, the button row and three download buttons would be
+    five of a chart's nine messages to the browser, and the server's per-message work (a
+    wake-up of the event loop, a websocket frame) is about a third of its CPU with 200
+    students exploring (py-spy). Closed, the expander is one message.
     """
     label = "Data and code" if code is not None else "Data"
     with st.expander(

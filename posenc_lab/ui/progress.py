@@ -9,7 +9,7 @@ exercise the session has not counted, it reports the stored value back (one reru
 then: a fresh browser or a fully restored session costs nothing), and the server keeps
 only the keys that name real exercises (``restore``). Nothing leaves the browser but
 that report to the app's own server. Where storage is blocked (private modes, strict
-settings) every access is caught and progress lasts for the session only, as before.
+settings) every access is caught and progress lasts for the session only.
 """
 
 from __future__ import annotations

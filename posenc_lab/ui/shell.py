@@ -18,10 +18,10 @@ from posenc_lab.ui.lesson import Course, Lesson
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
 #: sessions' scripts at once and scales by processes (deploy/run_two.sh), and OpenBLAS's
-#: own threads spin while they wait for work. On 2 cores, quiet: the experiments page's
-#: default training took 12.5 s (24 s of CPU) with two threads and 8.4 s with one; a
+#: own threads spin while they wait for work. On 2 quiet cores the experiments page's
+#: default training takes 12.5 s (24 s of CPU) with two threads and 8.4 s with one, and a
 #: (1029 x 512) least-squares fit 285 ms of CPU against 182 ms. With the cores busy the
-#: gap widens (benchmarks/README.md, "CPU per cache miss").
+#: gap widens (benchmarks/README.md, "Process settings the numbers assume").
 BLAS_THREADS_ENV = "POSENC_BLAS_THREADS"
 
 
@@ -43,7 +43,7 @@ def tune_gc() -> bool:
     generation ten times less often; False if ``POSENC_GC_TUNING`` is 0.
 
     A full collection walks every tracked object, holding the GIL: every session waits. With
-    40 students exploring one app process, Python's defaults ran 14 in two minutes, a
+    40 students exploring one app process, Python's defaults run 14 in two minutes at a
     median 170 ms of CPU each (timed with gc.callbacks; benchmarks/README.md). Modules,
     Streamlit and Plotly's validators never die: frozen, they are not walked again. Garbage
     in a reference cycle (a Plotly figure evicted from a cache) still goes, at the next
@@ -51,7 +51,7 @@ def tune_gc() -> bool:
     """
     if os.environ.get(GC_TUNING_ENV, "1").strip() == "0":
         return False
-    # no gc.collect() first: it cost 80-520 ms of CPU in the first student's load, and the
+    # no gc.collect() first: it costs 80-520 ms of CPU in the first student's load, and the
     # imports leave about 17 unreachable objects to freeze with the rest
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

@@ -21,9 +21,9 @@ import streamlit as st
 WIDGET = "w:"
 #: session-state keys of three dicts keyed by URL name: each control's kept value, the page
 #: it was last drawn on, and a choice slider's options. One key each, not one per control:
-#: Streamlit's slider and radio copy the whole session state on every draw, and after a
-#: session had opened every view, 210 of its 256 keys were these (a claims-biases run cost
-#: 26 ms in a fresh session and 34 after every view, under AppTest)
+#: Streamlit's slider and radio copy the whole session state on every draw, so keys per
+#: control (210 of 256 in a session that has opened every view) would make each run dearer
+#: the more views the session has opened
 _KEPT = "_kept"
 _NOTICES = "_url_notices"
 _OWNED = "_url_owned"
@@ -143,8 +143,8 @@ def _control(
         if name in st.query_params:
             del st.query_params[name]
     elif st.query_params.get(name) != (encoded := encode(value)):
-        # each write sends the browser a message, even of the value it has: it was one per
-        # control per run, 4-9 of a slider move's 33-94 messages on six views counted
+        # each write sends the browser a message, even of the value it has: writing every
+        # control on every run would add 4-9 messages to a slider move
         st.query_params[name] = encoded
     st.session_state.setdefault(_OWNED, []).append(name)
     return value

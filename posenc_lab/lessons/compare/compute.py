@@ -4,8 +4,8 @@ Every method scores the same seeded phrase (``compare_lessons.phrase``) with the
 options fixed here, so the heatmaps, the table and the bars describe one setting.
 
 Two levels of cache: per method (so moving H recomputes ALiBi alone) and per setting
-(so a setting already seen costs one lookup, not one per method: in a class, the
-lookups themselves were a tenth of this page's server time).
+(so a setting already seen costs one lookup, not one per method: in a class, a lookup per
+method would itself be about a tenth of this page's server time).
 """
 
 from __future__ import annotations

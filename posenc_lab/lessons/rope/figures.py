@@ -143,7 +143,7 @@ def rotation_animation(
     path_y = (cy[None, :] + q_unit[:, :, 1]).T.reshape(-1)
     path_m = np.tile(np.asarray(positions_q), n_pairs)
     # plain dicts, as builders._figure: Plotly's checked API (go.Scatter, add_annotation,
-    # update_*axes, assigning the frames) cost 13-53 ms a figure, most of a rope-rotation
+    # update_*axes, assigning the frames) costs 13-53 ms a figure, most of a rope-rotation
     # miss; tests/test_figures_rope.py compares the result with what the checked API builds
     data = [
         dict(
