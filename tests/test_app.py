@@ -16,8 +16,11 @@ MB = 1_000_000
 
 
 def test_there_is_no_pages_folder_to_trigger_legacy_discovery():
-    # with st.navigation, a pages/ folder makes Streamlit's first run auto-discover it
+    # with st.navigation, a pages/ folder beside the entry script makes Streamlit's first run
+    # auto-discover it: neither entry script (a checkout's app.py, the installed
+    # posenc_lab/app.py) has one
     assert not (ROOT / "pages").exists()
+    assert not (ROOT / "posenc_lab" / "pages").exists()
 
 
 def test_home_page_shows_the_path_and_the_method_table():
