@@ -44,3 +44,36 @@ def test_no_text_the_app_shows_depends_on_an_emoji_font():
         if EMOJI.search(line)
     ]
     assert not offenders
+
+
+def _plotly_private_names() -> set[str]:
+    """The underscore attributes of Plotly's figure, layout, trace and frame objects."""
+    import plotly.graph_objects as go
+
+    objects = [go.Figure(data=[go.Heatmap(z=[[1]])], frames=[go.Frame(name="f")]), go.Layout(), go.Scatter()]
+    objects += [go.Frame(), go.layout.XAxis(), go.layout.Annotation()]
+    return {n for o in objects for n in dir(o) if n.startswith("_") and not n.startswith("__")}
+
+
+def test_only_figures_plotly_private_touches_plotlys_private_api():
+    # named anywhere: Plotly's private modules and their functions, the constructor's _validate
+    named = re.compile(
+        r"_plotly_utils|validator_cache|ValidatorCache|\b_validate\b|\b_valid_props\b|plotlyjsShortTypes"
+        r"|to_typed_array_spec|convert_to_base64|is_skipped_key|is_homogeneous_array|copy_to_readonly_numpy_array"
+        r"|from\s+plotly[\w.]*\s+import\s+_|\bplotly(\.\w+)*\._\w"
+    )
+    # read as an attribute (fig._data) or by name (getattr(fig, "_props")); an app's own
+    # variable of the same name (a Streamlit cache argument ``_data``) is not Plotly's
+    private = _plotly_private_names()
+    attribute = re.compile(r"\.(_[A-Za-z]\w*)\b|[\"'](_[A-Za-z]\w*)[\"']")
+    files = [p for folder in ("figures", "ui", "lessons", "classroom", "posenc") for p in (ROOT / folder).rglob("*.py")]
+    offenders = []
+    for p in [*files, ROOT / "app.py"]:
+        if p == ROOT / "figures" / "plotly_private.py":
+            continue
+        for n, line in enumerate(p.read_text().splitlines(), start=1):
+            found = [m[0] for m in named.finditer(line)]
+            found += [m[1] or m[2] for m in attribute.finditer(line) if (m[1] or m[2]) in private]
+            if found:
+                offenders.append(f"{p.relative_to(ROOT)}:{n}: {', '.join(found)}")
+    assert not offenders
