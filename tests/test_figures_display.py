@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from posenc_lab import figures
-from posenc_lab.figures import display, export
+from posenc_lab.figures import display, export, plotly_private
 from posenc_lab.lessons.compare.figures import score_grid
 from posenc_lab.lessons.relative.figures import offset_panels
 
@@ -335,7 +335,7 @@ def test_typed_array_is_plotlys_encoding_of_any_array():
             value = value[::2]
         elif view == "transposed":
             value = value.T
-        assert _same(display.typed_array(value), to_typed_array_spec(value))
+        assert _same(plotly_private.typed_array_spec(value), to_typed_array_spec(value))
 
     check()
 
@@ -343,6 +343,7 @@ def test_typed_array_is_plotlys_encoding_of_any_array():
 @pytest.mark.parametrize("fig", list(_every_kind_of_figure()), ids=["heatmap", "lines", "bars", "panels"])
 def test_sendable_of_a_built_figure_is_plotlys_to_dict(fig):
     sent = fig.to_dict()
-    assert _same({"data": display.sendable(fig._data), "layout": display.sendable(fig._layout)}, sent)
+    data, layout = plotly_private.figure_parts(fig)
+    assert _same({"data": display.sendable(data), "layout": display.sendable(layout)}, sent)
     # the arrays did go out as base64, so the comparison above compared encodings
     assert any("bdata" in str(trace) for trace in sent["data"])

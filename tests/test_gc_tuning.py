@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = (
-    "import gc, json; before = gc.get_threshold(); import ui.shell; "
+    "import gc, json; before = gc.get_threshold(); import posenc_lab.ui.shell; "
     "print(json.dumps([before, gc.get_threshold(), gc.get_freeze_count()]))"
 )
 

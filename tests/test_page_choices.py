@@ -15,7 +15,7 @@ from app_helpers import assert_clean, chart_bytes, charts, open_page
 from posenc_lab.course import lesson_by_path
 
 PAGE = "posenc_lab/lessons/choices/page.py"
-DATA = Path(__file__).resolve().parents[1] / "ui" / "data"
+DATA = Path(__file__).resolve().parents[1] / "posenc_lab" / "lessons" / "experiments" / "data"
 MB = 1_000_000
 
 

@@ -38,7 +38,14 @@ MODULES = {
     "images": (images, images_exercises),
 }
 POLLS: dict[str, Poll] = {poll.key: poll for _, ex in MODULES.values() for poll in ex.POLLS}
-STORED = Path(posenc.__file__).resolve().parents[1] / "ui" / "data" / "experiment_copy.npz"
+STORED = (
+    Path(posenc.__file__).resolve().parents[1]
+    / "posenc_lab"
+    / "lessons"
+    / "experiments"
+    / "data"
+    / "experiment_copy.npz"
+)
 
 
 def poll(key: str) -> Poll:

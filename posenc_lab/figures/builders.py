@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from posenc_lab.figures import plotly_private
 from posenc_lab.figures.theme import (
     FONT,
     MAX_COLS,
@@ -37,19 +38,17 @@ def _scale(name: str) -> tuple:
 
 
 def _figure(data: list[dict], layout: dict) -> go.Figure:
-    """A figure from plain trace and layout dicts, without Plotly's per-property checks.
+    """A figure from plain trace and layout dicts, without Plotly's per-property checks
+    (``plotly_private.figure_unvalidated``).
 
     Building through ``add_trace`` / ``update_layout`` walks Plotly's validated property
     tree on every call: 10-40 ms a figure, most of a cache miss's CPU on a page. The dicts
     here are the ones the checked calls would make (``tests/test_figures.py`` rebuilds
     every builder's figure with validation and compares).
     """
-    fig = go.Figure(dict(data=[_plain(t) for t in data], layout=_plain(layout)), _validate=False)
     # what callers add afterwards (``after=`` markers, display's styling) is checked as usual
-    fig._validate = fig.layout._validate = True
-    for trace in fig.data:
-        trace._validate = True
-    return fig
+    spec = dict(data=[_plain(t) for t in data], layout=_plain(layout))
+    return plotly_private.figure_unvalidated(spec, checked_after=True)
 
 
 def _base(title: str, height: int | None) -> dict:

@@ -23,8 +23,6 @@ in presenter mode and is never covered by Plotly's toolbar.
 
 from __future__ import annotations
 
-import base64
-import functools
 import math
 import re
 from copy import deepcopy
@@ -32,11 +30,8 @@ from copy import deepcopy
 import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
-from _plotly_utils.basevalidators import is_homogeneous_array
-from _plotly_utils.utils import is_skipped_key, plotlyjsShortTypes, to_typed_array_spec
-from plotly.validator_cache import ValidatorCache
 
-from posenc_lab.figures import margins
+from posenc_lab.figures import margins, plotly_private
 from posenc_lab.figures.arrays import as_array
 
 #: Streamlit's chart theme swaps this colour for its "gray90" text colour of the active
@@ -109,12 +104,6 @@ def _merged(old: dict | None, changes: dict) -> dict:
     out = dict(old) if old else {}
     _apply(out, changes)
     return out
-
-
-@functools.cache
-def _trace_props(kind: str) -> frozenset[str]:
-    """The properties a trace type has (what ``hasattr(trace, name)`` told of an object)."""
-    return frozenset(ValidatorCache.get_validator("", "data").get_trace_class(kind)._valid_props)
 
 
 def _given(value) -> bool:
@@ -360,7 +349,7 @@ def _finish_spec(spec: dict, *, present: bool, columns: int = 1, share: float = 
     lightened: set[str] = set()
     for trace in data:
         kind = trace.get("type", "scatter")
-        props = _trace_props(kind)
+        props = plotly_private.trace_props(kind)
         if "colorbar" in props:
             trace["colorbar"] = _finished_bar(trace.get("colorbar"), mode, present)
         if kind == "heatmap":
@@ -484,7 +473,7 @@ def split_panels(fig: go.Figure) -> list[list[go.Figure]]:
     if not is_multi_panel(fig):
         return [[fig]]
     # parts of a figure Plotly has validated already
-    return [[go.Figure(panel, _validate=False) for panel in row] for row in _split_spec(fig.to_plotly_json())]
+    return [[plotly_private.figure_unvalidated(panel) for panel in row] for row in _split_spec(fig.to_plotly_json())]
 
 
 def _split_spec(spec: dict) -> list[list[dict]]:
@@ -612,7 +601,8 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
     ``fig`` is not changed (it may be shared by every session).
     """
     # Plotly's to_dict would also deep-copy and convert the frames, which are dropped below
-    spec = {"data": sendable(fig._data), "layout": sendable(fig._layout)}
+    data, layout = plotly_private.figure_parts(fig)
+    spec = {"data": sendable(data), "layout": sendable(layout)}
     title = _get(spec, "layout", "title", "text") or ""
     rows = _split_spec(spec)
     for row in rows:
@@ -623,7 +613,7 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
                 panel["layout"]["meta"] = dict(panel["layout"].get("meta") or {}, chart_title=title)
     if len(rows) == 1 and len(rows[0]) == 1:
         title = _title_in(rows[0][0]["layout"]) or title
-    frames = list(fig._frame_objs)  # only an animation has them, and it is one panel
+    frames = list(plotly_private.frames_of(fig))  # only an animation has them, and it is one panel
     return title, rows, frames or None
 
 
@@ -636,7 +626,8 @@ def sendable(value):
     encodes as base64 typed arrays encoded: what ``deepcopy`` then Plotly's
     ``convert_to_base64`` give (``fig.to_dict()``), in one pass. That pair walks every value
     twice and copies each array before encoding it: 11% of a server's CPU with 200 students
-    exploring (py-spy). ``value`` is not changed (it may be shared by every session)."""
+    exploring (py-spy). ``value`` is not changed (it may be shared by every session). With a Plotly the tests
+    do not cover, the arrays are copied, not encoded (``plotly_private.typed_array_spec``)."""
     if isinstance(value, dict):
         return {k: _sendable_entry(k, v) for k, v in value.items()}
     if isinstance(value, list):
@@ -647,49 +638,16 @@ def sendable(value):
 
 
 def _sendable_entry(key: str, value):
-    # as convert_to_base64: only a dict's values are encoded, and nothing under its skipped keys
+    # as Plotly's to_dict: only a dict's values are encoded, and nothing under its skipped keys
     if isinstance(value, _LEAVES):
         return value
-    if is_skipped_key(key):
+    if plotly_private.skipped_key(key):
         return deepcopy(value)
     if isinstance(value, _BRANCHES):
         return sendable(value)
-    if isinstance(value, np.ndarray):
-        return typed_array(value)
-    if is_homogeneous_array(value):
-        return to_typed_array_spec(value)
+    if isinstance(value, np.ndarray) or plotly_private.homogeneous_array(value):
+        return plotly_private.typed_array_spec(value)
     return deepcopy(value)
-
-
-#: the smallest integer type plotly's ``to_typed_array_spec`` moves a 64-bit array to
-_NARROWER = {
-    "int64": (np.int8, np.int16, np.int32),
-    "uint64": (np.uint8, np.uint16, np.uint32),
-}
-
-
-def typed_array(value: np.ndarray):
-    """``to_typed_array_spec(value)`` for an array: ``{"dtype", "bdata"[, "shape"]}``, the same
-    bytes. A numeric array is encoded here; Plotly's function first offers every array to
-    narwhals (a dataframe library's type checks) and copies it, 0.1 ms an array: a third of
-    preparing compare's ten panels, were every array to go through it. Anything else goes
-    to Plotly's function."""
-    if value.dtype.kind not in "iuf" or value.size == 0 or value.ndim == 0:
-        return to_typed_array_spec(value)
-    narrower = _NARROWER.get(str(value.dtype))
-    if narrower is not None:
-        low, high = value.min(), value.max()
-        fits = [t for t in narrower if np.iinfo(t).min <= low and high <= np.iinfo(t).max]
-        if not fits:
-            return to_typed_array_spec(value)  # left as it is, as Plotly does
-        value = value.astype(fits[0])
-    short = plotlyjsShortTypes.get(str(value.dtype))
-    if short is None:
-        return to_typed_array_spec(value)
-    spec = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(value)).decode("ascii")}
-    if value.ndim > 1:
-        spec["shape"] = str(value.shape)[1:-1]
-    return spec
 
 
 def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]]]:
@@ -699,12 +657,12 @@ def prepare(fig: go.Figure, *, present: bool) -> tuple[str, list[list[go.Figure]
     """
     title, rows, frames = prepare_specs(fig, present=present)
     # parts of a figure Plotly has validated already
-    charts = [[go.Figure(panel, _validate=False) for panel in row] for row in rows]
+    charts = [[plotly_private.figure_unvalidated(panel) for panel in row] for row in rows]
     if frames and isinstance(frames[0], go.Frame):
         # an animation's frames are not restyled: its chart takes the frame objects of
         # ``fig`` (read-only, like ``fig``) rather than rebuild them through Plotly, which
         # costs 8-10 ms for the rotation's 64 frames even unvalidated
-        charts[0][0]._frame_objs = frames
+        plotly_private.set_frames(charts[0][0], frames)
     elif frames:
         charts[0][0].frames = frames
     return title, charts

@@ -11,6 +11,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from posenc_lab.figures import plotly_private
+
 #: Diverging scale for signed values, centred at 0 (ColorBrewer RdBu, reversed so that
 #: positive is red); ColorBrewer marks it safe for the common colour-vision deficiencies.
 SIGNED_SCALE = "RdBu_r"
@@ -97,11 +99,8 @@ def subplots(**kwargs) -> go.Figure:
         if len(_SUBPLOTS) >= _MAX_SUBPLOTS:
             _SUBPLOTS.clear()
         _SUBPLOTS[key] = template
-    # the template was validated when make_subplots built it: copy it without re-validating
-    fig = go.Figure(template.to_dict(), _validate=False)
-    fig._validate = True
-    fig._grid_ref, fig._grid_str = template._grid_ref, template._grid_str
-    return fig
+    # the template was validated when make_subplots built it: copied without re-validating
+    return plotly_private.figure_copy(template)
 
 
 #: subplot_layout's grids, keyed without their titles

@@ -22,7 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from posenc_lab.figures import display
+from posenc_lab.figures import display, plotly_private
 
 #: figures kept per server process; the largest is a few MB of Python objects
 MAX_FIGURES = 128
@@ -117,7 +117,9 @@ def _drawn(spec: dict, frames: list | None) -> _Drawn:
     plain = {"data": spec["data"], "layout": spec["layout"]}
     if frames:
         # the frame objects belong to the shared figure: a new copy, as Plotly's to_dict makes
-        plain["frames"] = display.sendable([f._props if isinstance(f, go.Frame) else f for f in frames])
+        plain["frames"] = display.sendable(
+            [plotly_private.frame_props(f) if isinstance(f, go.Frame) else f for f in frames]
+        )
     for trace in plain["data"]:
         trace.pop("uid", None)
     panel = object.__new__(_Drawn)

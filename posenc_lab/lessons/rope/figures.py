@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from posenc_lab.figures import plotly_private
 from posenc_lab.figures.builders import _base, _figure, _scale, line_chart
 from posenc_lab.figures.theme import PALETTE, SEQUENTIAL_SCALE, subplot_layout
 
@@ -223,7 +224,7 @@ def rotation_animation(
         texts = [_angle_text(a, s) for a, s in zip(angles[f], shares[f], strict=True)]
         data = [dict(type="scatter", x=kx, y=ky), dict(type="scatter", x=qx, y=qy), dict(type="scatter", text=texts)]
         frames.append(go.Frame(data=data, traces=[2, 3, 4], name=names[f]))
-    fig._frame_objs = tuple(frames)
+    plotly_private.set_frames(fig, frames)
     return fig
 
 
