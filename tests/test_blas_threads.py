@@ -11,8 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = (
-    "import json, threadpoolctl, ui.shell; "
-    "print(json.dumps([ui.shell.blas_threads(), "
+    "import json, threadpoolctl, posenc_lab.ui.shell; "
+    "print(json.dumps([posenc_lab.ui.shell.blas_threads(), "
     "[p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas']]))"
 )
 

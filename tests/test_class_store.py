@@ -166,7 +166,7 @@ def test_reopening_applies_no_migration_twice(class_db_url):
 def test_two_processes_opening_a_new_database_at_once_both_succeed(class_db_url):
     code = """
         import sys, time
-        from classroom import open_store
+        from posenc_lab.classroom import open_store
         url, start = sys.argv[1], float(sys.argv[2])
         time.sleep(max(0.0, start - time.time()))
         with open_store(url) as s:
@@ -503,7 +503,7 @@ def test_two_app_processes_see_the_same_class(class_db_url):
         rnd = teacher.open_poll(new.code, new.teacher_key, "q1")
     code = """
         import sys, time
-        from classroom import open_store
+        from posenc_lab.classroom import open_store
         url, round_id, start, *ids = sys.argv[1:]
         with open_store(url) as s:
             time.sleep(max(0.0, float(start) - time.time()))

@@ -192,7 +192,7 @@ def test_moving_the_offset_keeps_the_fit(monkeypatch):
     compute_claims._pair_fit.clear()
     fits = []
     real = claims.shift_pair_fit
-    monkeypatch.setattr(posenc.claims, "shift_pair_fit", lambda *a, **kw: fits.append((a, kw)) or real(*a, **kw))
+    monkeypatch.setattr(claims, "shift_pair_fit", lambda *a, **kw: fits.append((a, kw)) or real(*a, **kw))
     at = open_page(PAGE, {"view": "sinusoids", "n": "90", "d_model": "36", "offset": "5", "draw": "41"})
     assert_clean(at)
     assert len(fits) == 1

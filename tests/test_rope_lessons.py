@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posenc
-from posenc import rope
+from posenc_lab.lessons.rope import measure as rope_lessons
 
 # helpers
 
@@ -53,18 +53,18 @@ RNG = np.random.default_rng(7)
 
 
 def test_random_query_key_is_seeded_normal_and_correlated_by_rho():
-    q, k = rope.random_query_key(6, seed=3)
+    q, k = rope_lessons.random_query_key(6, seed=3)
     rng = np.random.default_rng(3)
     np.testing.assert_array_equal(q, rng.standard_normal(6))
     np.testing.assert_array_equal(k, rng.standard_normal(6))
-    q1, k1 = rope.random_query_key(6, seed=3, rho=1.0)
+    q1, k1 = rope_lessons.random_query_key(6, seed=3, rho=1.0)
     np.testing.assert_array_equal(q1, k1)
-    q2, k2 = rope.random_query_key(6, seed=3, rho=-1.0)
+    q2, k2 = rope_lessons.random_query_key(6, seed=3, rho=-1.0)
     np.testing.assert_array_equal(k2, -q2)
 
 
 def test_random_query_key_correlation_is_about_rho():
-    q, k = rope.random_query_key(200_000, seed=0, rho=0.6)
+    q, k = rope_lessons.random_query_key(200_000, seed=0, rho=0.6)
     assert np.corrcoef(q, k)[0, 1] == pytest.approx(0.6, abs=0.01)
     assert k.std() == pytest.approx(1.0, abs=0.01)
 
@@ -77,7 +77,7 @@ def test_pair_trajectory_matches_a_loop(base):
     x = RNG.standard_normal(8)
     positions = [0, 1, 5, 17.5]
     pairs = [3, 0, 2]
-    coords, angles = rope.pair_trajectory(x, positions, pairs, base=base)
+    coords, angles = rope_lessons.pair_trajectory(x, positions, pairs, base=base)
     assert coords.shape == (4, 3, 2) and angles.shape == (4, 3)
     theta = theta_loop(8, base)
     for t, p in enumerate(positions):
@@ -89,7 +89,7 @@ def test_pair_trajectory_matches_a_loop(base):
 
 
 def test_pair_trajectory_unit_vector_by_hand():
-    coords, angles = rope.pair_trajectory([1.0, 0.0, 0.0, 1.0], [2], [0, 1], base=100.0)
+    coords, angles = rope_lessons.pair_trajectory([1.0, 0.0, 0.0, 1.0], [2], [0, 1], base=100.0)
     # pair 0 turns by 2 rad; pair 1 (theta = 100^-1/2 = 0.1) starts at (0, 1) and turns by 0.2 rad
     np.testing.assert_allclose(coords[0, 0], [math.cos(2), math.sin(2)], atol=1e-15)
     np.testing.assert_allclose(coords[0, 1], [-math.sin(0.2), math.cos(0.2)], atol=1e-15)
@@ -99,8 +99,8 @@ def test_pair_trajectory_unit_vector_by_hand():
 @given(st.integers(1, 8), st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 5_000))
 def test_pair_shares_sum_to_the_score_and_see_only_the_offset(half, m, n, shift):
     head_dim = 2 * half
-    q, k = rope.random_query_key(head_dim, seed=m % 7)
-    shares = rope.pair_scores(q, k, [m, m + shift], [n, n + shift])  # (2, Dh/2)
+    q, k = rope_lessons.random_query_key(head_dim, seed=m % 7)
+    shares = rope_lessons.pair_scores(q, k, [m, m + shift], [n, n + shift])  # (2, Dh/2)
     score = posenc.rope_scores(q, k, [m], [n])[0, 0]
     assert shares[0].sum() == pytest.approx(score, abs=1e-9)
     np.testing.assert_allclose(shares[0], shares[1], atol=1e-9)
@@ -108,7 +108,7 @@ def test_pair_shares_sum_to_the_score_and_see_only_the_offset(half, m, n, shift)
 
 def test_pair_scores_match_a_loop():
     q, k = RNG.standard_normal(6), RNG.standard_normal(6)
-    shares = rope.pair_scores(q, k, [3, 0], [1, 4], base=50.0)
+    shares = rope_lessons.pair_scores(q, k, [3, 0], [1, 4], base=50.0)
     for t, (m, n) in enumerate([(3, 1), (0, 4)]):
         rq, rk = rotate_loop(list(q), m, 50.0), rotate_loop(list(k), n, 50.0)
         for i in range(3):
@@ -121,8 +121,8 @@ def test_pair_scores_match_a_loop():
 @pytest.mark.parametrize("head_dim", [2, 4, 10, 64])
 def test_dim_pairs_match_the_layout_conventions(head_dim):
     half = head_dim // 2
-    inter = rope.dim_pairs(head_dim, "interleaved")
-    halves = rope.dim_pairs(head_dim, "half")
+    inter = rope_lessons.dim_pairs(head_dim, "interleaved")
+    halves = rope_lessons.dim_pairs(head_dim, "half")
     assert inter.tolist() == [d // 2 for d in range(head_dim)]
     assert halves.tolist() == [d if d < half else d - half for d in range(head_dim)]
     # the permutation of posenc puts half's pair i where interleaved has it
@@ -135,7 +135,7 @@ def test_dim_pairs_match_the_layout_conventions(head_dim):
 
 def test_added_scores_match_a_loop():
     q, k = RNG.standard_normal(4), RNG.standard_normal(4)
-    grid = rope.added_scores(q, k, [0, 3], [1, 2, 7], base=100.0)
+    grid = rope_lessons.added_scores(q, k, [0, 3], [1, 2, 7], base=100.0)
     for a, m in enumerate([0, 3]):
         for b, n in enumerate([1, 2, 7]):
             hq = [x + y for x, y in zip(q, sinusoid_loop(m, 4, 100.0), strict=True)]
@@ -144,10 +144,10 @@ def test_added_scores_match_a_loop():
 
 
 def test_added_shift_error_is_large_while_ropes_is_rounding():
-    q, k = rope.random_query_key(16, seed=1)
-    assert rope.added_shift_error(q, k, 20, 5) > 0.1
+    q, k = rope_lessons.random_query_key(16, seed=1)
+    assert rope_lessons.added_shift_error(q, k, 20, 5) > 0.1
     assert posenc.rope_shift_error(q, k, 20, 5) < 1e-12
-    assert rope.added_shift_error(q, k, 20, 0) == 0.0
+    assert rope_lessons.added_shift_error(q, k, 20, 0) == 0.0
 
 
 def test_added_shift_error_by_brute_force():
@@ -165,7 +165,7 @@ def test_added_shift_error_by_brute_force():
                 [x + y for x, y in zip(k, sinusoid_loop(j + s, 6, 1e4), strict=True)],
             )
             worst = max(worst, abs(a - b))
-    assert rope.added_shift_error(q, k, n, s) == pytest.approx(worst, rel=1e-9)
+    assert rope_lessons.added_shift_error(q, k, n, s) == pytest.approx(worst, rel=1e-9)
 
 
 # xpos_scores
@@ -174,7 +174,7 @@ def test_added_shift_error_by_brute_force():
 def test_xpos_scores_match_the_closed_form():
     head_dim, gamma, scale_base = 8, 0.4, 64.0
     q, k = RNG.standard_normal(head_dim), RNG.standard_normal(head_dim)
-    grid = rope.xpos_scores(q, k, [0, 5, 40], [0, 3], gamma=gamma, scale_base=scale_base)
+    grid = rope_lessons.xpos_scores(q, k, [0, 5, 40], [0, 3], gamma=gamma, scale_base=scale_base)
     theta = theta_loop(head_dim, 1e4)
     for a, m in enumerate([0, 5, 40]):
         for b, n in enumerate([0, 3]):
@@ -190,7 +190,7 @@ def test_xpos_scores_match_the_closed_form():
 def test_xpos_scores_are_rope_scores_when_the_decay_is_off():
     # zeta_i -> 1 as gamma grows: the xPos score tends to RoPE's
     q, k = RNG.standard_normal(6), RNG.standard_normal(6)
-    xpos = rope.xpos_scores(q, k, [9], [2], gamma=1e9)
+    xpos = rope_lessons.xpos_scores(q, k, [9], [2], gamma=1e9)
     np.testing.assert_allclose(xpos, posenc.rope_scores(q, k, [9], [2]), rtol=1e-6)
 
 
@@ -198,9 +198,9 @@ def test_xpos_scores_are_rope_scores_when_the_decay_is_off():
 
 
 def test_scaling_regions_by_hand():
-    assert rope.scaling_regions([1.0, 0.5, 0.25, 0.25 * (1 + 1e-12)], 4.0).tolist() == [0, 1, 2, 2]
+    assert rope_lessons.scaling_regions([1.0, 0.5, 0.25, 0.25 * (1 + 1e-12)], 4.0).tolist() == [0, 1, 2, 2]
     # factor 1: interpolated means kept
-    assert rope.scaling_regions([1.0, 1.0], 1.0).tolist() == [0, 0]
+    assert rope_lessons.scaling_regions([1.0, 1.0], 1.0).tolist() == [0, 0]
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ def test_scaling_regions_by_hand():
 )
 def test_scaling_regions_of_real_scalings(cfg, expected):
     ratio = posenc.rope_frequency_ratio(64, 10_000.0, cfg)
-    region = rope.scaling_regions(ratio, cfg["factor"])
+    region = rope_lessons.scaling_regions(ratio, cfg["factor"])
     if expected == "all interpolated":
         assert (region == 2).all()
     else:
@@ -229,20 +229,20 @@ def test_scaling_regions_of_real_scalings(cfg, expected):
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: rope.random_query_key(5), "head_dim"),
-        (lambda: rope.random_query_key(4, seed=-1), "seed"),
-        (lambda: rope.random_query_key(4, rho=1.5), "rho"),
-        (lambda: rope.pair_trajectory([1.0, 0.0], [0], [1]), "pairs"),
-        (lambda: rope.pair_trajectory([1.0, 0.0, 1.0], [0], [0]), "head_dim"),
-        (lambda: rope.pair_trajectory([1.0, 0.0], [-1], [0]), "positions"),
-        (lambda: rope.pair_scores([1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0], [0]), "same length"),
-        (lambda: rope.pair_scores([1.0, 0.0], [1.0, 0.0], [0, 1], [0]), "same length"),
-        (lambda: rope.dim_pairs(4, "zigzag"), "layout"),
-        (lambda: rope.added_scores([1.0, np.nan], [1.0, 0.0], 2, 2), "finite"),
-        (lambda: rope.added_shift_error([1.0, 0.0], [1.0, 0.0], 0, 1), "n_positions"),
-        (lambda: rope.xpos_scores([1.0, 0.0], [1.0, 0.0], 2, 2, gamma=0.0), "gamma"),
-        (lambda: rope.scaling_regions([1.0], 0.5), "factor"),
-        (lambda: rope.scaling_regions([[1.0]], 2.0), "ratio"),
+        (lambda: rope_lessons.random_query_key(5), "head_dim"),
+        (lambda: rope_lessons.random_query_key(4, seed=-1), "seed"),
+        (lambda: rope_lessons.random_query_key(4, rho=1.5), "rho"),
+        (lambda: rope_lessons.pair_trajectory([1.0, 0.0], [0], [1]), "pairs"),
+        (lambda: rope_lessons.pair_trajectory([1.0, 0.0, 1.0], [0], [0]), "head_dim"),
+        (lambda: rope_lessons.pair_trajectory([1.0, 0.0], [-1], [0]), "positions"),
+        (lambda: rope_lessons.pair_scores([1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0], [0]), "same length"),
+        (lambda: rope_lessons.pair_scores([1.0, 0.0], [1.0, 0.0], [0, 1], [0]), "same length"),
+        (lambda: rope_lessons.dim_pairs(4, "zigzag"), "layout"),
+        (lambda: rope_lessons.added_scores([1.0, np.nan], [1.0, 0.0], 2, 2), "finite"),
+        (lambda: rope_lessons.added_shift_error([1.0, 0.0], [1.0, 0.0], 0, 1), "n_positions"),
+        (lambda: rope_lessons.xpos_scores([1.0, 0.0], [1.0, 0.0], 2, 2, gamma=0.0), "gamma"),
+        (lambda: rope_lessons.scaling_regions([1.0], 0.5), "factor"),
+        (lambda: rope_lessons.scaling_regions([[1.0]], 2.0), "ratio"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_them(call, match):

@@ -624,7 +624,7 @@ _BRANCHES = (dict, list, tuple)
 def sendable(value):
     """A new copy of a figure's plain tree (dicts, lists, tuples) with the arrays Plotly
     encodes as base64 typed arrays encoded: what ``deepcopy`` then Plotly's
-    ``convert_to_base64`` give (``fig.to_dict()``), in one pass. That pair walks every value
+    own base64 conversion gives (``fig.to_dict()``), in one pass. That pair walks every value
     twice and copies each array before encoding it: 11% of a server's CPU with 200 students
     exploring (py-spy). ``value`` is not changed (it may be shared by every session). With a Plotly the tests
     do not cover, the arrays are copied, not encoded (``plotly_private.typed_array_spec``)."""

@@ -64,19 +64,21 @@ def _class_state(code: str) -> tuple | None:
     return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
 
 
+# the course is not part of a cache key (a leading underscore): a process has one course,
+# and hashing it would walk every lesson record
 @st.cache_data(show_spinner=False)
-def _answer(course: Course, key: str) -> float:
-    return float(course.poll_by_key(key).answer())
+def _answer(_course: Course, key: str) -> float:
+    return float(_course.poll_by_key(key).answer())
 
 
 @st.cache_data(show_spinner=False)
-def _reveal_text(course: Course, key: str) -> str:
-    return course.poll_by_key(key).reveal(_answer(course, key))
+def _reveal_text(_course: Course, key: str) -> str:
+    return _course.poll_by_key(key).reveal(_answer(_course, key))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _reveal_figure(course: Course, key: str):
-    poll = course.poll_by_key(key)
+def _reveal_figure(_course: Course, key: str):
+    poll = _course.poll_by_key(key)
     return poll.figure() if poll.figure is not None else None
 
 

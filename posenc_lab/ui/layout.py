@@ -144,9 +144,11 @@ SNIPPET_MODULES = {
 
 
 def code_prelude(code: str) -> str:
-    """The imports ``code`` needs, as a notebook would run them: NumPy, posenc, and the
-    ``measure`` module of each lesson whose name the snippet calls."""
-    extra = [
+    """The imports ``code`` needs, as a notebook would run them: NumPy, posenc, the app's
+    package where the snippet reads its stored data, and the ``measure`` module of each
+    lesson whose name the snippet calls."""
+    extra = ["import posenc_lab\n"] if re.search(r"(?<![\w.])posenc_lab\.", code) else []
+    extra += [
         f"from {package} import measure as {name}\n"
         for name, package in SNIPPET_MODULES.items()
         if re.search(rf"(?<![\w.]){name}\.", code)

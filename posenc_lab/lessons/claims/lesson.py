@@ -174,8 +174,8 @@ def run_code(task: str) -> str:
     """The snippet lines that make the stored run's configuration and open its file."""
     return f"""from pathlib import Path
 
-# the experiments page's stored default run (tools/precompute_experiment.py), in the posenc-lab folder
-stored = np.load(Path(posenc.__file__).parents[1] / "ui" / "data" / "experiment_{task}.npz")
+# the experiments page's stored default run (tools/precompute_experiment.py), installed with the app
+stored = np.load(Path(posenc_lab.__file__).parent / "lessons" / "experiments" / "data" / "experiment_{task}.npz")
 cfg = posenc.experiment.ExperimentConfig(task={task!r}, {RUN_FIELDS})
 """
 
@@ -714,8 +714,8 @@ from pathlib import Path
 lengths = {lengths.tolist()}
 accuracy, chance = [], []
 for task in ("copy", "marker"):
-    # the experiments page's stored default run (tools/precompute_experiment.py), in the posenc-lab folder
-    stored = np.load(Path(posenc.__file__).parents[1] / "ui" / "data" / f"experiment_{{task}}.npz")
+    # the experiments page's stored default run (tools/precompute_experiment.py), installed with the app
+    stored = np.load(Path(posenc_lab.__file__).parent / "lessons" / "experiments" / "data" / f"experiment_{{task}}.npz")
     cfg = posenc.experiment.ExperimentConfig(task=task, {RUN_FIELDS})
     params = {{k.removeprefix("param_alibi_"): stored[k] for k in stored.files if k.startswith("param_alibi_")}}
     model = posenc.experiment.TrainResult(params, stored["losses_alibi"])  # or posenc.experiment.train(cfg, "alibi")

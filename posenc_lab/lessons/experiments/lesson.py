@@ -350,7 +350,7 @@ def extension_code(cfg: ex.ExperimentConfig, finetune_steps: int, live: bool) ->
         "from pathlib import Path\n\n"
         + start
         + f"""# the RoPE model of the experiments page's stored default run (tools/precompute_experiment.py)
-stored = np.load(Path(posenc.__file__).parents[1] / "ui" / "data" / "experiment_{cfg.task}.npz")
+stored = np.load(Path(posenc_lab.__file__).parent / "lessons" / "experiments" / "data" / "experiment_{cfg.task}.npz")
 params = {{k.removeprefix("param_rope_"): stored[k] for k in stored.files if k.startswith("param_rope_")}}
 trained = posenc.experiment.TrainResult(params, stored["losses_rope"])  # = posenc.experiment.train(cfg, "rope")
 lab = posenc.extension.run_extension(cfg, finetune_steps={finetune_steps}, trained=trained)

@@ -201,7 +201,7 @@ def nope() -> None:
 # last digits depend on the CPU's BLAS kernels):
 # run = posenc.experiment.run_experiment(posenc.experiment.ExperimentConfig(task="copy", train_len=32,
 #     d_model=32, steps=300, seed=0, offset=3))
-stored = np.load(Path(posenc.__file__).parents[1] / "ui" / "data" / "experiment_copy.npz")
+stored = np.load(Path(posenc_lab.__file__).parent / "lessons" / "experiments" / "data" / "experiment_copy.npz")
 methods = {methods!r}
 data = np.array([[stored["accuracy_" + m][0], stored["accuracy_" + m][-1]] for m in methods])  # (methods, 2)
 """
