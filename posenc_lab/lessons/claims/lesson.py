@@ -154,6 +154,8 @@ def heading(key: str) -> None:
 def verdict(finding: compute.Finding, why: str) -> None:
     """The verdict line, the numbers it was read from, and why."""
     st.markdown(f"{ICONS[finding.verdict]} **Verdict: {finding.verdict}.** {md(finding.statement)}")
+    if finding.part:
+        st.caption(f"**True in part:** {md(finding.part)}; the claim as stated is not.")
     if not finding.cited:
         st.caption(f"**Measured now:** {md(finding.measured)}")
     st.caption(f"**Why:** {md(why)}")
@@ -284,9 +286,17 @@ def sinusoids() -> None:
     ]
     tally = ", ".join(f"{sum(f.verdict == v for f in found)} {v}" for v in (compute.HOLDS, compute.HALF, compute.FALSE))
     layout.notice(
-        f"of the five claims about the sinusoid, at these settings: {tally}. The half-true one is the shift: "
-        "linear in PE(p) once k is fixed. Every verdict comes with a number you can recompute with the code."
+        f"of the five claims about the sinusoid, at these settings: {tally}. {half_true(found)}Every verdict "
+        "comes with a number you can recompute with the code."
     )
+
+
+def half_true(found: list[compute.Finding]) -> str:
+    """The sentence naming what holds of each half-true claim, or nothing when none is."""
+    parts = [f.part for f in found if f.verdict == compute.HALF]
+    if not parts:
+        return ""
+    return f"True in part: {'; '.join(parts)}. "
 
 
 def dim0_block(n: int, width: int, base: float, args: str) -> None:
@@ -454,10 +464,23 @@ def rope() -> None:
     )
     rope_long_block()
     rope_factor_block(dh, reach, base, seed)
-    layout.notice(
-        "both RoPE claims mix a true part with a false one: the score depends on positions only through m - n "
-        "(measured at rounding level twice on this page), yet RoPE does not carry a model to any length, and "
-        "its score is not q.k times a function of the distance."
+    found = {
+        "rope_long": compute.finding_rope_long(),
+        "rope_factor": compute.finding_rope_factor(dh, base, seed, reach),
+    }
+    layout.notice(rope_notice(found))
+
+
+def rope_notice(found: dict[str, compute.Finding]) -> str:
+    """What the two RoPE verdicts say together, read off the verdicts themselves."""
+    said = []
+    for key, f in found.items():
+        claim = compute.CLAIMS[key]
+        said.append(f"claim {claim.number} is {f.verdict}" + (f" (true in part: {f.part})" if f.part else ""))
+    return (
+        f"{' and '.join(said)}. Both rest on the same measured fact, a score that depends on the positions only "
+        "through m - n (at rounding level, twice on this page); it neither carries a model to any length nor "
+        "makes the score q.k times a function of the distance."
     )
 
 

@@ -1,0 +1,82 @@
+"""The verdicts of "Common claims, measured": one rule for all of them, and verdicts that
+stay the same across the settings a claim does not depend on.
+
+The findings are called directly (the cached functions run without a Streamlit session);
+the page tests (tests/test_page_claims.py) check that the page prints the same verdicts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from posenc_lab.lessons.claims import compute
+
+HALF, HOLDS, FALSE = compute.HALF, compute.HOLDS, compute.FALSE
+
+
+def test_the_rule_reads_the_claim_as_stated_first_then_its_part():
+    assert compute.rule(True, False) == HOLDS
+    assert compute.rule(True, True) == HOLDS
+    assert compute.rule(False, True) == HALF
+    assert compute.rule(False, False) == FALSE
+    # a claim with no part listed cannot be half true, whatever its measurement says of a part
+    assert "dim0" not in compute.PARTS
+    assert compute.finding("dim0", False, True, "m", "s").verdict == FALSE
+    half = compute.finding("linear", False, True, "m", "s")
+    assert (half.verdict, half.part) == (HALF, compute.PARTS["linear"])
+    assert compute.finding("linear", True, True, "m", "s").part == ""
+
+
+def test_every_part_belongs_to_a_claim():
+    assert set(compute.PARTS) <= set(compute.CLAIMS)
+
+
+@pytest.mark.parametrize("heads", range(1, compute.HEADS_CHECKED + 1))
+def test_the_slope_claim_about_every_h_has_one_verdict_for_every_h(heads):
+    # "for any number of heads": right for the 7 powers of two in 1..64, wrong for the 57 others,
+    # so half true whichever H the chart shows (the old verdict said "false" at the 57)
+    f = compute.finding_alibi_slopes(heads)
+    assert f.verdict == HALF
+    assert f.part == compute.PARTS["alibi_slopes"]
+    assert "wrong for 57 of the head counts 1..64" in f.measured
+    assert "appends" in f.statement and "interleave" not in f.statement
+
+
+@pytest.mark.parametrize("head_dim", [2, 8, 64, 256])
+@pytest.mark.parametrize("base", [10.0, 1_000_000.0])
+@pytest.mark.parametrize(("draw", "span"), [(0, 8), (99, 512)])
+def test_the_rope_score_claim_is_half_true_like_the_shift_claim(head_dim, base, draw, span):
+    # the score is a function of m - n (true part) but not q.k f(m - n): the same mix as claim 4
+    f = compute.finding_rope_factor(head_dim, base, draw, span)
+    assert f.verdict == HALF
+    assert f.part == compute.PARTS["rope_factor"]
+
+
+@pytest.mark.parametrize(("n", "width", "base", "offset", "draw"), [(64, 4, 10.0, 1, 0), (100, 64, 10_000.0, 5, 7)])
+def test_the_shift_claim_is_half_true(n, width, base, offset, draw):
+    f = compute.finding_linear(n, width, base, offset, draw)
+    assert f.verdict == HALF and f.part == compute.PARTS["linear"]
+
+
+def test_rope_extrapolation_is_false_even_at_twice_the_length():
+    # the stored run keeps 100 % at L and drops at 2L already: no part of "to any length" holds
+    r = compute.rope_run()
+    assert r["accuracy"][1] < r["accuracy"][0] - 0.05
+    assert compute.finding_rope_long().verdict == FALSE
+
+
+SETTINGS = (
+    dict(tokens=6, d_model=128, draw=0, n=100, base=10_000.0, offset=5, head_dim=64, span=64, kernel_len=32,
+         sigma=1.0, heads=12, shaw_k=16, context=1024),
+    dict(tokens=2, d_model=4, draw=99, n=64, base=10.0, offset=64, head_dim=2, span=8, kernel_len=8,
+         sigma=2.0, heads=1, shaw_k=1, context=16),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("s", SETTINGS)
+def test_a_half_true_verdict_always_names_its_part(s):
+    for key, f in compute.findings(s).items():
+        if f.verdict == HALF:
+            assert key in compute.PARTS and f.part == compute.PARTS[key], key
+        else:
+            assert f.part == "", key
