@@ -7,6 +7,9 @@ the page tests (tests/test_page_claims.py) check that the page prints the same v
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from posenc_lab.lessons.claims import compute
@@ -80,3 +83,30 @@ def test_a_half_true_verdict_always_names_its_part(s):
             assert key in compute.PARTS and f.part == compute.PARTS[key], key
         else:
             assert f.part == "", key
+
+
+def press_slopes(n):
+    """Press et al.'s get_slopes, written out (attention_with_linear_biases, fairseq/models/transformer.py)."""
+
+    def power_of_2(m):
+        start = 2 ** (-(2 ** -(math.log2(m) - 3)))
+        return [start * start**i for i in range(m)]
+
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + power_of_2(2 * closest)[0::2][: n - closest]
+
+
+@pytest.mark.parametrize("heads", range(1, compute.HEADS_CHECKED + 1))
+def test_the_slope_range_sentence_matches_the_slopes_at_every_h(heads):
+    text = compute.slope_range(heads)
+    exponents = np.log2(press_slopes(heads))
+    low, high = exponents.min(), exponents.max()
+    assert f"2^{high:g}" in text and (heads == 1 or f"from 2^{low:g} to 2^{high:g}" in text)
+    c = 2 ** math.floor(math.log2(heads))
+    if c != heads:
+        # the steepest slope is the first appended one, 2^(-4/c): 2^-2 at H = 3, 2^-0.125 at H = 33..63
+        assert high == pytest.approx(-4 / c) and f"c = {c}" in text
+    # the old sentence's "2^-8 to 2^-0.5" is right only for H = 9..16
+    assert ("2^-0.5" in text) == (9 <= heads <= 16)

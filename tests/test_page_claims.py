@@ -251,6 +251,9 @@ def test_bias_charts_against_their_formulas():
     slopes = bars(by_title(at, "ALiBi's slope per head"))
     np.testing.assert_allclose(slopes[:, 0], press_slopes(12), rtol=1e-6)
     np.testing.assert_allclose(slopes[:, 1], [2 ** (-8 * h / 12) for h in range(1, 13)], rtol=1e-6)
+    # the why reads its range off the bars drawn: 2^-8 to 2^-0.5 at H = 12 (c = 8)
+    why = next(c.value for c in at.caption if c.value.startswith("**Why:** Press et al. chose"))
+    assert f"from 2^{np.log2(slopes[:, 0].min()):.6g} to 2^{np.log2(slopes[:, 0].max()):.6g}" in why
     kernels = lines(by_title(at, "The kernels"))
     d = np.arange(16)
     np.testing.assert_allclose(kernels[:, 0], -np.log1p(d), rtol=1e-6, atol=1e-7)

@@ -419,6 +419,29 @@ def slopes(heads: int) -> dict:
     )
 
 
+def power(x: float) -> str:
+    """A power of two for the page, by its exponent: 2^-0.25, 2^-8."""
+    return f"2^{round(float(np.log2(x)), 6):g}"
+
+
+def slope_range(heads: int) -> str:
+    """How get_slopes builds H slopes and the range they span, read off the slopes the chart draws."""
+    reference = slopes(heads)["reference"]
+    low, high = power(reference.min()), power(reference.max())
+    span = f"its single slope is {high}" if heads == 1 else f"the slopes run from {low} to {high}"
+    c = 2 ** (heads.bit_length() - 1)  # the largest power of two <= H
+    if c == heads:
+        return (
+            f"For H = {heads}, a power of two, their code (get_slopes) gives exactly that: {span}, "
+            f"the steepest 2^(-8/H)."
+        )
+    return (
+        f"For other H their code (get_slopes) takes the {c} slopes of the largest power of two below H and "
+        f"appends {heads - c} of the {2 * c}-head schedule (its 1st, 3rd, ... slopes), so the steepest slope "
+        f"is 2^(-4/c) with c = {c}, not 2^(-8/H): at H = {heads}, {span}."
+    )
+
+
 def finding_alibi_slopes(heads: int) -> Finding:
     r = slopes(heads)
     where = f"{r['differ'].size} of the head counts 1..{HEADS_CHECKED}"

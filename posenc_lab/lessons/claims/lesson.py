@@ -697,9 +697,8 @@ wrong_for = claims.heads_where_naive_slopes_differ({compute.HEADS_CHECKED})  # H
     layout.chart(fig, key="claims_alibi_slopes", filename="claims_alibi_slopes", code=code)
     verdict(
         compute.finding_alibi_slopes(h),
-        "Press et al. chose 2^(-8/H), 2^(-16/H), ..., 2^-8 for H a power of two. For other H their code "
-        "(get_slopes) keeps every slope in the same range, 2^-8 to 2^-0.5, by reusing a power-of-two "
-        "schedule; the formula alone would spread the slopes differently.",
+        "Press et al. chose 2^(-8/H), 2^(-16/H), ..., 2^-8 for H a power of two. "
+        f"{compute.slope_range(h)} The formula alone would spread the slopes differently.",
     )
 
 
