@@ -12,7 +12,9 @@ import math
 import numpy as np
 import pytest
 
+import posenc
 from posenc_lab.lessons.claims import compute
+from posenc_lab.lessons.claims import exercises as claims_exercises
 
 HALF, HOLDS, FALSE = compute.HALF, compute.HOLDS, compute.FALSE
 
@@ -110,3 +112,17 @@ def test_the_slope_range_sentence_matches_the_slopes_at_every_h(heads):
         assert high == pytest.approx(-4 / c) and f"c = {c}" in text
     # the old sentence's "2^-8 to 2^-0.5" is right only for H = 9..16
     assert ("2^-0.5" in text) == (9 <= heads <= 16)
+
+
+def test_t5_statement_counts_the_buckets_as_t5_bucket_fills_them():
+    # oracle: the bucket of each distance 0..999 behind the query, straight from posenc.t5_bucket
+    buckets = posenc.t5_bucket(-np.arange(1000))
+    first = {int(b): int(np.argmax(buckets == b)) for b in np.unique(buckets)}
+    exact = [b for b in first if (buckets == b).sum() == 1]
+    last = max(first)
+    logarithmic = [b for b in first if b not in exact and b != last]
+    assert (len(exact), len(logarithmic), first[last]) == (8, 7, 91)
+    said = f"{len(exact)} exact (distances 0..7), {len(logarithmic)} logarithmically wider (distances 8..90)"
+    for text in (compute.finding_t5(16).statement, claims_exercises.EXERCISES[3].choices[0].why):
+        assert said in text and f"every distance from {first[last]} on" in text
+        assert "up to max_distance" not in text and "up to 128" not in text

@@ -475,8 +475,22 @@ def finding_t5(shaw_k: int) -> Finding:
         f"T5: {w.n_buckets} buckets ({w.used} reachable), distances 0..{w.exact - 1} exact, then widths "
         f"{', '.join(map(str, finite[w.exact :]))} and one bucket from {w.last_from} on; Shaw with K = {shaw_k}: "
         f"{2 * shaw_k + 1} entries, one per offset",
-        f"Shaw et al. clip to 2K + 1 offsets; T5 uses {w.n_buckets} buckets, half per direction, half of "
-        f"those exact and half logarithmically wider up to max_distance {T5_MAX_DISTANCE}.",
+        f"Shaw et al. clip to 2K + 1 offsets; T5 uses {w.n_buckets} buckets, {w.widths.size} per direction: "
+        f"{t5_layout(w)}.",
+    )
+
+
+def t5_layout(w: core.T5Widths, max_distance: int = T5_MAX_DISTANCE) -> str:
+    """One direction of T5's buckets in words, counted from ``core.t5_bucket_widths``."""
+    logarithmic = w.widths.size - w.exact - 1  # neither exact nor the open-ended last one
+    before = (
+        f" (max_distance {max_distance} only sets the scale of the logarithm: the last bucket starts before it)"
+        if w.last_from < max_distance
+        else ""
+    )
+    return (
+        f"{w.exact} exact (distances 0..{w.exact - 1}), {logarithmic} logarithmically wider (distances "
+        f"{w.exact}..{w.last_from - 1}) and a last one for every distance from {w.last_from} on{before}"
     )
 
 

@@ -8,7 +8,11 @@ import numpy as np
 
 from posenc_lab import figures
 from posenc_lab.lessons.claims import compute as compute_claims
+from posenc_lab.lessons.claims import measure as core
 from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+
+#: T5's buckets as T5 uses them, counted (32 buckets, max_distance 128)
+T5 = core.t5_bucket_widths(compute_claims.T5_BUCKETS, compute_claims.T5_MAX_DISTANCE)
 
 EXERCISES = (
     MultipleChoice(
@@ -118,9 +122,8 @@ EXERCISES = (
         choices=(
             Choice(
                 "32, one per bucket, whatever the length",
-                "T5 buckets the offset: distances below 8 each get a bucket per direction, farther ones share "
-                "logarithmically wider buckets up to 128, and the table is shared by the layers. The Biases view "
-                "measures the bucket widths.",
+                f"T5 buckets the offset. Per direction: {compute_claims.t5_layout(T5)}. The table is shared "
+                "by the layers. The Biases view measures the bucket widths.",
                 right=True,
             ),
             Choice(

@@ -719,9 +719,11 @@ def t5_bucket_widths(num_buckets: int = 32, max_distance: int = 128) -> T5Widths
     Returns
     -------
     T5Widths
-        For the defaults: 32 buckets (31 reachable), 8 exact distances (0..7), then 8
-        buckets whose widths grow about geometrically up to distance 128, and a last
-        bucket for everything farther.
+        For the defaults: 32 buckets (31 reachable), 16 per direction: 8 exact distances
+        (0..7), then 7 buckets whose widths grow about geometrically (distances 8..90),
+        and a last bucket for every distance from 91 on. max_distance (128) only sets
+        the scale of the logarithm, which would give distance 128 a 17th bucket; the
+        last one holds everything from 91.
 
     References
     ----------
@@ -757,7 +759,9 @@ def entry_by_distance(
     -------
     distances : (R,) int
     t5 : (R,) int, ``t5_bucket(-d)``: one entry per distance up to the exact range, then
-        ever wider buckets, the same entry from ``max_distance`` on
+        ever wider buckets, the same entry from the last bucket's start on (91 for T5's
+        defaults, ``t5_bucket_widths().last_from``; every distance from ``max_distance``
+        on is in it too)
     shaw : (R,) int, ``min(d, K)``: one entry per distance up to K (counted from the
         query's own row K of the 2K + 1), then the edge entry
     """
