@@ -126,3 +126,25 @@ def test_t5_statement_counts_the_buckets_as_t5_bucket_fills_them():
     for text in (compute.finding_t5(16).statement, claims_exercises.EXERCISES[3].choices[0].why):
         assert said in text and f"every distance from {first[last]} on" in text
         assert "up to max_distance" not in text and "up to 128" not in text
+
+
+@pytest.mark.parametrize(
+    ("width", "base", "k"), [(128, 10_000.0, 5), (4, 10.0, 1), (4, 1_000_000.0, 64), (256, 10.0, 64), (40, 500.0, 17)]
+)
+def test_equal_differences_peak_where_k_w_is_near_pi_not_where_the_sinusoid_is_fastest(width, base, k):
+    errors = compute.differences(width, base, k).equal_differences
+    w = base ** (-np.arange(0, width, 2) / width)  # the pair frequencies, written out
+    # per pair, the second difference of (sin, cos)(p w) at p = 0, k, 2k has length 4 sin^2(k w / 2)
+    np.testing.assert_allclose(np.hypot(errors[0::2], errors[1::2]), 4 * np.sin(k * w / 2) ** 2, atol=1e-9)
+    text = compute.difference_peak(width, base, k)
+    dim = int(np.argmax(errors))
+    assert f"error, {errors[dim]:.2f}, is in dimension {dim} (pair {dim // 2}, k w = {k * w[dim // 2]:.2f} rad" in text
+    assert f"dimension 0, the fastest (k w = {k:.2f} rad), errs by {errors[0]:.2f}" in text
+
+
+def test_at_the_usual_check_the_worst_dimension_is_not_the_fastest():
+    # PE[10] - PE[5] against PE[5] - PE[0] at d_model 128: dimension 7 (k w = 3.25, near pi) errs by 3.97,
+    # dimension 0 (k w = 5) by 1.37
+    errors = compute.differences(128, 10_000.0, 5).equal_differences
+    assert int(np.argmax(errors)) == 7 and round(float(errors[7]), 2) == 3.97 and round(float(errors[0]), 2) == 1.37
+    assert "fastest" not in compute.finding_differences(128, 10_000.0, 5).statement

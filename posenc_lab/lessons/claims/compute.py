@@ -266,6 +266,21 @@ def finding_differences(d_model: int, base: float, offset: int) -> Finding:
     )
 
 
+def difference_peak(d_model: int, base: float, offset: int) -> str:
+    """Where equal differences fail most, read off the errors the chart draws."""
+    r = differences(d_model, base, offset)
+    errors = r.equal_differences  # (D,)
+    dim = int(np.argmax(errors))
+    turn = offset * 2 * np.pi / wavelengths(d_model, base)  # (D/2,) k w_i, radians
+    angle = float(turn[dim // 2])
+    return (
+        f"Per pair the two sides differ by a vector of length 4 sin^2(k w_i / 2): 0 where k w_i is a multiple "
+        f"of 2 pi, 4 where it is an odd multiple of pi, whichever pair that is. Here (k = {offset}) the largest "
+        f"error, {errors[dim]:.2f}, is in dimension {dim} (pair {dim // 2}, k w = {angle:.2f} rad = "
+        f"{angle / np.pi:.2f} pi); dimension 0, the fastest (k w = {turn[0]:.2f} rad), errs by {errors[0]:.2f}."
+    )
+
+
 # 7, 12. the stored experiment
 
 

@@ -444,7 +444,7 @@ data = np.maximum(np.column_stack([r.equal_differences, r.rotation]), {FLOOR!r})
         compute.finding_differences(width, base, k),
         "the relative property says one rotation moves every position k steps on. Rotating a point twice by "
         "the same angle does not add equal vectors (it moves along a circle, not a line), so equal differences "
-        "fail exactly where the sinusoid turns fastest.",
+        f"fail. {compute.difference_peak(width, base, k)}",
     )
 
 

@@ -461,10 +461,12 @@ def difference_check(k: int, d_model: int, base: float = 10000.0) -> DifferenceC
     Returns
     -------
     DifferenceCheck
-        ``equal_differences`` per dimension: large on the fast dimensions of a correct
-        sinusoid, because a rotation does not move a point by equal steps in a straight
-        line; ``rotation``: the errors of ``PE[2k] = PE[k] M_k^T`` and
-        ``PE[k] = PE[0] M_k^T`` (the larger of the two), at rounding level.
+        ``equal_differences`` per dimension: on a correct sinusoid, pair i's two entries
+        form a vector of length ``4 sin^2(k w_i / 2)`` (a rotation does not move a point
+        by equal steps in a straight line), largest where ``k w_i`` is near an odd
+        multiple of pi and 0 at multiples of 2 pi, not simply on the fastest pair;
+        ``rotation``: the errors of ``PE[2k] = PE[k] M_k^T`` and ``PE[k] = PE[0] M_k^T``
+        (the larger of the two), at rounding level.
 
     Examples
     --------
