@@ -15,6 +15,7 @@ import pytest
 import posenc
 from posenc_lab.lessons.claims import compute
 from posenc_lab.lessons.claims import exercises as claims_exercises
+from posenc_lab.lessons.claims import measure as core
 
 HALF, HOLDS, FALSE = compute.HALF, compute.HOLDS, compute.FALSE
 
@@ -148,3 +149,24 @@ def test_at_the_usual_check_the_worst_dimension_is_not_the_fastest():
     errors = compute.differences(128, 10_000.0, 5).equal_differences
     assert int(np.argmax(errors)) == 7 and round(float(errors[7]), 2) == 3.97 and round(float(errors[0]), 2) == 1.37
     assert "fastest" not in compute.finding_differences(128, 10_000.0, 5).statement
+
+
+@pytest.mark.parametrize(("length", "r1"), [(2, 1.0), (32, 1.0), (128, 0.05), (64, 3.0)])
+def test_kerple_power_at_r2_2_is_a_gaussian_rbf_only_through_softmax(length, r1):
+    sigma, gap = core.kerple_boundary_gap(length, r1=r1)
+    assert sigma == pytest.approx(1 / math.sqrt(2 * r1)) and gap < 1e-15
+    d = np.arange(length, dtype=float)
+    grid = np.abs(d[:, None] - d[None, :])
+    bias = -r1 * grid**2  # KERPLE's power bias at r2 = 2, written out
+    # the bias is no RBF kernel: a zero diagonal makes it indefinite, yet it is CPD
+    assert np.linalg.eigvalsh(bias)[0] < 0
+    assert core.sum_zero_eigenvalues(bias)[0] > -1e-9 * np.abs(bias).max()
+
+
+@pytest.mark.parametrize(("length", "sigma"), [(8, 0.5), (32, 1.0), (128, 2.0)])
+def test_the_kerple_claim_stays_false_and_names_the_boundary(length, sigma):
+    f = compute.finding_kerple(length, sigma)
+    assert f.verdict == FALSE
+    assert "at r2 = 2" in f.statement and f"sigma = 1/sqrt(2 r1) ({1 / math.sqrt(2 * compute.KERPLE_R1):.3g}" in (
+        f.statement
+    )

@@ -388,8 +388,15 @@ def kernels(length: int, sigma: float) -> core.KernelComparison:
     return core.kernel_comparison(length, sigma=sigma, r1=KERPLE_R1, r2_log=KERPLE_R2_LOG, r2_power=KERPLE_R2_POWER)
 
 
+@st.cache_data(**CACHE)
+def kerple_boundary(length: int) -> tuple[float, float]:
+    """(sigma, gap) of ``core.kerple_boundary_gap`` at the chart's r1."""
+    return core.kerple_boundary_gap(length, r1=KERPLE_R1)
+
+
 def finding_kerple(length: int, sigma: float) -> Finding:
     r = kernels(length, sigma)
+    width, gap = kerple_boundary(length)
     # an RBF kernel is positive definite; KERPLE's would have to be too
     kerple_pd = bool((r.min_eigenvalue[:2] > 1e-10 * np.abs(r.max_eigenvalue[:2])).all())
     return finding(
@@ -398,10 +405,13 @@ def finding_kerple(length: int, sigma: float) -> Finding:
         False,
         f"smallest eigenvalue over {length} positions: KERPLE log {r.min_eigenvalue[0]:.3g}, power "
         f"{r.min_eigenvalue[1]:.3g}, RBF {r.min_eigenvalue[2]:.2g}; on sum-zero vectors KERPLE's are "
-        f"{r.min_sum_zero[0]:.3g} and {r.min_sum_zero[1]:.3g}",
+        f"{r.min_sum_zero[0]:.3g} and {r.min_sum_zero[1]:.3g}; at r2 = 2, exp(power bias) differs from an RBF "
+        f"of sigma {width:.3g} by {e(gap)}",
         "KERPLE's biases, -r1 log(1 + r2|m - n|) and -r1|m - n|^r2, are conditionally positive definite "
         "kernels that fall without bound; a Gaussian RBF exp(-|m - n|^2 / 2 sigma^2) is positive definite "
-        "and bounded.",
+        f"and bounded. The two meet at one boundary case, and only through softmax: at r2 = 2 the factor "
+        f"exp(-r1|m - n|^2) that the power bias puts on the weights is a Gaussian RBF with sigma = "
+        f"1/sqrt(2 r1) ({width:.3g} at r1 = {KERPLE_R1:g}); the bias itself is still not one.",
     )
 
 

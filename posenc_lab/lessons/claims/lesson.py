@@ -644,7 +644,9 @@ data = np.column_stack([r.min_eigenvalue, r.min_sum_zero])  # rows: KERPLE log, 
         compute.finding_kerple(length, rbf_sigma),
         "KERPLE (Chi et al. 2022) needs kernels that stay meaningful at any distance: its biases keep falling "
         "(log or power of |m - n|), and a CPD kernel only has to be positive on sum-zero vectors, because "
-        "softmax ignores the constant that would make it PD. An RBF flattens to 0 a few sigma away.",
+        "softmax ignores the constant that would make it PD. An RBF flattens to 0 a few sigma away. The "
+        "boundary case: at r2 = 2, the top of the power variant's range, softmax turns the bias -r1|m - n|^2 "
+        "into the factor exp(-r1|m - n|^2), a Gaussian RBF; below 2 that factor is not Gaussian.",
     )
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "entry_by_distance",
     "fixed_shift_error",
     "heads_where_naive_slopes_differ",
+    "kerple_boundary_gap",
     "kernel_comparison",
     "naive_alibi_slopes",
     "neighbour_column_cosines",
@@ -623,6 +624,40 @@ def kernel_comparison(
         max_eigenvalue=np.array([s[-1] for s in spectra]),
         min_sum_zero=np.array([sum_zero_eigenvalues(m)[0] for m in matrices]),
     )
+
+
+def kerple_boundary_gap(length: int, r1: float = 1.0) -> tuple[float, float]:
+    """KERPLE's power variant at its boundary r2 = 2, through softmax, against a Gaussian RBF.
+
+    Softmax turns an added bias b into the factor ``exp(b)`` on the weights. At r2 = 2
+    the power bias is ``-r1 |m - n|^2``, so that factor is ``exp(-r1 |m - n|^2)``: a
+    Gaussian RBF of width ``sigma = 1 / sqrt(2 r1)``. The bias itself stays conditionally
+    positive definite and unbounded, not an RBF.
+
+    Parameters
+    ----------
+    length : int, 2..2048
+        Distances 0..L-1.
+    r1 : float, > 0
+
+    Returns
+    -------
+    (sigma, gap): the RBF's width and the largest ``|exp(bias) - exp(-d^2 / (2 sigma^2))|``
+    over the distances, at rounding level.
+
+    Examples
+    --------
+    >>> sigma, gap = kerple_boundary_gap(16, r1=0.5)
+    >>> sigma, gap < 1e-15
+    (1.0, True)
+    """
+    length = as_int("length", length, min_value=2, max_value=2048)
+    r1 = as_float("r1", r1, gt=0.0)
+    distance = np.arange(length, dtype=np.float64)
+    factor = np.exp(kerple_from_distance(distance, r1, 2.0, "power")[0])  # exp(-r1 d^2)
+    sigma = 1.0 / math.sqrt(2.0 * r1)
+    rbf = np.exp(-(distance**2) / (2 * sigma**2))
+    return sigma, float(np.abs(factor - rbf).max())
 
 
 def deberta_scale(head_dim: int, *, n_tokens: int = 64, span: int = 32, seed: int = 0) -> DebertaScale:
