@@ -303,6 +303,9 @@ def test_parameter_bars_against_the_formulas():
         np.testing.assert_array_equal(values[:, column], expected)
     assert verdict_of(at, 15) == "false"
     assert verdict_of(at, 14) == "false"
+    # one layer of Transformer-XL: W_R (d x d) and u, v (2d), whether u and v are shared or per layer
+    why = next(c.value for c in at.caption if c.value.startswith("**Why:** per layer for Shaw")).replace("\\", "")
+    assert "untie_r is off" in why and "untie_r on" in why and "reference code shares them" not in why
     text = " ".join(m.value for m in at.markdown)
     assert "citation, not a measurement" in text and "Radford et al. 2018" in text and "Raffel et al. 2019" in text
 

@@ -866,9 +866,10 @@ data = np.array([[short[m], long[m]] for m in claims.PARAMETER_METHODS])  # (met
     verdict(
         compute.finding_params(context, dh, h, k),
         "per layer for Shaw (tables a^K and a^V shared by the heads), KERPLE (r1, r2 per head) and "
-        "Transformer-XL (W_R; u and v counted once, as the reference code shares them); T5's table serves all "
-        "layers, the learned table the whole model. The O(L) cost belongs to absolute tables, not to "
-        "relative methods.",
+        "Transformer-XL (W_R, and u and v: one pair for the whole model only when untie_r is off, as in its "
+        "PyTorch reference code; its TF scripts for WikiText-103 and XLNet's pretraining turn untie_r on, and "
+        "each layer has its own pair; one layer's count is d^2 + 2d either way); T5's table serves all layers, "
+        "the learned table the whole model. The O(L) cost belongs to absolute tables, not to relative methods.",
     )
 
 

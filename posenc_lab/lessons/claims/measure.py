@@ -836,8 +836,11 @@ def relative_parameter_counts(
         layers), KERPLE ``2 H`` per layer, ALiBi and RoPE 0. Added here:
         ``shaw_unclipped``, Shaw with K = L - 1 (every offset its own row,
         ``2 (2L - 1) Dh``), and ``transformer_xl``, one layer's ``W_{k,R}``
-        (``d x H Dh``) plus the global biases u and v (``2 H Dh``, shared by the layers
-        in the reference code). Only ``learned`` and ``shaw_unclipped`` grow with L.
+        (``d x H Dh``) plus the biases u and v (``2 H Dh``). u and v are one pair for
+        the whole model only when ``untie_r`` is off, as in the PyTorch reference code;
+        the reference TF scripts for WikiText-103 and One Billion Word, and XLNet's
+        pretraining command, turn it on, and every layer has its own pair. One layer's
+        count is the same either way. Only ``learned`` and ``shaw_unclipped`` grow with L.
 
     References
     ----------
