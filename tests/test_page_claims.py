@@ -287,6 +287,8 @@ def test_alibi_at_ten_times_uses_the_stored_models():
     np.testing.assert_allclose(acc[:, 2:], [[1 / 16, 1 / 4]] * 5, atol=1e-7)
     assert acc[4, 1] > 0.8 and acc[4, 0] < 0.5
     assert verdict_of(at, 12) == "half true"
+    statement = verdict_lines(at)[[int(h.value.split(".")[0]) for h in at.subheader if h.value[:1].isdigit()].index(12)]
+    assert "one-layer model cannot single out one exact offset" in statement and "not ALiBi's" in statement
     assert "perplexity" in " ".join(c.value for c in at.caption)
 
 

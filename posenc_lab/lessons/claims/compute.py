@@ -352,9 +352,10 @@ def finding_alibi_long() -> Finding:
         bool(works),
         f"at {n[-1]} tokens (10x): marker task {pct(marker[-1])} (from {pct(marker[0])} at {n[0]}), "
         f"copy task {pct(copy[-1])} (from {pct(copy[0])})",
-        "ALiBi's bias is the same at every length, so what it learned short still applies long; it "
-        "cannot single out one exact offset, so on copying it stays flat at a low accuracy. Press et al. "
-        "measured perplexity of language models, not accuracy on such tasks.",
+        "ALiBi's bias is the same at every length, so what it learned short still applies long. This "
+        "one-layer model cannot single out one exact offset (its only sign of place is a penalty that peaks at "
+        "distance 0), so on copying it stays flat at a low accuracy; that limit is the model's, not ALiBi's. "
+        "Press et al. measured perplexity of language models, not accuracy on such tasks.",
     )
 
 

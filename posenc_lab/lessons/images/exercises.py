@@ -143,7 +143,7 @@ def _run() -> dict:
 def _nope_answer() -> float:
     run = _run()
     accuracy = run["accuracy"]["none"][0]  # at the training length
-    return float(0 if accuracy < 1.5 * run["chance"] else 2 if accuracy > 0.9 else 1)
+    return float(0 if accuracy <= claims.ABOVE_CHANCE * run["chance"] else 2 if accuracy > 0.9 else 1)
 
 
 def _nope_reveal(answer: float) -> str:
