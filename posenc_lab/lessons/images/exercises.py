@@ -45,8 +45,9 @@ EXERCISES = (
         key="images_mrope_resume",
         title="Where the text resumes",
         question=(
-            "In Qwen2-VL, 5 text tokens are followed by a video of 2 frames of 3 x 4 merged patches and then "
-            "text. What is the first position of the text after the video?"
+            "In Qwen2-VL, 5 text tokens are followed by a video of 2 temporal patches (grid_t = 2, each of 2 "
+            "frames) of 3 x 4 merged patches, and then text. What is the first position of the text after the "
+            "video?"
         ),
         answer=_resume_answer,
         tolerance=0.0,
