@@ -177,6 +177,14 @@ def test_paper_comparison_agrees_when_the_numbers_show_what_the_papers_report():
     assert "20%" in rows[1]["measured"] and "95%" in rows[2]["measured"] and "50 steps" in rows[2]["measured"]
 
 
+def test_the_fine_tuned_yarn_claim_cites_where_the_paper_compares_with_pi():
+    # YaRN's abstract says it extrapolates past its fine-tuning data but does not compare with PI;
+    # its sec. 4.3.1 (Table 1) does: both fine-tuned to 8k, perplexity at 10,240 of 8.07 (PI) and 6.04 (YaRN)
+    row = next(r for r in xt.paper_comparison(_run()) if r["claim"].startswith("Fine-tuned with YaRN"))
+    assert "abstract" not in row["source"]
+    assert "sec. 4.3.1, Table 1" in row["source"] and "8.07" in row["source"] and "6.04" in row["source"]
+
+
 def test_paper_comparison_says_disagrees_when_the_numbers_differ():
     rows = xt.paper_comparison(
         _run(

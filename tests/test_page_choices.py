@@ -5,6 +5,7 @@ never copied from a run of the page."""
 from __future__ import annotations
 
 import base64
+import inspect
 import math
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
 from posenc_lab.course import lesson_by_path
+from posenc_lab.lessons.choices import measure as props
 
 PAGE = "posenc_lab/lessons/choices/page.py"
 DATA = Path(__file__).resolve().parents[1] / "posenc_lab" / "lessons" / "experiments" / "data"
@@ -121,6 +123,12 @@ def test_cache_counts_follow_each_methods_rule():
     assert changed["RoPE + PI grow"] == 95 * 64
     assert largest["RoPE + dyn. NTK"] > 1e-3
     assert "RoPE + dyn. NTK and RoPE + PI grow change up to 6,080" in notice(at)
+    # the caption states the rule cache_step counts by: moves above rtol x max(1, |entry|), rtol = 1e-9
+    rtol = inspect.signature(props.cache_step).parameters["rtol"].default
+    assert rtol == 1e-9
+    caption = " ".join(c.value for c in at.caption)
+    assert "more than 1e-09 x max(1, largest |cached entry|)" in caption and "1e-12" not in caption
+    assert "the fix is" not in caption and "A proposed fix" in caption and "PR #27227" in caption
 
 
 def test_within_the_training_length_nothing_changes():
@@ -221,6 +229,13 @@ def test_guide_table_quotes_the_stored_runs_and_measures_the_rest():
     assert table["Cache: new per token"]["ALiBi"] == "129"
     advice = " ".join(m.value for m in at.markdown)
     assert "**Inputs longer than training:**" in advice and "transformers issue #25104" in advice
+    # the count is the cache's at T = 2L = 128 (token 129), not at one step past L (token 65)
+    options = dict(head_dim=64, train_len=64, factor=4.0)
+    at_twice = props.cache_step("rope_dynamic", 128, **options).changed
+    past_l = props.cache_step("rope_dynamic", 64, **options).changed
+    assert at_twice == 128 * 64 - 64 - 2 * 127 != past_l
+    assert f"changed {at_twice:,} cached entries when token 129 arrived with L = 64 (T = 2L)" in advice
+    assert "one step past L" not in advice and "A proposed fix" in advice and "PR #27227" in advice
 
 
 def test_guide_bars_show_which_methods_a_move_leaves_alone():

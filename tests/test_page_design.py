@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 
 import numpy as np
 import pytest
@@ -268,3 +269,41 @@ def test_a_rotary_design_trains_beside_rope_and_is_rebuilt_at_the_head_width():
     z = arr(charts(at)[0]["data"][0]["z"])
     np.testing.assert_allclose(z, posenc.sinusoidal(256, 8), atol=1e-6)
     assert any("rebuilt at d = 8 (4 pairs" in c.value for c in at.caption)
+
+
+# the base slider's help: the longest wavelength of P pairs
+
+
+@pytest.mark.parametrize("pairs", range(1, 129))
+def test_the_base_help_gives_the_longest_wavelength_at_every_p(pairs):
+    from posenc_lab.lessons.design.lesson import base_help
+
+    text = base_help(pairs)
+    assert "about 2 pi x base" not in text and f"2π·base^({pairs - 1}/{pairs}) with P = {pairs}" in text
+    for base in (10.0, 10_000.0, 1_000_000.0):
+        spec = custom.EncodingSpec(kind="waves", d_model=2 * pairs, spacing="base", base=base)
+        longest = float((2 * np.pi / custom.pair_frequencies(spec)).max())
+        assert longest == pytest.approx(2 * math.pi * base ** ((pairs - 1) / pairs), rel=1e-12)
+        assert longest / (2 * math.pi * base) == pytest.approx(base ** (-1 / pairs), rel=1e-12)
+    if pairs == 16:  # about 0.56 of 2 pi x base at base 10,000
+        assert round(10_000 ** (-1 / 16), 2) == 0.56
+
+
+def test_the_base_slider_shows_the_help_of_its_pairs():
+    from posenc_lab.lessons.design.lesson import base_help
+
+    at = open_page(PAGE, {"kind": "waves", "d_model": "64", "pairs": "16", "spacing": "base"})
+    assert_clean(at)
+    assert at.select_slider(key="w:base").proto.help == base_help(16)
+
+
+@pytest.mark.parametrize("width", [2, 4, 16, 128, 512])
+def test_the_shared_base_help_gives_the_longest_wavelength(width):
+    from posenc_lab.ui.controls import BASE_HELP
+
+    assert "2π·base^((d−2)/d)" in BASE_HELP and "about 2 pi x base" not in BASE_HELP
+    for base in (10.0, 10_000.0):
+        longest = float(posenc.wavelengths(width, base)[-1])
+        assert longest == pytest.approx(2 * math.pi * base ** ((width - 2) / width), rel=1e-12)
+    said = float(re.search(r"\(([0-9.]+) at d = 128 and base 10,000\)", BASE_HELP).group(1))
+    assert said == round(float(posenc.wavelengths(128, 10_000.0)[-1]) / (2 * math.pi * 10_000), 2)

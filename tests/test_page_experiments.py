@@ -8,6 +8,7 @@ from app_helpers import assert_clean, charts, open_page
 
 from posenc import experiment as ex
 from posenc import extension as xt
+from posenc_lab.lessons.experiments import claims
 from posenc_lab.lessons.experiments import compute as ce
 
 PAGE = "posenc_lab/lessons/experiments/page.py"
@@ -80,6 +81,37 @@ def test_claims_view_lists_the_claims_with_verdicts():
     verdicts = {row["Common claim"]: row["Verdict"] for row in rows}
     assert verdicts["Learned positions fail beyond max_len."] == "holds, by construction"
     assert any("does not hold" in v for v in verdicts.values()), "the lesson texts are not all right"
+
+
+@pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
+def test_the_no_positions_verdict_compares_with_chance(task):
+    chance = 1 / 16 if task == "copy" else 1 / 4
+    for accuracy in np.linspace(0.0, 1.0, 101):
+        verdict = claims.without_positions_verdict(task, float(accuracy), chance)
+        if accuracy <= claims.ABOVE_CHANCE * chance:
+            assert verdict == "holds in this run"
+        elif task == "copy":
+            assert verdict == f"does not hold in this run: {accuracy / chance:.1f} times chance"
+        else:  # counting markers beats chance without order
+            assert verdict.startswith("not settled by this task")
+
+
+def test_the_stored_run_without_positions_uses_order():
+    # 21 % against a guess's 6 %: the old verdict ("holds", by comparison with the best method) called
+    # that "cannot use word order"
+    at = open_page(PAGE, {"view": "claims"})
+    assert_clean(at)
+    row = next(r for r in at.table[0].value.to_dict("records") if r["Common claim"].startswith("Without positional"))
+    stored = ce.load(ce.precomputed_path("copy"), ex.ExperimentConfig())
+    none, chance = stored["accuracy"]["none"][0], stored["chance"]
+    assert none > claims.ABOVE_CHANCE * chance
+    assert row["Verdict"] == f"does not hold in this run: {none / chance:.1f} times chance"
+    assert f"{none:.0%} without positions against {chance:.0%}" in row["Measured here"]
+    assert "causal mask leaks order" in row["Why"]
+    # ALiBi's limit on copying belongs to this one-layer model, not to ALiBi
+    alibi = next(r for r in at.table[0].value.to_dict("records") if r["Common claim"].startswith("ALiBi"))
+    assert "this one-layer model cannot single out one exact offset" in alibi["Why"]
+    assert "not ALiBi's" in alibi["Why"]
 
 
 def test_translation_notice_quotes_the_default_runs_measured_changes():

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from app_helpers import assert_clean, chart_bytes, charts, open_page
 
+import posenc
 from posenc import rope_decay_bound
 from posenc_lab.lessons.rope import measure as rope_lessons
 from posenc_lab.lessons.rope.figures import plane_centres
@@ -432,6 +433,65 @@ def test_scaling_p_rope_stops_the_slowest_pairs():
     at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p": "0.25", "dh": "64", "factor": "1"})
     assert_clean(at)
     assert metric(at, "Stopped pairs") == "24" and metric(at, "Kept pairs") == "8"
+
+
+@pytest.mark.parametrize(("p", "factor"), [("0.75", "1"), ("0.75", "4"), ("0.125", "32"), ("1.0", "4")])
+def test_p_rope_sentence_reads_the_ratios_drawn(p, factor):
+    # the pairs p-RoPE keeps turn at theta_i / s: their own frequencies only at s = 1
+    at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p": p, "dh": "64", "factor": factor})
+    assert_clean(at)
+    _, table = at.session_state["_chart_code"]["rope_scaling"]  # before, after, ratio, region per pair
+    ratio = table[:, 2]
+    turning = int((ratio > 0).sum())
+    assert turning == int(float(p) * 32)
+    np.testing.assert_allclose(ratio[ratio > 0], 1 / float(factor), rtol=1e-12)
+    said = (
+        f"p-RoPE here: {turning} of 32 pairs turn, each at {1 / float(factor):.4g} of its frequency "
+        f"(θ_i / s with s = {float(factor):g}), and {32 - turning} stop."
+    )
+    captions = " ".join(c.value for c in at.caption)
+    assert said in captions and "keep their frequencies" not in captions
+
+
+def yarn_with_the_lessons_gamma(head_dim, base, original, factor, beta_fast, beta_slow):
+    """theta' = gamma theta + (1 - gamma) theta / s, gamma = clip((i_slow - i) / (i_slow - i_fast), 0, 1),
+    i_fast and i_slow the pairs that turn beta_fast and beta_slow times within L, rounded down and up."""
+    theta = base ** (-np.arange(0, head_dim, 2) / head_dim)
+
+    def turning(times):  # the pair index whose wavelength fits `times` turns in L
+        return head_dim * math.log(original / (times * 2 * math.pi)) / (2 * math.log(base))
+
+    fast, slow = max(math.floor(turning(beta_fast)), 0), min(math.ceil(turning(beta_slow)), head_dim - 1)
+    gamma = np.clip((slow - np.arange(head_dim // 2)) / (slow - fast), 0.0, 1.0)
+    return gamma * theta + (1 - gamma) * theta / factor
+
+
+@pytest.mark.parametrize(
+    ("head_dim", "base", "original", "factor", "beta_fast", "beta_slow"),
+    [(64, 10_000.0, 2048, 4.0, 32, 1), (128, 500_000.0, 8192, 16.0, 32, 1), (64, 10_000.0, 4096, 2.5, 8, 0.5)],
+)
+def test_the_lessons_yarn_gamma_is_the_papers_and_gives_posencs_frequencies(
+    head_dim, base, original, factor, beta_fast, beta_slow
+):
+    cfg = dict(rope_type="yarn", factor=factor, original_max_position_embeddings=original)
+    cfg |= dict(beta_fast=float(beta_fast), beta_slow=float(beta_slow))
+    inv_freq, _ = posenc.rope_inv_freq(head_dim, base, cfg)
+    expected = yarn_with_the_lessons_gamma(head_dim, base, original, factor, beta_fast, beta_slow)
+    np.testing.assert_allclose(inv_freq, expected, rtol=1e-12)
+
+
+def test_yarn_gamma_is_one_convention_in_both_lessons():
+    # gamma_i = 1 keeps a pair's frequency (the YaRN paper's gamma), in the RoPE lesson and in the experiments
+    at = open_page(PAGE, {"view": "scaling", "method": "yarn"})
+    assert_clean(at)
+    formula = next(e.value for e in at.latex if "gamma" in e.value)
+    assert r"\gamma_i\,\theta_i + (1-\gamma_i)\,\frac{\theta_i}{s}" in formula
+    assert r"\frac{i_{\text{slow}} - i}{i_{\text{slow}} - i_{\text{fast}}}" in formula
+    assert any("linear_ramp_factor is 1 − γ_i" in c.value for c in at.caption)
+    experiments = open_page("posenc_lab/lessons/experiments/page.py", {"view": "extension"})  # the stored default lab
+    assert_clean(experiments)
+    assert any(r"\theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)" in e.value for e in experiments.latex)
+    assert any("linear_ramp_factor is 1 - gamma_i" in c.value for c in experiments.caption)
 
 
 def test_scaling_view_takes_a_partial_rotary_factor():

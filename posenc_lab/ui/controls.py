@@ -28,6 +28,13 @@ def n_positions(default: int = 256, container=None) -> int:
     )
 
 
+#: the slowest pair of d turning dimensions has w = base^(-(d-2)/d); 0.87 of 2 pi x base at d = 128, base 10,000
+BASE_HELP = (
+    "Sets the longest wavelength: 2π·base^((d−2)/d) for d dimensions that turn, below 2π × base by the factor "
+    f"base^(−2/d) ({10_000 ** (-2 / 128):.2f} at d = 128 and base 10,000). The paper uses 10,000."
+)
+
+
 def base(default: float = 10_000) -> float:
     return float(
         state.choice_slider(
@@ -36,6 +43,6 @@ def base(default: float = 10_000) -> float:
             BASES,
             default,
             fmt=lambda v: f"{v:,.0f}",
-            help="Sets the longest wavelength, about 2 pi x base. The paper uses 10,000.",
+            help=BASE_HELP,
         )
     )

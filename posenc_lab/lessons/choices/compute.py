@@ -350,10 +350,13 @@ def recommendations(cells: dict) -> list[str]:
     dynamic = cells["changed"][by["rope_dynamic"]]
     kept = [GUIDE_LABELS[m] for m in GUIDE_ROWS if cells["changed"][by[m]] == "0"]
     if dynamic != "0" and kept:
+        times = GUIDE_CACHE_LEN / GUIDE_CACHE_TRAIN
         advice.append(
             "**Generating text with a KV cache:** prefer a method whose cached entries never change (measured 0: "
-            f"{', '.join(kept)}). RoPE with dynamic NTK changed {dynamic} cached entries at one step past L: if you "
-            "use it, cache the keys before the rotation and turn them again (transformers issue #25104)."
+            f"{', '.join(kept)}). RoPE with dynamic NTK changed {dynamic} cached entries when token "
+            f"{GUIDE_CACHE_LEN + 1} arrived with L = {GUIDE_CACHE_TRAIN} (T = {times:g}L): transformers issue #25104 "
+            "reports it. A proposed fix caches the keys before the rotation and turns them all again at every "
+            "step; transformers has not taken it, a maintainer finding such fixes too slow (PR #27227)."
         )
     invariant = [GUIDE_LABELS[m] for m in GUIDE_ROWS if cells["translation"][by[m]] < 1e-9]
     absolute = [m for m in ("sinusoidal", "learned") if cells["translation"][by[m]] >= 1e-9]

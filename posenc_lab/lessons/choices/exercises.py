@@ -72,7 +72,8 @@ EXERCISES = (
                 "They are stale: the new, larger base would turn them by other angles, so they must be turned again.",
                 f"Measured: {_DYNAMIC.changed:,} of the 96 x 64 cached entries differ from a fresh computation, by up "
                 f"to {_DYNAMIC.max_change:.2f}. Only keys at position 0 and the fastest pair (its frequency is 1 at "
-                "any base) stay put. The fix is to cache keys before the rotation (transformers issue #25104).",
+                "any base) stay put. A proposed fix caches the keys before the rotation (transformers issue #25104); "
+                "transformers has not taken it, finding it too slow (PR #27227).",
                 right=True,
             ),
             Choice(

@@ -1,5 +1,7 @@
 """Lesson: the design choices behind a positional encoding, each measured live."""
 
+import inspect
+
 import numpy as np
 import streamlit as st
 
@@ -212,11 +214,11 @@ for m in properties.CACHE_METHODS:
         "position); ALiBi, T5 and Transformer-XL keep keys without position and make a new row of T + 1 entries "
         "for each new query (for Transformer-XL each entry is a Dh-wide product q_i·W_R R_(i-j)). Dynamic NTK "
         "raises RoPE's base once T + 1 passes L, so every key rotated earlier is off: Hugging Face transformers "
-        "issue #25104 reports exactly this, and the fix is to cache keys before the rotation and turn them all "
-        "again at every step: the 'change' bars count that work. RoPE + PI grow is position interpolation whose "
-        "factor T / L grows with the text (an illustration, not a published recipe); the scaled variants use "
-        "factor 4. Changes below 1e-12 are floating-point rounding (a matrix product of another shape sums in "
-        "another order), and are not counted as changed."
+        "issue #25104 reports exactly this. A proposed fix caches the keys before the rotation and turns them all "
+        "again at every step (the 'change' bars count that work); transformers has not taken it, a maintainer "
+        "finding such fixes too slow (PR #27227). RoPE + PI grow is position interpolation whose factor T / L "
+        "grows with the text (an illustration, not a published recipe); the scaled variants use factor 4. "
+        f"{changed_rule()}"
     )
     changed = [compute.CACHE_LABELS[m] for m, c in zip(steps["methods"], steps["changed"], strict=True) if c > 0]
     kept = [compute.CACHE_LABELS[m] for m, c in zip(steps["methods"], steps["changed"], strict=True) if c == 0]
@@ -230,6 +232,15 @@ for m in properties.CACHE_METHODS:
             "move T past L. "
         )
         + "RoPE with fixed or statically rescaled (YaRN) frequencies keeps every cached key exactly."
+    )
+
+
+def changed_rule() -> str:
+    """When a cached entry counts as changed, in the words of ``cache_step``'s own tolerance."""
+    rtol = inspect.signature(props.cache_step).parameters["rtol"].default
+    return (
+        f"A cached entry counts as changed when it moves by more than {rtol:g} x max(1, largest |cached entry|); "
+        "smaller moves are floating-point rounding (a matrix product of another shape sums in another order)."
     )
 
 

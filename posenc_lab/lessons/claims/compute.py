@@ -48,6 +48,28 @@ DIM0_SHOWN = 48
 
 HOLDS, FALSE, HALF = "holds", "false", "half true"
 
+#: The one rule every verdict follows. A claim **holds** when it holds as it is stated, in
+#: every case it names that is measured. It is **half true** when it fails as stated but
+#: its part below holds: a narrower statement in the claim's own terms (a fixed k, the H
+#: that are powers of two, one of two tasks). Otherwise it is **false**. A claim with no
+#: part listed here is either true or false.
+PARTS = {
+    "linear": "for each fixed k, PE(p + k) is a linear function of PE(p) (PE(k) is then a constant)",
+    "orthogonal": "every two columns are nearly orthogonal over the window (|cosine| at most 0.1)",
+    "rope_long": "RoPE keeps its accuracy at twice its training length",
+    "rope_factor": "the score depends on the positions only through m - n",
+    "alibi_slopes": "2^(-8h/H) is right for some H in the range checked: the powers of two",
+    "alibi_long": "ALiBi keeps its accuracy at 10 times its training length on one of the two tasks",
+    "params": "some relative method in the chart needs parameters that grow with L",
+}
+
+
+def rule(as_stated: bool, part: bool = False) -> str:
+    """The verdict of a claim that holds as stated or not, and whose part (``PARTS``) holds or not."""
+    if as_stated:
+        return HOLDS
+    return HALF if part else FALSE
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -62,6 +84,13 @@ class Finding:
     measured: str  # the numbers, in one line
     statement: str  # what is precisely true
     cited: bool = False  # settled by the papers, not by a measurement
+    part: str = ""  # for a half-true claim, the narrower statement that holds (``PARTS``)
+
+
+def finding(key: str, as_stated: bool, part: bool, measured: str, statement: str) -> Finding:
+    """A measured claim's ``Finding``, its verdict by ``rule``; ``part`` counts only for a claim in ``PARTS``."""
+    verdict = rule(as_stated, part and key in PARTS)
+    return Finding(verdict, measured, statement, part=PARTS[key] if verdict == HALF else "")
 
 
 _CLAIMS = (
@@ -111,8 +140,10 @@ def finding_order(tokens: int, d_model: int, draw: int) -> Finding:
     r = order(tokens, d_model, draw)
     equivariant = r.out_equivariance < ROUNDING and r.weights_equivariance < ROUNDING
     invariant = r.out_invariance < ROUNDING
-    return Finding(
-        HOLDS if invariant else FALSE,
+    return finding(
+        "order",
+        invariant,
+        False,
         f"unchanged? max |Attn(PX) - Attn(X)| = {e(r.out_invariance)}; "
         f"permuted? max |Attn(PX) - P Attn(X)| = {e(r.out_equivariance)}",
         "Self-attention is permutation-equivariant: reorder the inputs and the outputs come out in the "
@@ -134,8 +165,10 @@ def dim0(n: int, d_model: int, base: float) -> tuple[core.SignChanges, np.ndarra
 
 def finding_dim0(n: int, d_model: int, base: float) -> Finding:
     r, _ = dim0(n, d_model, base)
-    return Finding(
-        HOLDS if r.changes == r.steps else FALSE,
+    return finding(
+        "dim0",
+        r.changes == r.steps,
+        False,
         f"{r.changes} sign changes in {r.steps} steps (positions 0..{n - 1}): "
         f"one step in {r.steps / max(r.changes, 1):.2f}",
         "PE[p, 0] = sin(p) changes sign each time p passes a multiple of pi: floor((n - 1) / pi) "
@@ -150,8 +183,10 @@ def wavelengths(d_model: int, base: float) -> np.ndarray:
 
 def finding_lowfreq(d_model: int, base: float) -> Finding:
     first, last = core.wavelength_ends(d_model, base)
-    return Finding(
-        HOLDS if first >= last else FALSE,
+    return finding(
+        "lowfreq",
+        first >= last,
+        False,
         f"wavelength of dims 0-1: {first:.2f} positions; of dims {d_model - 2}-{d_model - 1}: {last:,.0f}",
         "The low dimensions turn fastest (the highest frequency, 1 radian per position); the frequency "
         "falls geometrically to base^-(d-2)/d in the last pair.",
@@ -181,14 +216,10 @@ def _pair_fit(n: int, d_model: int, base: float, draw: int) -> core.ShiftFit:
 def finding_linear(n: int, d_model: int, base: float, offset: int, draw: int) -> Finding:
     r = linear(n, d_model, base, offset, draw)
     concat, exact = float(r.concat.max()), float(max(r.fixed_k.max(), r.bilinear.max()))
-    if concat < ROUNDING:
-        verdict = HOLDS
-    elif exact < ROUNDING:
-        verdict = HALF
-    else:
-        verdict = FALSE
-    return Finding(
-        verdict,
+    return finding(
+        "linear",
+        concat < ROUNDING,
+        exact < ROUNDING,
         f"best linear map of [PE(p), PE(k)]: error up to {concat:.2f} ({r.unexplained:.0%} of the variance left); "
         f"M_k PE(p) and the angle-addition formula: {e(exact)}",
         "For a fixed k, PE(p + k) = M_k PE(p) is linear in PE(p); in PE(p) and PE(k) together it is bilinear "
@@ -204,9 +235,10 @@ def orthogonal(n: int, d_model: int, base: float) -> core.NeighbourCosines:
 def finding_orthogonal(n: int, d_model: int, base: float) -> Finding:
     r = orthogonal(n, d_model, base)
     worst = r.max_off_diagonal
-    verdict = HOLDS if worst < 1e-6 else FALSE if worst > 0.1 else HALF
-    return Finding(
-        verdict,
+    return finding(
+        "orthogonal",
+        worst < 1e-6,
+        worst <= 0.1,
         f"over positions 0..{n - 1}: cosine of the two slowest sine columns {near_one(r.sin_neighbours[-1])}, "
         f"of the two fastest {r.sin_neighbours[0]:+.3f}; largest |cosine| between two columns {near_one(worst)}",
         "The columns are not orthogonal over a window of text: fast columns are nearly orthogonal, slow "
@@ -223,12 +255,29 @@ def finding_differences(d_model: int, base: float, offset: int) -> Finding:
     r = differences(d_model, base, offset)
     wrong, right = float(r.equal_differences.max()), float(r.rotation.max())
     k = offset
-    return Finding(
-        FALSE if wrong > 1e-3 and right < ROUNDING else HOLDS if wrong < ROUNDING else HALF,
+    return finding(
+        "differences",
+        wrong < ROUNDING,
+        False,
         f"max |(PE[{2 * k}] - PE[{k}]) - (PE[{k}] - PE[0])| = {wrong:.2f}; "
         f"max |PE[{k}] M_{k}^T - PE[{2 * k}]|, |PE[0] M_{k}^T - PE[{k}]| = {e(right)}",
         f"On a correct sinusoid equal differences fail; the relative property is PE[{2 * k}] = PE[{k}] M_{k}^T "
         f"and PE[{k}] = PE[0] M_{k}^T, one matrix for every start.",
+    )
+
+
+def difference_peak(d_model: int, base: float, offset: int) -> str:
+    """Where equal differences fail most, read off the errors the chart draws."""
+    r = differences(d_model, base, offset)
+    errors = r.equal_differences  # (D,)
+    dim = int(np.argmax(errors))
+    turn = offset * 2 * np.pi / wavelengths(d_model, base)  # (D/2,) k w_i, radians
+    angle = float(turn[dim // 2])
+    return (
+        f"Per pair the two sides differ by a vector of length 4 sin^2(k w_i / 2): 0 where k w_i is a multiple "
+        f"of 2 pi, 4 where it is an odd multiple of pi, whichever pair that is. Here (k = {offset}) the largest "
+        f"error, {errors[dim]:.2f}, is in dimension {dim} (pair {dim // 2}, k w = {angle:.2f} rad = "
+        f"{angle / np.pi:.2f} pi); dimension 0, the fastest (k w = {turn[0]:.2f} rad), errs by {errors[0]:.2f}."
     )
 
 
@@ -257,10 +306,11 @@ def rope_run() -> dict:
 
 def finding_rope_long() -> Finding:
     r = rope_run()
-    first, last = r["accuracy"][0], r["accuracy"][-1]
-    keeps = last >= first - experiment_claims.KEEPS
-    return Finding(
-        HOLDS if keeps else FALSE,
+    first, twice, last = r["accuracy"][0], r["accuracy"][1], r["accuracy"][-1]
+    return finding(
+        "rope_long",
+        last >= first - experiment_claims.KEEPS,
+        twice >= first - experiment_claims.KEEPS,
         f"copy task: {pct(first)} at {r['lengths'][0]} tokens, {pct(last)} at {r['lengths'][-1]}; trained scores "
         f"change by {e(r['shift_error'])} when a phrase moves {RUN_SHIFT} places",
         "RoPE's score depends only on m - n (it holds to rounding in the trained model), but a model "
@@ -295,15 +345,17 @@ def finding_alibi_long() -> Finding:
         keeps = acc[-1] >= acc[0] - experiment_claims.KEEPS
         state[task] = (keeps, acc[0] >= experiment_claims.LEARNT)
     works = [task for task, (keeps, learnt) in state.items() if keeps and learnt]
-    verdict = HOLDS if len(works) == len(state) else FALSE if not works else HALF
     copy, marker = r["accuracy"]["copy"], r["accuracy"]["marker"]
-    return Finding(
-        verdict,
+    return finding(
+        "alibi_long",
+        len(works) == len(state),
+        bool(works),
         f"at {n[-1]} tokens (10x): marker task {pct(marker[-1])} (from {pct(marker[0])} at {n[0]}), "
         f"copy task {pct(copy[-1])} (from {pct(copy[0])})",
-        "ALiBi's bias is the same at every length, so what it learned short still applies long; it "
-        "cannot single out one exact offset, so on copying it stays flat at a low accuracy. Press et al. "
-        "measured perplexity of language models, not accuracy on such tasks.",
+        "ALiBi's bias is the same at every length, so what it learned short still applies long. This "
+        "one-layer model cannot single out one exact offset (its only sign of place is a penalty that peaks at "
+        "distance 0), so on copying it stays flat at a low accuracy; that limit is the model's, not ALiBi's. "
+        "Press et al. measured perplexity of language models, not accuracy on such tasks.",
     )
 
 
@@ -318,8 +370,10 @@ def rope_factor(head_dim: int, base: float, draw: int, span: int) -> core.RopeFa
 def finding_rope_factor(head_dim: int, base: float, draw: int, span: int) -> Finding:
     r = rope_factor(head_dim, base, draw, span)
     factors = r.spread < 1e-6 and r.orthogonal < 1e-6
-    return Finding(
-        HOLDS if factors else FALSE,
+    return finding(
+        "rope_factor",
+        factors,
+        r.shift_error < ROUNDING,
         f"two pairs with q.k = 1 differ by up to {r.spread:.2f}; a pair with q.k = 0 scores up to "
         f"{r.orthogonal:.2f}; moving both positions by {ROPE_SHIFT} changes a score by {e(r.shift_error)}",
         "The score is Re sum_i q~_i conj(k~_i) e^{i(m-n)theta_i}: it depends on the positions only through "
@@ -335,20 +389,30 @@ def kernels(length: int, sigma: float) -> core.KernelComparison:
     return core.kernel_comparison(length, sigma=sigma, r1=KERPLE_R1, r2_log=KERPLE_R2_LOG, r2_power=KERPLE_R2_POWER)
 
 
+@st.cache_data(**CACHE)
+def kerple_boundary(length: int) -> tuple[float, float]:
+    """(sigma, gap) of ``core.kerple_boundary_gap`` at the chart's r1."""
+    return core.kerple_boundary_gap(length, r1=KERPLE_R1)
+
+
 def finding_kerple(length: int, sigma: float) -> Finding:
     r = kernels(length, sigma)
-    scale = np.abs(r.max_eigenvalue)
-    kerple_not_pd = bool((r.min_eigenvalue[:2] < 0).all())
-    kerple_cpd = bool((r.min_sum_zero[:2] > -1e-9 * scale[:2]).all())
-    rbf_pd = bool(r.min_eigenvalue[2] > 1e-10 * scale[2])
-    return Finding(
-        FALSE if kerple_not_pd and kerple_cpd and rbf_pd else HALF,
+    width, gap = kerple_boundary(length)
+    # an RBF kernel is positive definite; KERPLE's would have to be too
+    kerple_pd = bool((r.min_eigenvalue[:2] > 1e-10 * np.abs(r.max_eigenvalue[:2])).all())
+    return finding(
+        "kerple",
+        kerple_pd,
+        False,
         f"smallest eigenvalue over {length} positions: KERPLE log {r.min_eigenvalue[0]:.3g}, power "
         f"{r.min_eigenvalue[1]:.3g}, RBF {r.min_eigenvalue[2]:.2g}; on sum-zero vectors KERPLE's are "
-        f"{r.min_sum_zero[0]:.3g} and {r.min_sum_zero[1]:.3g}",
+        f"{r.min_sum_zero[0]:.3g} and {r.min_sum_zero[1]:.3g}; at r2 = 2, exp(power bias) differs from an RBF "
+        f"of sigma {width:.3g} by {e(gap)}",
         "KERPLE's biases, -r1 log(1 + r2|m - n|) and -r1|m - n|^r2, are conditionally positive definite "
         "kernels that fall without bound; a Gaussian RBF exp(-|m - n|^2 / 2 sigma^2) is positive definite "
-        "and bounded.",
+        f"and bounded. The two meet at one boundary case, and only through softmax: at r2 = 2 the factor "
+        f"exp(-r1|m - n|^2) that the power bias puts on the weights is a Gaussian RBF with sigma = "
+        f"1/sqrt(2 r1) ({width:.3g} at r1 = {KERPLE_R1:g}); the bias itself is still not one.",
     )
 
 
@@ -360,8 +424,10 @@ def deberta(head_dim: int, draw: int) -> core.DebertaScale:
 def finding_deberta(head_dim: int, draw: int) -> Finding:
     r = deberta(head_dim, draw)
     three = abs(r.sum_sqrt_3d - 1) < abs(r.sum_sqrt_d - 1)
-    return Finding(
-        FALSE if three else HALF,
+    return finding(
+        "deberta",
+        not three,
+        False,
         f"std of the summed logits: {r.sum_sqrt_d:.2f} over sqrt(d), {r.sum_sqrt_3d:.2f} over sqrt(3d) "
         f"(content alone over sqrt(d): {r.c2c_sqrt_d:.2f})",
         "DeBERTa divides the sum of its three terms (c2c, c2p, p2c) by sqrt(3d) (He et al. 2020, eq. 4): "
@@ -379,15 +445,41 @@ def slopes(heads: int) -> dict:
     )
 
 
+def power(x: float) -> str:
+    """A power of two for the page, by its exponent: 2^-0.25, 2^-8."""
+    return f"2^{round(float(np.log2(x)), 6):g}"
+
+
+def slope_range(heads: int) -> str:
+    """How get_slopes builds H slopes and the range they span, read off the slopes the chart draws."""
+    reference = slopes(heads)["reference"]
+    low, high = power(reference.min()), power(reference.max())
+    span = f"its single slope is {high}" if heads == 1 else f"the slopes run from {low} to {high}"
+    c = 2 ** (heads.bit_length() - 1)  # the largest power of two <= H
+    if c == heads:
+        return (
+            f"For H = {heads}, a power of two, their code (get_slopes) gives exactly that: {span}, "
+            f"the steepest 2^(-8/H)."
+        )
+    return (
+        f"For other H their code (get_slopes) takes the {c} slopes of the largest power of two below H and "
+        f"appends {heads - c} of the {2 * c}-head schedule (its 1st, 3rd, ... slopes), so the steepest slope "
+        f"is 2^(-4/c) with c = {c}, not 2^(-8/H): at H = {heads}, {span}."
+    )
+
+
 def finding_alibi_slopes(heads: int) -> Finding:
     r = slopes(heads)
-    power = r["gap"] < 1e-12
     where = f"{r['differ'].size} of the head counts 1..{HEADS_CHECKED}"
-    return Finding(
-        HALF if power else FALSE,
+    # a claim about every H: the verdict reads the whole range checked, the slider only the chart
+    return finding(
+        "alibi_slopes",
+        r["differ"].size == 0,
+        r["differ"].size < HEADS_CHECKED,
         f"H = {heads}: largest relative difference {r['gap']:.3g}; the formula is wrong for {where}",
-        "2^(-8h/H) is right only when H is a power of two; otherwise Press et al. take the slopes of the "
-        "nearest smaller power of two and interleave every other slope of the next one.",
+        "2^(-8h/H) is right only when H is a power of two. For any other H, Press et al.'s get_slopes takes "
+        "the c slopes of the largest power of two c below H and appends H - c more after them: the 1st, 3rd, "
+        "5th, ... slopes of the schedule for 2c heads.",
     )
 
 
@@ -402,13 +494,29 @@ def t5_entries(shaw_k: int) -> dict:
 def finding_t5(shaw_k: int) -> Finding:
     w = t5_entries(shaw_k)["widths"]
     finite = w.widths[np.isfinite(w.widths)].astype(int)
-    return Finding(
-        FALSE if w.n_buckets != 2 * shaw_k + 1 or (finite > 1).any() else HOLDS,
+    return finding(
+        "t5",
+        w.n_buckets == 2 * shaw_k + 1 and not (finite > 1).any(),
+        False,
         f"T5: {w.n_buckets} buckets ({w.used} reachable), distances 0..{w.exact - 1} exact, then widths "
         f"{', '.join(map(str, finite[w.exact :]))} and one bucket from {w.last_from} on; Shaw with K = {shaw_k}: "
         f"{2 * shaw_k + 1} entries, one per offset",
-        f"Shaw et al. clip to 2K + 1 offsets; T5 uses {w.n_buckets} buckets, half per direction, half of "
-        f"those exact and half logarithmically wider up to max_distance {T5_MAX_DISTANCE}.",
+        f"Shaw et al. clip to 2K + 1 offsets; T5 uses {w.n_buckets} buckets, {w.widths.size} per direction: "
+        f"{t5_layout(w)}.",
+    )
+
+
+def t5_layout(w: core.T5Widths, max_distance: int = T5_MAX_DISTANCE) -> str:
+    """One direction of T5's buckets in words, counted from ``core.t5_bucket_widths``."""
+    logarithmic = w.widths.size - w.exact - 1  # neither exact nor the open-ended last one
+    before = (
+        f" (max_distance {max_distance} only sets the scale of the logarithm: the last bucket starts before it)"
+        if w.last_from < max_distance
+        else ""
+    )
+    return (
+        f"{w.exact} exact (distances 0..{w.exact - 1}), {logarithmic} logarithmically wider (distances "
+        f"{w.exact}..{w.last_from - 1}) and a last one for every distance from {w.last_from} on{before}"
     )
 
 
@@ -439,8 +547,10 @@ def finding_params(context: int, head_dim: int, heads: int, shaw_k: int) -> Find
     grows = [m for m in core.PARAMETER_METHODS if r["long"][m] != r["short"][m]]
     relative = [m for m in core.PARAMETER_METHODS if m not in ("learned", "shaw_unclipped")]
     fixed = all(r["long"][m] == r["short"][m] for m in relative)
-    return Finding(
-        FALSE if fixed else HALF,
+    return finding(
+        "params",
+        all(r["long"][m] != r["short"][m] for m in relative),
+        not fixed,
         f"from L = {context} to {GROWTH * context}: {', '.join(NAMES[m] for m in grows) or 'none'} grow; "
         f"clipped Shaw stays {r['short']['shaw']:,}, T5 {r['short']['t5']:,}, ALiBi and RoPE 0",
         "A relative method's table is indexed by the offset, clipped (Shaw) or bucketed (T5), or replaced by a "

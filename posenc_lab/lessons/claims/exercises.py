@@ -8,7 +8,14 @@ import numpy as np
 
 from posenc_lab import figures
 from posenc_lab.lessons.claims import compute as compute_claims
+from posenc_lab.lessons.claims import measure as core
 from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+
+#: the least-squares fit of [PE(p), PE(k), 1] errs by more than this on dimensions 0 and 1 at every
+#: setting of the Sinusoids view (1.1 to 1.9 measured; tests/test_claim_verdicts.py sweeps the range)
+FIT_ERROR_ABOVE = 1.0
+#: T5's buckets as T5 uses them, counted (32 buckets, max_distance 128)
+T5 = core.t5_bucket_widths(compute_claims.T5_BUCKETS, compute_claims.T5_MAX_DISTANCE)
 
 EXERCISES = (
     MultipleChoice(
@@ -65,7 +72,7 @@ EXERCISES = (
             Choice(
                 "One matrix W maps the concatenation $[PE_p, PE_k]$ to $PE_{p+k}$, fitted once for all p and k.",
                 "A linear map cannot form the products sin a cos b. The least-squares fit in the Sinusoids view "
-                "errs by about 1 on the fast dimensions.",
+                f"errs by more than {FIT_ERROR_ABOVE:g} on dimensions 0 and 1, the fastest, at every setting.",
             ),
             Choice(
                 "$PE_{10} - PE_5 = PE_5 - PE_0$, which is what 'relative' means.",
@@ -118,9 +125,8 @@ EXERCISES = (
         choices=(
             Choice(
                 "32, one per bucket, whatever the length",
-                "T5 buckets the offset: distances below 8 each get a bucket per direction, farther ones share "
-                "logarithmically wider buckets up to 128, and the table is shared by the layers. The Biases view "
-                "measures the bucket widths.",
+                f"T5 buckets the offset. Per direction: {compute_claims.t5_layout(T5)}. The table is shared "
+                "by the layers. The Biases view measures the bucket widths.",
                 right=True,
             ),
             Choice(

@@ -154,6 +154,8 @@ def heading(key: str) -> None:
 def verdict(finding: compute.Finding, why: str) -> None:
     """The verdict line, the numbers it was read from, and why."""
     st.markdown(f"{ICONS[finding.verdict]} **Verdict: {finding.verdict}.** {md(finding.statement)}")
+    if finding.part:
+        st.caption(f"**True in part:** {md(finding.part)}; the claim as stated is not.")
     if not finding.cited:
         st.caption(f"**Measured now:** {md(finding.measured)}")
     st.caption(f"**Why:** {md(why)}")
@@ -284,9 +286,17 @@ def sinusoids() -> None:
     ]
     tally = ", ".join(f"{sum(f.verdict == v for f in found)} {v}" for v in (compute.HOLDS, compute.HALF, compute.FALSE))
     layout.notice(
-        f"of the five claims about the sinusoid, at these settings: {tally}. The half-true one is the shift: "
-        "linear in PE(p) once k is fixed. Every verdict comes with a number you can recompute with the code."
+        f"of the five claims about the sinusoid, at these settings: {tally}. {half_true(found)}Every verdict "
+        "comes with a number you can recompute with the code."
     )
+
+
+def half_true(found: list[compute.Finding]) -> str:
+    """The sentence naming what holds of each half-true claim, or nothing when none is."""
+    parts = [f.part for f in found if f.verdict == compute.HALF]
+    if not parts:
+        return ""
+    return f"True in part: {'; '.join(parts)}. "
 
 
 def dim0_block(n: int, width: int, base: float, args: str) -> None:
@@ -434,7 +444,7 @@ data = np.maximum(np.column_stack([r.equal_differences, r.rotation]), {FLOOR!r})
         compute.finding_differences(width, base, k),
         "the relative property says one rotation moves every position k steps on. Rotating a point twice by "
         "the same angle does not add equal vectors (it moves along a circle, not a line), so equal differences "
-        "fail exactly where the sinusoid turns fastest.",
+        f"fail. {compute.difference_peak(width, base, k)}",
     )
 
 
@@ -454,10 +464,23 @@ def rope() -> None:
     )
     rope_long_block()
     rope_factor_block(dh, reach, base, seed)
-    layout.notice(
-        "both RoPE claims mix a true part with a false one: the score depends on positions only through m - n "
-        "(measured at rounding level twice on this page), yet RoPE does not carry a model to any length, and "
-        "its score is not q.k times a function of the distance."
+    found = {
+        "rope_long": compute.finding_rope_long(),
+        "rope_factor": compute.finding_rope_factor(dh, base, seed, reach),
+    }
+    layout.notice(rope_notice(found))
+
+
+def rope_notice(found: dict[str, compute.Finding]) -> str:
+    """What the two RoPE verdicts say together, read off the verdicts themselves."""
+    said = []
+    for key, f in found.items():
+        claim = compute.CLAIMS[key]
+        said.append(f"claim {claim.number} is {f.verdict}" + (f" (true in part: {f.part})" if f.part else ""))
+    return (
+        f"{' and '.join(said)}. Both rest on the same measured fact, a score that depends on the positions only "
+        "through m - n (at rounding level, twice on this page); it neither carries a model to any length nor "
+        "makes the score q.k times a function of the distance."
     )
 
 
@@ -621,7 +644,9 @@ data = np.column_stack([r.min_eigenvalue, r.min_sum_zero])  # rows: KERPLE log, 
         compute.finding_kerple(length, rbf_sigma),
         "KERPLE (Chi et al. 2022) needs kernels that stay meaningful at any distance: its biases keep falling "
         "(log or power of |m - n|), and a CPD kernel only has to be positive on sum-zero vectors, because "
-        "softmax ignores the constant that would make it PD. An RBF flattens to 0 a few sigma away.",
+        "softmax ignores the constant that would make it PD. An RBF flattens to 0 a few sigma away. The "
+        "boundary case: at r2 = 2, the top of the power variant's range, softmax turns the bias -r1|m - n|^2 "
+        "into the factor exp(-r1|m - n|^2), a Gaussian RBF; below 2 that factor is not Gaussian.",
     )
 
 
@@ -674,9 +699,8 @@ wrong_for = claims.heads_where_naive_slopes_differ({compute.HEADS_CHECKED})  # H
     layout.chart(fig, key="claims_alibi_slopes", filename="claims_alibi_slopes", code=code)
     verdict(
         compute.finding_alibi_slopes(h),
-        "Press et al. chose 2^(-8/H), 2^(-16/H), ..., 2^-8 for H a power of two. For other H their code "
-        "(get_slopes) keeps every slope in the same range, 2^-8 to 2^-0.5, by reusing a power-of-two "
-        "schedule; the formula alone would spread the slopes differently.",
+        "Press et al. chose 2^(-8/H), 2^(-16/H), ..., 2^-8 for H a power of two. "
+        f"{compute.slope_range(h)} The formula alone would spread the slopes differently.",
     )
 
 
@@ -842,9 +866,10 @@ data = np.array([[short[m], long[m]] for m in claims.PARAMETER_METHODS])  # (met
     verdict(
         compute.finding_params(context, dh, h, k),
         "per layer for Shaw (tables a^K and a^V shared by the heads), KERPLE (r1, r2 per head) and "
-        "Transformer-XL (W_R; u and v counted once, as the reference code shares them); T5's table serves all "
-        "layers, the learned table the whole model. The O(L) cost belongs to absolute tables, not to "
-        "relative methods.",
+        "Transformer-XL (W_R, and u and v: one pair for the whole model only when untie_r is off, as in its "
+        "PyTorch reference code; its TF scripts for WikiText-103 and XLNet's pretraining turn untie_r on, and "
+        "each layer has its own pair; one layer's count is d^2 + 2d either way); T5's table serves all layers, "
+        "the learned table the whole model. The O(L) cost belongs to absolute tables, not to relative methods.",
     )
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "entry_by_distance",
     "fixed_shift_error",
     "heads_where_naive_slopes_differ",
+    "kerple_boundary_gap",
     "kernel_comparison",
     "naive_alibi_slopes",
     "neighbour_column_cosines",
@@ -461,10 +462,12 @@ def difference_check(k: int, d_model: int, base: float = 10000.0) -> DifferenceC
     Returns
     -------
     DifferenceCheck
-        ``equal_differences`` per dimension: large on the fast dimensions of a correct
-        sinusoid, because a rotation does not move a point by equal steps in a straight
-        line; ``rotation``: the errors of ``PE[2k] = PE[k] M_k^T`` and
-        ``PE[k] = PE[0] M_k^T`` (the larger of the two), at rounding level.
+        ``equal_differences`` per dimension: on a correct sinusoid, pair i's two entries
+        form a vector of length ``4 sin^2(k w_i / 2)`` (a rotation does not move a point
+        by equal steps in a straight line), largest where ``k w_i`` is near an odd
+        multiple of pi and 0 at multiples of 2 pi, not simply on the fastest pair;
+        ``rotation``: the errors of ``PE[2k] = PE[k] M_k^T`` and ``PE[k] = PE[0] M_k^T``
+        (the larger of the two), at rounding level.
 
     Examples
     --------
@@ -623,6 +626,40 @@ def kernel_comparison(
     )
 
 
+def kerple_boundary_gap(length: int, r1: float = 1.0) -> tuple[float, float]:
+    """KERPLE's power variant at its boundary r2 = 2, through softmax, against a Gaussian RBF.
+
+    Softmax turns an added bias b into the factor ``exp(b)`` on the weights. At r2 = 2
+    the power bias is ``-r1 |m - n|^2``, so that factor is ``exp(-r1 |m - n|^2)``: a
+    Gaussian RBF of width ``sigma = 1 / sqrt(2 r1)``. The bias itself stays conditionally
+    positive definite and unbounded, not an RBF.
+
+    Parameters
+    ----------
+    length : int, 2..2048
+        Distances 0..L-1.
+    r1 : float, > 0
+
+    Returns
+    -------
+    (sigma, gap): the RBF's width and the largest ``|exp(bias) - exp(-d^2 / (2 sigma^2))|``
+    over the distances, at rounding level.
+
+    Examples
+    --------
+    >>> sigma, gap = kerple_boundary_gap(16, r1=0.5)
+    >>> sigma, gap < 1e-15
+    (1.0, True)
+    """
+    length = as_int("length", length, min_value=2, max_value=2048)
+    r1 = as_float("r1", r1, gt=0.0)
+    distance = np.arange(length, dtype=np.float64)
+    factor = np.exp(kerple_from_distance(distance, r1, 2.0, "power")[0])  # exp(-r1 d^2)
+    sigma = 1.0 / math.sqrt(2.0 * r1)
+    rbf = np.exp(-(distance**2) / (2 * sigma**2))
+    return sigma, float(np.abs(factor - rbf).max())
+
+
 def deberta_scale(head_dim: int, *, n_tokens: int = 64, span: int = 32, seed: int = 0) -> DebertaScale:
     """How large DeBERTa's summed logits are for unit-variance inputs, under each scale.
 
@@ -719,9 +756,11 @@ def t5_bucket_widths(num_buckets: int = 32, max_distance: int = 128) -> T5Widths
     Returns
     -------
     T5Widths
-        For the defaults: 32 buckets (31 reachable), 8 exact distances (0..7), then 8
-        buckets whose widths grow about geometrically up to distance 128, and a last
-        bucket for everything farther.
+        For the defaults: 32 buckets (31 reachable), 16 per direction: 8 exact distances
+        (0..7), then 7 buckets whose widths grow about geometrically (distances 8..90),
+        and a last bucket for every distance from 91 on. max_distance (128) only sets
+        the scale of the logarithm, which would give distance 128 a 17th bucket; the
+        last one holds everything from 91.
 
     References
     ----------
@@ -757,7 +796,9 @@ def entry_by_distance(
     -------
     distances : (R,) int
     t5 : (R,) int, ``t5_bucket(-d)``: one entry per distance up to the exact range, then
-        ever wider buckets, the same entry from ``max_distance`` on
+        ever wider buckets, the same entry from the last bucket's start on (91 for T5's
+        defaults, ``t5_bucket_widths().last_from``; every distance from ``max_distance``
+        on is in it too)
     shaw : (R,) int, ``min(d, K)``: one entry per distance up to K (counted from the
         query's own row K of the 2K + 1), then the edge entry
     """
@@ -795,8 +836,11 @@ def relative_parameter_counts(
         layers), KERPLE ``2 H`` per layer, ALiBi and RoPE 0. Added here:
         ``shaw_unclipped``, Shaw with K = L - 1 (every offset its own row,
         ``2 (2L - 1) Dh``), and ``transformer_xl``, one layer's ``W_{k,R}``
-        (``d x H Dh``) plus the global biases u and v (``2 H Dh``, shared by the layers
-        in the reference code). Only ``learned`` and ``shaw_unclipped`` grow with L.
+        (``d x H Dh``) plus the biases u and v (``2 H Dh``). u and v are one pair for
+        the whole model only when ``untie_r`` is off, as in the PyTorch reference code;
+        the reference TF scripts for WikiText-103 and One Billion Word, and XLNet's
+        pretraining command, turn it on, and every layer has its own pair. One layer's
+        count is the same either way. Only ``learned`` and ``shaw_unclipped`` grow with L.
 
     References
     ----------

@@ -113,7 +113,7 @@ def _waves_controls(kind: str, d_model: int) -> dict:
     if spacing == "base":
         fields["base"] = float(
             state.choice_slider(
-                "base", "Base", BASES, 10_000, fmt=lambda v: f"{v:,.0f}", help="Longest wavelength about 2 pi x base."
+                "base", "Base", BASES, 10_000, fmt=lambda v: f"{v:,.0f}", help=base_help(fields["n_pairs"])
             )
         )
     else:
@@ -125,6 +125,14 @@ def _waves_controls(kind: str, d_model: int) -> dict:
             )
         )
     return fields
+
+
+def base_help(pairs: int) -> str:
+    """The base slider's help: the longest wavelength of P pairs, w_i = base^(-i/P) for i = 0..P-1."""
+    return (
+        f"Longest wavelength 2π·base^((P−1)/P), here 2π·base^({pairs - 1}/{pairs}) with P = {pairs}: "
+        f"base^(−1/{pairs}) times 2π × base."
+    )
 
 
 def _added_controls(kind: str) -> dict:

@@ -450,8 +450,10 @@ data = np.column_stack([np.array([lab["accuracy"][w] for w in ways]).T, np.full(
         "Accuracy (mean cross-entropy per answer, in nats). Without fine-tuning each scaling uses the factor "
         "s = test length / L; the fine-tuned models keep factor 2 at every length, as they were trained. "
         "NTK-aware is the static formula at s (transformers' 'dynamic' type gives the same at factor 1). "
-        "YaRN's weight gamma_i is 1 for pairs that turn more than 32 times within L, 0 for those that turn "
-        "less than once, a ramp between (transformers' defaults beta_fast = 32, beta_slow = 1)."
+        "YaRN's weight gamma_i, as in the YaRN paper (sec. 3.2) and the RoPE lesson, is 1 for pairs that turn "
+        "more than 32 times within L (frequency kept), 0 for those that turn less than once (frequency divided by "
+        "s), a ramp between (transformers' defaults beta_fast = 32, beta_slow = 1; its linear_ramp_factor is "
+        "1 - gamma_i)."
     )
     rows = xt.paper_comparison(lab)
     layout.table(rows)

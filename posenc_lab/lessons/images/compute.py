@@ -18,6 +18,32 @@ QWEN2_VL_SECTION = (16, 24, 24)
 QWEN2_VL_HEAD_DIM = 128
 #: the experiment run the NoPE view reads: the experiments page's default (stored) settings
 EXPERIMENT_DEFAULTS = ("copy", 32, 32, 300, 0, 3)
+#: Llama 4 drops RoPE in every 4th layer (transformers' Llama4TextConfig: no_rope_layer_interval = 4)
+LLAMA4_NOPE_INTERVAL = 4
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def every(interval: int) -> str:
+    """Which layers drop RoPE at this interval: "every layer", "every 2nd layer", ..."""
+    return "every layer" if interval == 1 else f"every {ordinal(interval)} layer"
+
+
+def nope_count_sentence(layers: np.ndarray, interval: int) -> str:
+    """What the slider's interval does to the layers the chart draws ((1, n) of 1 = RoPE, 0 = NoPE)."""
+    n_layers, nope = layers.shape[1], int((layers == 0).sum())
+    if nope == 0:
+        return (
+            f"with one NoPE layer in {interval}, none of the {n_layers} layers drops RoPE: the first would be "
+            f"layer {interval}"
+        )
+    if nope == n_layers:
+        return f"{every(interval)} drops RoPE: all {n_layers} have no positions"
+    return f"one in every {interval}: {every(interval)} drops RoPE, {nope} of the {n_layers} layers"
 
 
 @st.cache_data(**CACHE)

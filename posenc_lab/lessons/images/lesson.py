@@ -42,7 +42,9 @@ def intro() -> None:
         "Beyond one dimension: images, video, and no positions at all",
         "Text is a line, but an image is a grid of patches and a video a stack of grids. Read row by row, "
         "the patch just below another sits a whole row away, so 1-D positions call close patches far. "
-        "Vision models give each patch its row and its column instead, and Qwen2-VL gives every token three "
+        "ViT, DeiT and CLIP do read them that way: each patch gets one index in reading order and a learned "
+        "vector per index. Others give each patch its row and its column, as RoPE-ViT (Heo et al. 2024) and "
+        "Qwen2-VL's vision encoder do with 2-D RoPE; Qwen2-VL's language model then gives every token three "
         "positions: time, height and width. And some models give some layers no positions at all.",
     )
 
@@ -110,7 +112,15 @@ data = axial.reshape({rows}, {cols})  # the left panel; raster.reshape({rows}, {
 def video() -> None:
     st.sidebar.header("Sequence")
     before = state.int_slider("before", "Text tokens before", 0, 16, 4)
-    frames = state.int_slider("frames", "Frames t", 1, 4, 2, container=layout.key_control())
+    frames = state.int_slider(
+        "frames",
+        "Temporal patches t (grid_t)",
+        1,
+        4,
+        2,
+        help="Qwen2-VL merges every 2 frames into one temporal patch (temporal_patch_size = 2).",
+        container=layout.key_control(),
+    )
     height = state.int_slider("h", "Patch rows h", 1, 8, 3)
     width = state.int_slider("w", "Patch columns w", 1, 8, 4, container=layout.key_control())
     after = state.int_slider("after", "Text tokens after", 0, 16, 3)
@@ -162,7 +172,8 @@ data = (axis[None, :] == np.arange(3)[:, None]).astype(float)  # rows: time, hei
     resume = before + max(frames, height, width)
     layout.notice(
         f"the {before} text tokens count up on all three axes at once, which makes M-RoPE plain RoPE for text. "
-        f"The patches of a frame share its time position, and take row and column from {before} on. The text "
+        f"The patches of one temporal patch (2 frames in Qwen2-VL) share its time position, and take row and "
+        f"column from {before} on. The text "
         f"after the image resumes at {resume}, one past the largest position the image used, not at "
         f"{before + frames * height * width}: an image costs max(t, h, w) positions, not t·h·w. The fast pairs "
         "follow time and the slow ones space."
@@ -173,7 +184,9 @@ data = (axis[None, :] == np.arange(3)[:, None]).astype(float)  # rows: time, hei
 def nope() -> None:
     st.sidebar.header("Layers")
     n_layers = state.int_slider("layers", "Layers", 4, 128, 48, help="Llama 4 Scout: 48 layers.")
-    interval = state.int_slider("interval", "One NoPE layer every", 1, 8, 4, container=layout.key_control())
+    interval = state.int_slider(
+        "interval", "One NoPE layer every", 1, 8, compute.LLAMA4_NOPE_INTERVAL, container=layout.key_control()
+    )
     st.latex(
         r"\text{NoPE: } a_{tj} = \mathrm{softmax}_{j \le t}\Big(\frac{q_t \cdot k_j}{\sqrt{d_h}}\Big)"
         r"\qquad \allowbreak \text{equal scores} \Rightarrow a_{tj} = \frac{1}{t+1}"
@@ -211,7 +224,7 @@ data = np.array([[stored["accuracy_" + m][0], stored["accuracy_" + m][-1]] for m
         figures.heatmap,
         layers,
         y=["RoPE?"],
-        title=f"{n_layers} layers, one without positions every {interval}: 1 = RoPE, 0 = NoPE",
+        title=f"{n_layers} layers, {compute.every(interval)} without positions: 1 = RoPE, 0 = NoPE",
         x_title="layer",
         y_title="",
         x_name="layer",
@@ -227,12 +240,13 @@ types = posenc.rope.irope_layer_types({n_layers}, {interval})  # Llama 4: interv
 data = np.array([[1.0 if t == "rope" else 0.0 for t in types]])
 """
     layout.chart(fig, key="images_irope", filename="images_irope_layers", code=code)
-    none = summary["accuracy"]["none"][0]
+    none, chance = summary["accuracy"]["none"][0], summary["chance"]
     layout.notice(
-        f"with no positions at all the model reaches {none:.0%} at its training length, far above the "
-        f"{summary['chance']:.0%} of a guess: under a causal mask a token sees how many tokens come before it "
+        f"with no positions at all the model reaches {none:.0%} at its training length, {none / chance:.1f} "
+        f"times the {chance:.0%} of a guess: under a causal mask a token sees how many tokens come before it "
         "(its attention is spread over fewer), and from that a model can rebuild positions (Haviv et al. 2022; "
-        "Kazemnejad et al. 2023). Llama 4 leans on this: every "
-        f"{interval}th layer drops RoPE, and these layers can attend across the whole context without RoPE's "
-        "rotations, which it pairs with chunked local attention in the RoPE layers."
+        f"Kazemnejad et al. 2023). Llama 4 leans on this: it drops RoPE in "
+        f"{compute.every(compute.LLAMA4_NOPE_INTERVAL)}, and these layers can attend across the whole context "
+        "without RoPE's rotations, which it pairs with chunked local attention in the RoPE layers. Here, "
+        f"{compute.nope_count_sentence(layers, interval)}."
     )

@@ -494,7 +494,8 @@ def _p_rope_controls(original: int, head_dim: int):
         # p = 0 would be NoPE, which the slider's log spacing cannot hold; 1/8 is its nearest
         (0.125, 0.25, 0.5, 0.75, 0.875, 1.0),
         0.75,
-        help="The fastest p of the pairs keep their frequencies; the others stop turning.",
+        help="The fastest p of the pairs keep turning, at their frequencies divided by the factor s; the others "
+        "stop turning.",
     )
     return {"partial_rotary_factor": float(p)}, None, {}
 
@@ -536,12 +537,14 @@ EXTENSIONS = {
     ),
     "yarn": Extension(
         "YaRN",
-        r"\theta_i' = \theta_i\Big((1-\gamma_i) + \frac{\gamma_i}{s}\Big),\quad "
-        r"\gamma_i = \mathrm{clip}\Big(\frac{i - i_{\text{fast}}}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
+        r"\theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)\,\frac{\theta_i}{s},\quad "
+        r"\gamma_i = \mathrm{clip}\Big(\frac{i_{\text{slow}} - i}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
         r"\quad \sqrt{1/t} = 0.1\ln s + 1",
         _yarn_controls,
-        "i_fast and i_slow: the pairs that turn beta_fast and beta_slow times within L (rounded down and up). "
-        "t is YaRN's attention temperature: cos and sin are multiplied by the attention factor √(1/t).",
+        "γ_i is the YaRN paper's weight (Peng et al. 2023, sec. 3.2), as in the experiments lesson: 1 keeps pair "
+        "i's frequency, 0 divides it by s; transformers' linear_ramp_factor is 1 − γ_i. i_fast and i_slow: the "
+        "pairs that turn beta_fast and beta_slow times within L (rounded down and up). t is YaRN's attention "
+        "temperature: cos and sin are multiplied by the attention factor √(1/t).",
     ),
     "llama3": Extension(
         "Llama 3",
@@ -563,9 +566,24 @@ EXTENSIONS = {
         r"\theta_i' = \begin{cases}\theta_i / s & i < p\,d_h/2 \\ 0 & \text{otherwise}\end{cases}",
         _p_rope_controls,
         "Barbero et al. (2024) keep only the fastest fraction p of the frequencies; the slowest pairs stop "
-        "turning and carry meaning without position. transformers calls it rope_type 'proportional'.",
+        "turning and carry meaning without position. transformers calls it rope_type 'proportional' and divides "
+        "the frequencies it keeps by the factor s: they keep their own only at s = 1.",
     ),
 }
+
+
+def p_rope_sentence(ratio: np.ndarray, factor: float) -> str:
+    """What p-RoPE does to each pair, read off the frequency ratios the chart draws."""
+    turning = ratio[ratio > 0]
+    stopped = ratio.size - turning.size
+    if turning.size == 0:
+        return f"p-RoPE here: all {ratio.size} pairs stop turning."
+    low, high = turning.min(), turning.max()
+    speed = f"{low:.4g} of its frequency" if np.isclose(low, high) else f"{low:.4g} to {high:.4g} of their frequencies"
+    return (
+        f"p-RoPE here: {turning.size} of {ratio.size} pairs turn, each at {speed} (θ_i / s with s = {factor:g}), "
+        f"and {stopped} stop."
+    )
 
 
 @LESSON.view("scaling", "Context extension")
@@ -651,6 +669,8 @@ data = np.column_stack([2 * np.pi / inv_freq, after, ratio, region])
     c4.metric("Interpolated pairs", int(counts[2]), help="ratio 1/s: positions squeezed s times")
     if counts[3]:
         st.metric("Stopped pairs", int(counts[3]), help="frequency 0: they no longer turn (p-RoPE)")
+    if method == "proportional":
+        st.caption(p_rope_sentence(out["ratio"], effective))
     st.caption(
         "Frequencies from posenc.rope_inv_freq, the same numbers as transformers' ROPE_INIT_FUNCTIONS for "
         "linear, dynamic, yarn, llama3, longrope and proportional (checked against frozen transformers outputs in the "
