@@ -59,7 +59,15 @@ from .analysis import (
     translation_error,
     wavelengths,
 )
-from .attention import attention, causal_mask, self_attention, softmax
+from .attention import (
+    attention,
+    causal_mask,
+    kv_cache_bytes,
+    self_attention,
+    sliding_window_mask,
+    softmax,
+    window_receptive_field,
+)
 from .relative import (
     DebertaTerms,
     ShawTerms,
@@ -144,8 +152,11 @@ __all__ = [
     # attention
     "attention",
     "causal_mask",
+    "kv_cache_bytes",
     "self_attention",
+    "sliding_window_mask",
     "softmax",
+    "window_receptive_field",
     # toy inputs
     "MAX_WORDS",
     "projections",

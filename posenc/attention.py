@@ -10,7 +10,15 @@ import numpy as np
 
 from ._checks import as_float_array, as_int, check_budget
 
-__all__ = ["attention", "causal_mask", "self_attention", "softmax"]
+__all__ = [
+    "attention",
+    "causal_mask",
+    "kv_cache_bytes",
+    "self_attention",
+    "sliding_window_mask",
+    "softmax",
+    "window_receptive_field",
+]
 
 
 def softmax(scores, axis: int = -1) -> np.ndarray:
@@ -51,6 +59,144 @@ def causal_mask(q_len: int, k_len: int) -> np.ndarray:
     if q_len > k_len:
         raise ValueError(f"causal attention needs k_len >= q_len, got q_len={q_len}, k_len={k_len}")
     return np.arange(k_len)[None, :] <= np.arange(q_len)[:, None] + (k_len - q_len)
+
+
+def sliding_window_mask(q_len: int, k_len: int, window: int) -> np.ndarray:
+    """Boolean (Tq, Tk) mask of causal sliding-window attention, True where key j may be
+    seen by query i.
+
+    Parameters
+    ----------
+    q_len, k_len : int
+        Queries are the last ``q_len`` of ``k_len`` positions (as in ``causal_mask``):
+        query i stands at position ``i + k_len - q_len``. Needs ``k_len >= q_len >= 1``.
+    window : int
+        How many positions a query sees, itself included (Mistral's ``sliding_window``);
+        ``window >= k_len`` gives the plain causal mask.
+
+    Returns
+    -------
+    (Tq, Tk) bool ndarray
+
+    Raises
+    ------
+    ValueError
+        A length or the window that is not a positive integer, ``q_len > k_len``, or a
+        grid over ``MAX_ELEMENTS``.
+
+    Notes
+    -----
+    With ``p = i + k_len - q_len`` the position of query i, key j is visible iff
+
+    .. math:: 0 \\le p - j < w
+
+    so each row holds ``min(p + 1, w)`` visible keys (Beltagy et al. 2020, Longformer;
+    Jiang et al. 2023, Mistral 7B, sec. 2). Implementations have differed by one here:
+    the Mistral paper's wording (positions i - W to i) counts W + 1 keys, and
+    transformers issue #29623 and mlx-lm PR #390 record backends that kept w or w + 1.
+    This mask keeps w: the query itself and the w - 1 keys before it.
+    """
+    q_len = as_int("q_len", q_len, min_value=1)
+    k_len = as_int("k_len", k_len, min_value=1)
+    window = as_int("window", window, min_value=1)
+    check_budget(q_len * k_len, "sliding_window_mask(q_len, k_len, window)")
+    if q_len > k_len:
+        raise ValueError(f"sliding-window attention needs k_len >= q_len, got q_len={q_len}, k_len={k_len}")
+    distance = np.arange(q_len)[:, None] + (k_len - q_len) - np.arange(k_len)[None, :]  # p - j
+    return (distance >= 0) & (distance < window)
+
+
+def window_receptive_field(window: int, layers: int, seq_len: int | None = None) -> int:
+    """How many positions one token can draw on after ``layers`` stacked sliding-window
+    layers, itself included.
+
+    Parameters
+    ----------
+    window : int
+        Positions each layer's query sees, itself included (>= 1).
+    layers : int
+        Stacked layers (>= 0; 0 layers: the token alone).
+    seq_len : int or None
+        Cap at the sequence (the positions that exist before and at the token); None for
+        no cap.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        An argument that is not an integer in its range.
+
+    Notes
+    -----
+    Each layer reaches ``w - 1`` positions further back than the one below it, so
+
+    .. math:: R(L) = \\min\\big((w - 1) L + 1,\\ T\\big)
+
+    (the Mistral 7B paper, sec. 2, gives W x k after k layers, about 131K for its 4096 x 32,
+    counting a window of W + 1 keys). It is a reach, not a promise: information from the
+    far end has to be relayed through every layer in between.
+    """
+    window = as_int("window", window, min_value=1)
+    layers = as_int("layers", layers, min_value=0)
+    reach = (window - 1) * layers + 1
+    if seq_len is None:
+        return reach
+    return min(reach, as_int("seq_len", seq_len, min_value=1))
+
+
+def kv_cache_bytes(
+    seq_len: int,
+    *,
+    layers: int,
+    kv_heads: int,
+    head_dim: int,
+    window: int | None = None,
+    bytes_per_value: int = 2,
+) -> int:
+    """Bytes of the key-value cache of one sequence during generation.
+
+    Parameters
+    ----------
+    seq_len : int
+        Tokens generated or read so far, T (>= 1).
+    layers, kv_heads, head_dim : int
+        The model's layers, key-value heads (fewer than query heads under grouped-query
+        attention) and head width Dh.
+    window : int or None
+        A rolling cache of sliding-window attention keeps only the last ``window``
+        tokens; None keeps every token (full attention).
+    bytes_per_value : int
+        2 for float16 or bfloat16, 4 for float32.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        An argument that is not a positive integer.
+
+    Notes
+    -----
+    Keys and values, per layer, per key-value head, per kept token:
+
+    .. math:: \\text{bytes} = 2 \\cdot L \\cdot H_{kv} \\cdot D_h \\cdot \\min(T, w) \\cdot b
+
+    With a window the cache stops growing at ``T = w``: the token at position p is
+    written into slot ``p mod w``, over the one ``w`` places back that no query needs
+    any more (Mistral 7B, sec. 2, "Rolling Buffer Cache").
+    """
+    seq_len = as_int("seq_len", seq_len, min_value=1)
+    layers = as_int("layers", layers, min_value=1)
+    kv_heads = as_int("kv_heads", kv_heads, min_value=1)
+    head_dim = as_int("head_dim", head_dim, min_value=1)
+    bytes_per_value = as_int("bytes_per_value", bytes_per_value, min_value=1)
+    kept = seq_len if window is None else min(seq_len, as_int("window", window, min_value=1))
+    return 2 * layers * kv_heads * head_dim * kept * bytes_per_value
 
 
 def attention(q, k, v, *, bias=None, causal: bool = False):
