@@ -262,3 +262,44 @@ def test_every_view_stays_small_and_clean_at_its_largest_settings():
         assert_clean(at)
         assert not at.warning, [w.value for w in at.warning]
         assert max(chart_bytes(at)) < MB
+
+
+# sliding-window attention
+
+
+def window_mask(t: int, w: int) -> np.ndarray:
+    i, j = np.arange(t)[:, None], np.arange(t)[None, :]
+    return ((i - j >= 0) & (i - j < w)).astype(float)
+
+
+@pytest.mark.parametrize(("window", "seq_len"), [(4, 16), (1, 2), (32, 64), (2, 64), (7, 7)])
+def test_window_view_mask_reach_and_mistral_numbers(window, seq_len):
+    at = open_page(PAGE, {"view": "window", "window": str(window), "sw_len": str(seq_len)})
+    assert_clean(at)
+    mask, reach, cache = charts(at)
+    np.testing.assert_array_equal(arr(mask["data"][0]["z"]).reshape(seq_len, seq_len), window_mask(seq_len, window))
+    lines = traces(reach)
+    expected = np.minimum((window - 1) * np.arange(33) + 1, seq_len)
+    np.testing.assert_array_equal(arr(lines["(w - 1) L + 1, capped at T"]["y"]), expected)
+    np.testing.assert_array_equal(arr(lines["followed through the masks"]["y"]), expected)
+    memory = traces(cache)
+    lengths = 2.0 ** np.arange(8, 18)
+    per_token = 2 * 32 * 8 * 128 * 2  # K and V, 32 layers, 8 KV heads, head_dim 128, bfloat16
+    np.testing.assert_allclose(arr(memory["full cache"]["y"]), per_token * lengths / 2**30, rtol=1e-6)
+    np.testing.assert_allclose(
+        arr(memory["rolling cache, window 4,096"]["y"]), per_token * np.minimum(lengths, 4096) / 2**30, rtol=1e-6
+    )
+    assert metric(at, "Mistral 7B's reach") == "131,041 positions"
+    assert metric(at, "Its cache at 32,768") == "0.5 GiB"
+    assert float(metric(at, "RoPE scores")) < 1e-9
+    text = notice(at)
+    if window == 1:
+        assert "reach stays 1 at every depth" in text
+    else:
+        layers = 0  # the first depth that covers the sequence, counted up
+        while (window - 1) * layers + 1 < seq_len:
+            layers += 1
+        assert ("within the depths drawn" in text) == (layers <= 32)
+        assert f"can draw on all {seq_len} after {layers} layer" in text
+        assert f"at most {min(window, seq_len)} visible keys" in text
+    assert "0.5 GiB where a full cache of 32,768 tokens takes 4 GiB" in text

@@ -138,3 +138,13 @@ def test_bad_arguments_raise_value_error_naming_them(call, match):
 
 def test_exported_from_the_package():
     assert {"sliding_window_mask", "window_receptive_field", "kv_cache_bytes"} <= set(posenc.__all__)
+
+
+@given(seq_len=st.integers(1, 40), window=st.integers(1, 12), max_layers=st.integers(0, 10))
+def test_window_reach_follows_the_closed_form_at_every_depth(seq_len, window, max_layers):
+    from posenc_lab.lessons.choices import measure
+
+    reach = measure.window_reach(seq_len, window, max_layers)
+    expected = [window_receptive_field(window, layers, seq_len) for layers in range(max_layers + 1)]
+    np.testing.assert_array_equal(reach, expected)
+    np.testing.assert_array_equal(measure.window_reach(9, 3, 5), [1, 3, 5, 7, 9, 9])

@@ -111,6 +111,58 @@ def cache_steps(length: int, train_len: int) -> dict:
     )
 
 
+# sliding-window attention
+
+#: Mistral 7B v0.1's published configuration (mistralai/Mistral-7B-v0.1 params.json, and
+#: transformers' MistralConfig defaults): its window, layers, key-value heads and head width
+MISTRAL = {"window": 4096, "layers": 32, "kv_heads": 8, "head_dim": 128}
+#: the depths the receptive field is drawn at: 0 to Mistral's 32 layers
+WINDOW_DEPTH = 32
+#: the lengths the cache is measured at: 256 to 131,072 tokens, powers of two
+CACHE_LENGTHS = tuple(2**k for k in range(8, 18))
+#: how far RoPE's window is moved to check that its scores do not depend on where it is
+WINDOW_ROPE_SHIFT, WINDOW_ROPE_DIM = 100_000, 64
+GIB = 2**30
+
+
+@st.cache_data(**CACHE)
+def sliding_window(seq_len: int, window: int) -> dict:
+    """The mask of ``seq_len`` tokens under a window of ``window``, the reach of the last
+    token at depths 0..``WINDOW_DEPTH`` (closed form and followed through the mask), and
+    how much RoPE's scores of ``window`` tokens move when the window moves
+    ``WINDOW_ROPE_SHIFT`` positions on."""
+    x = props.token_embeddings(window, WINDOW_ROPE_DIM, seed=SEED)  # (w, Dh) one window of tokens
+    return dict(
+        mask=posenc.sliding_window_mask(seq_len, seq_len, window).astype(float),
+        formula=np.array([posenc.window_receptive_field(window, n, seq_len) for n in range(WINDOW_DEPTH + 1)]),
+        measured=props.window_reach(seq_len, window, WINDOW_DEPTH),
+        rope_error=props.rope_translation_error(x, WINDOW_ROPE_SHIFT),
+    )
+
+
+@st.cache_data(**CACHE)
+def window_cache() -> dict[str, np.ndarray]:
+    """Mistral 7B's key-value cache in GiB (bfloat16) at each of ``CACHE_LENGTHS``: full,
+    and rolling over its window."""
+    model = {k: MISTRAL[k] for k in ("layers", "kv_heads", "head_dim")}
+    full = [posenc.kv_cache_bytes(t, **model) for t in CACHE_LENGTHS]
+    rolling = [posenc.kv_cache_bytes(t, window=MISTRAL["window"], **model) for t in CACHE_LENGTHS]
+    return {"full": np.array(full) / GIB, "rolling": np.array(rolling) / GIB}
+
+
+@st.cache_data(**CACHE)
+def mistral_window() -> tuple[int, dict[str, float]]:
+    """Mistral 7B's reach after all its layers, and its cache at 32,768 tokens in GiB,
+    ``full`` and ``rolling``."""
+    model = {k: MISTRAL[k] for k in ("layers", "kv_heads", "head_dim")}
+    reach = posenc.window_receptive_field(MISTRAL["window"], MISTRAL["layers"])
+    memory = {
+        "full": posenc.kv_cache_bytes(32_768, **model) / GIB,
+        "rolling": posenc.kv_cache_bytes(32_768, window=MISTRAL["window"], **model) / GIB,
+    }
+    return reach, memory
+
+
 # absolute plus relative
 
 HYBRID_TOKENS, HYBRID_HEAD_DIM, LEARNED_ROWS, LEARNED_STD = 32, 64, 512, 0.5

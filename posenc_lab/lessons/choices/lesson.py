@@ -31,6 +31,8 @@ LESSON = Lesson(
         "context": "8192",
         "heads": "64",
         "w": "1",
+        "window": "32",
+        "sw_len": "64",
     },
 )
 
@@ -241,6 +243,140 @@ def changed_rule() -> str:
     return (
         f"A cached entry counts as changed when it moves by more than {rtol:g} x max(1, largest |cached entry|); "
         "smaller moves are floating-point rounding (a matrix product of another shape sums in another order)."
+    )
+
+
+@LESSON.view("window", "Sliding-window attention")
+def sliding_window() -> None:
+    window = state.int_slider(
+        "window",
+        "Window w",
+        1,
+        32,
+        4,
+        container=layout.key_control(),
+        help="Positions a token sees in one layer, itself included (Mistral 7B: 4096).",
+    )
+    seq_len = state.int_slider("sw_len", "Sequence length T", 2, 64, 16, container=layout.key_control())
+    st.latex(
+        r"\text{key } j \text{ visible to query } i \iff 0 \le i - j < w,"
+        r"\qquad \text{reach after } L \text{ layers} = \min\big((w-1)L + 1,\ T\big)"
+    )
+    measured = compute.sliding_window(seq_len, window)
+    fig = figcache.figure(
+        figures.heatmap,
+        measured["mask"],
+        title=f"Which keys each query sees: window w = {window}, T = {seq_len}",
+        x_title="key position j",
+        y_title="query position i",
+        x_name="key",
+        y_name="query",
+        value_name="visible",
+        signed=False,
+        zmax=1.0,
+        value_format=".0f",
+        row_noun="query",
+        col_noun="key",
+        height=460,
+    )
+    code = f"data = posenc.sliding_window_mask({seq_len}, {seq_len}, {window}).astype(float)  # (T, T): 1 = visible\n"
+    layout.chart(fig, key="choices_window_mask", filename="sliding_window_mask", code=code)
+    depths = np.arange(compute.WINDOW_DEPTH + 1)
+    series = {"(w - 1) L + 1, capped at T": measured["formula"], "followed through the masks": measured["measured"]}
+    fig = figcache.figure(
+        figures.line_chart,
+        depths,
+        series,
+        title=f"How many positions the last token can draw on, by depth (w = {window}, T = {seq_len})",
+        x_title="layers L",
+        y_title="positions within reach",
+        x_name="layers",
+        value_name="positions",
+        value_format=".0f",
+        styles={
+            "(w - 1) L + 1, capped at T": {"mode": "lines"},
+            "followed through the masks": {"mode": "markers", "size": 8},
+        },
+        height=400,
+    )
+    code = f"""
+formula = [posenc.window_receptive_field({window}, layers, {seq_len}) for layers in range({compute.WINDOW_DEPTH + 1})]
+measured = properties.window_reach({seq_len}, {window}, {compute.WINDOW_DEPTH})  # following the mask down each layer
+data = np.column_stack([formula, measured])  # (depths, 2)
+"""
+    layout.chart(fig, key="choices_window_reach", filename="sliding_window_reach", code=code)
+    memory = compute.window_cache()
+    mistral = compute.MISTRAL
+    fig = figcache.figure(
+        figures.line_chart,
+        np.array(compute.CACHE_LENGTHS),
+        {"full cache": memory["full"], f"rolling cache, window {mistral['window']:,}": memory["rolling"]},
+        title="Mistral 7B's key-value cache for one sequence, bfloat16",
+        x_title="tokens T (log scale)",
+        y_title="GiB",
+        x_name="tokens",
+        value_name="GiB",
+        value_format=".3g",
+        log_x=True,
+        styles={
+            name: {"mode": "lines+markers"} for name in ("full cache", f"rolling cache, window {mistral['window']:,}")
+        },
+        vlines={"window": mistral["window"]},
+        height=400,
+    )
+    code = f"""
+lengths = 2 ** np.arange(8, 18)  # 256 to 131,072 tokens
+mistral = dict(layers={mistral["layers"]}, kv_heads={mistral["kv_heads"]}, head_dim={mistral["head_dim"]})  # bfloat16
+full = [posenc.kv_cache_bytes(int(t), **mistral) for t in lengths]
+rolling = [posenc.kv_cache_bytes(int(t), window={mistral["window"]}, **mistral) for t in lengths]
+data = np.column_stack([full, rolling]) / 2**30  # GiB
+"""
+    layout.chart(fig, key="choices_window_cache", filename="sliding_window_cache", code=code)
+    reach, at_32k = compute.mistral_window()
+    cols = st.columns(3)
+    cols[0].metric("Mistral 7B's reach after 32 layers", f"{reach:,} positions")
+    cols[1].metric("Its cache at 32,768 tokens", f"{at_32k['rolling']:.3g} GiB", f"full: {at_32k['full']:.3g} GiB")
+    cols[2].metric(
+        f"RoPE scores, window moved {compute.WINDOW_ROPE_SHIFT:,} on",
+        f"{measured['rope_error']:.1e}",
+        "largest change",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.caption(
+        f"Mistral 7B v0.1: window {mistral['window']:,}, {mistral['layers']} layers, {mistral['kv_heads']} key-value "
+        f"heads of width {mistral['head_dim']} (its published params.json; transformers' MistralConfig defaults). "
+        "Gemma 2 alternates sliding-window layers with global ones, and Gemma 3 keeps several local layers per "
+        "global one: only the global layers' caches grow with the text. The rolling cache writes the token at "
+        "position p into slot p mod w, over the one no query can see any more. Mistral applies RoPE before "
+        "caching; since RoPE's scores depend only on i - j (the third number: the same window scored at positions "
+        f"0..w-1 and {compute.WINDOW_ROPE_SHIFT:,} on, {compute.WINDOW_ROPE_DIM}-wide random queries and keys), "
+        "keys kept in the buffer at their own positions stay valid. Backends have disagreed by one on the window "
+        "(w or w + 1 keys: transformers issue #29623); this page counts the query itself among its w."
+    )
+    layout.notice(
+        window_notice(window, seq_len) + f" A window of {mistral['window']:,} over {mistral['layers']} "
+        f"layers reaches {reach:,} positions, yet the rolling cache stops growing at {mistral['window']:,} tokens "
+        f"({at_32k['rolling']:.3g} GiB where a full cache of 32,768 tokens takes {at_32k['full']:.3g} GiB). Reach is "
+        "not memory: what lies beyond one window arrives only as it was relayed through the layers in between."
+    )
+
+
+def window_notice(window: int, seq_len: int) -> str:
+    """What the mask and the reach chart show at this window and length, true at every value."""
+    if window == 1:
+        return (
+            "with w = 1 each token sees only itself, and stacking layers adds nothing: the reach stays 1 at every "
+            "depth, and the markers sit on the line."
+        )
+    layers = -(-(seq_len - 1) // (window - 1))  # the fewest L with (w - 1) L + 1 >= T
+    where = "within the depths drawn" if layers <= compute.WINDOW_DEPTH else "deeper than the chart goes"
+    seen = f"itself and the {window - 1} before it" if window < seq_len else "every earlier token (the window covers T)"
+    return (
+        f"each row of the mask holds at most {min(window, seq_len)} visible keys: a token sees {seen}. Stacked, the "
+        f"layers reach {window - 1} positions further each, so the last token can draw on all {seq_len} after "
+        f"{layers} layer{'s' if layers != 1 else ''} ({where}); the markers, found by following the masks, sit on "
+        "the line."
     )
 
 

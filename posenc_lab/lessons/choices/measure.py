@@ -34,6 +34,7 @@ import numpy as np
 from posenc._checks import as_choice, as_even_int, as_float, as_float_array, as_int, as_positions, check_budget
 from posenc.absolute import learned_table, lookup_learned, sinusoid_frequencies, sinusoidal
 from posenc.alibi import alibi_bias
+from posenc.attention import sliding_window_mask
 from posenc.relative import _xl_position_terms, t5_bias, t5_bucket
 from posenc.rope.rotation import apply_rope, apply_xpos, xpos_scale
 
@@ -67,6 +68,7 @@ __all__ = [
     "sinusoid_offset_distance",
     "table_distances",
     "token_embeddings",
+    "window_reach",
 ]
 
 #: how token vectors are scaled: "unit" N(0, 1/D) (norm about 1); "gpt2" N(0, 0.02^2), the
@@ -905,3 +907,32 @@ def rope_translation_error(x, shift: int, *, rope_scaling=None, base: float = 10
         return rotated @ rotated.T / math.sqrt(head_dim)  # (T, T)
 
     return float(np.abs(scores(shift) - scores(0)).max())
+
+
+def window_reach(seq_len: int, window: int, max_layers: int) -> np.ndarray:
+    """How many positions the last of ``seq_len`` tokens can draw on after 0, 1, ...,
+    ``max_layers`` sliding-window layers, found by following the mask, not by the formula.
+
+    Parameters
+    ----------
+    seq_len, window : int, >= 1
+    max_layers : int, >= 0
+
+    Returns
+    -------
+    (max_layers + 1,) int ndarray: entry L counts the positions with a path of at most L
+    visible (query, key) steps down to the last token; ``posenc.window_receptive_field``
+    gives the same count in closed form.
+    """
+    seq_len = as_int("seq_len", seq_len, min_value=1)
+    window = as_int("window", window, min_value=1)
+    max_layers = as_int("max_layers", max_layers, min_value=0, max_value=10_000)
+    mask = sliding_window_mask(seq_len, seq_len, window)  # (T, T)
+    reached = np.zeros(seq_len, dtype=bool)
+    reached[-1] = True  # layer 0: the token itself
+    counts = [1]
+    for _ in range(max_layers):
+        # one layer down: every key a reached query sees
+        reached = reached | mask[reached].any(axis=0)
+        counts.append(int(reached.sum()))
+    return np.array(counts)
