@@ -55,6 +55,7 @@ __all__ = [
     "evaluate",
     "evaluate_loss",
     "init_params",
+    "initial_params",
     "loss_and_grads",
     "make_batch",
     "run_experiment",
@@ -252,6 +253,18 @@ def init_params(cfg: ExperimentConfig, method: str, rng: np.random.Generator) ->
     if method == "t5":
         params["T5"] = np.zeros((T5_BUCKETS, cfg.n_heads))
     return params
+
+
+def initial_params(cfg: ExperimentConfig, method) -> dict[str, np.ndarray]:
+    """The weights ``train(cfg, method)`` starts from, drawn again from ``cfg.seed``.
+
+    Each method draws from a stream of its own (a ``CustomMethod`` from the stream of the
+    classic it ``shares``), so a stored run's starting point, its learned table included,
+    can be rebuilt without training.
+    """
+    method = _method(method)
+    stream = method.shares if isinstance(method, CustomMethod) else method
+    return init_params(cfg, method, np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(stream)]))
 
 
 def _positional_input(params, method, cfg, positions):
@@ -470,9 +483,7 @@ def train(
     """
     method = _method(method)
     if params is None:
-        stream = method.shares if isinstance(method, CustomMethod) else method
-        rng = np.random.default_rng([cfg.seed, EXPERIMENT_METHODS.index(stream)])
-        params = init_params(cfg, method, rng)
+        params = initial_params(cfg, method)
         data_rng = np.random.default_rng([cfg.seed, 1000])  # the same batches for every method
     else:
         if not isinstance(params, dict) or not {"E", "Wq", "Wk", "Wv", "bq", "bk", "Wo", "bo"} <= set(params):

@@ -251,3 +251,18 @@ def test_train_at_100_test_at_200_is_a_setting():
     assert run["lengths"] == [100, 200, 1000]
     assert all(0.0 <= a <= 1.0 for a in run["accuracy"]["alibi"])
     assert run["accuracy"]["learned"][1:] == [None, None]
+
+
+def test_initial_params_are_where_training_starts():
+    # Adam moves each weight by at most about lr per step, so after 10 steps the trained table
+    # lies within 10 lr of its start; another seed's start is a fresh draw, far away
+    cfg = ex.ExperimentConfig(task="copy", train_len=8, d_model=8, n_heads=2, steps=10, seed=3)
+    start = ex.initial_params(cfg, "learned")
+    trained = ex.train(cfg, "learned").params
+    assert set(start) == set(trained)
+    assert np.abs(trained["P"] - start["P"]).max() <= 10 * cfg.lr * 1.001
+    other = ex.initial_params(ex.ExperimentConfig(task="copy", train_len=8, d_model=8, n_heads=2, steps=10), "learned")
+    assert np.abs(other["P"] - start["P"]).max() > 10 * cfg.lr
+    # each method has its stream: the same seed gives another table to another method
+    np.testing.assert_array_equal(ex.initial_params(cfg, "learned")["P"], start["P"])
+    assert not np.allclose(ex.initial_params(cfg, "sinusoidal")["E"], start["E"])

@@ -5,6 +5,7 @@ import streamlit as st
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.lessons.learned import compute as learned_compute
 from posenc_lab.lessons.learned import exercises as learned_exercises
 from posenc_lab.ui import compute, controls, figcache, layout, state
 from posenc_lab.ui.lesson import Lesson
@@ -17,12 +18,13 @@ LESSON = Lesson(
     icon=":material/table_rows:",
     exercises=learned_exercises.EXERCISES,
     polls=learned_exercises.POLLS,
-    largest={"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023"},
+    largest={"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023", "task": "marker", "offset": "31"},
 )
 
 
-@LESSON.page
-def page() -> None:
+@LESSON.intro
+def intro() -> None:
+    """The lead: what a learned table is."""
     layout.lesson(
         "Learned positions",
         "BERT and GPT-2 do not use a formula: they keep a table with one trainable vector per "
@@ -30,6 +32,9 @@ def page() -> None:
         "shapes the rows. Simple, flexible, and strictly limited to the rows that exist.",
     )
 
+
+@LESSON.view("table", "The table and its end")
+def table_view() -> None:
     st.sidebar.header("Table")
     max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16, container=layout.key_control())
     d_model = controls.d_model()
@@ -165,4 +170,144 @@ data = np.stack([learned, sinus * {std!r}], axis=1)  # the sinusoid scaled to co
         "the learned line simply stops at max_len; the sinusoid goes on, because it is computed, "
         "not looked up. Going on is not the same as working well there: the sinusoidal lesson's "
         "numbers are defined everywhere, but a model trained on short inputs has never seen them."
+    )
+
+
+#: the panels' names, in the order of ``learned_compute.TABLES``
+TABLE_NAMES = {"initial": "at the start", "trained": "after training", "sinusoid": "sinusoid, same size"}
+
+
+@LESSON.view("trained", "A trained table")
+def trained_view() -> None:
+    task = state.choice(
+        "task",
+        "Task it was trained on",
+        list(learned_compute.TASK_LABELS),
+        "copy",
+        labels=learned_compute.TASK_LABELS,
+        container=layout.key_control(),
+        help="The experiments page's two tasks; its stored runs hold the trained tables.",
+    )
+    run = learned_compute.trained_table(task)
+    if run is None:
+        st.info(
+            "The experiments page's stored run is missing from this installation, so there is no trained table to "
+            "show; run tools/precompute_experiment.py to store it again.",
+            icon=":material/info:",
+        )
+        return
+    cfg = learned_compute.run_config(task)
+    n, d = cfg.train_len, cfg.d_model
+    offset = state.int_slider(
+        "offset",
+        "Offset k",
+        1,
+        n - 1,
+        1,
+        container=layout.key_control(),
+        help="How far apart the two rows compared are.",
+    )
+    st.latex(
+        r"S_{pq} = \frac{P_p \cdot P_q}{\lVert P_p \rVert\,\lVert P_q \rVert},"
+        r"\qquad \bar S_k = \operatorname{mean}_p S_{p,\,p+k}"
+    )
+    fig = figcache.figure(
+        figures.heatmap_panels,
+        [run["similarity"][name] for name in learned_compute.TABLES],
+        [TABLE_NAMES[name] for name in learned_compute.TABLES],
+        title=f"Cosine similarity of every pair of rows: the learned table ({n} x {d}) before and after "
+        f"{cfg.steps} steps, and the sinusoid",
+        x_title="position q",
+        y_title="position p",
+        x_name="q",
+        y_name="p",
+        value_name="cosine",
+        signed=True,
+        zmax=1.0,
+        height=420,
+    )
+    tables_code = f"""from pathlib import Path
+
+# the experiments page's stored run (tools/precompute_experiment.py), installed with the app
+stored = np.load(Path(posenc_lab.__file__).parent / "lessons" / "experiments" / "data" / "experiment_{task}.npz")
+cfg = posenc.experiment.ExperimentConfig(
+    task={task!r}, train_len={n}, d_model={d}, steps={cfg.steps}, seed={cfg.seed}, offset={cfg.offset}
+)
+initial = posenc.experiment.initial_params(cfg, "learned")["P"]  # ({n}, {d}): where training started
+trained = stored["param_learned_P"]  # ({n}, {d}): after {cfg.steps} steps
+sinus = posenc.sinusoidal({n}, {d})
+sims = [posenc.position_similarity(t, "cosine") for t in (initial, trained, sinus)]
+"""
+    code = tables_code + "data = np.hstack(sims)  # (T, 3T): the three panels side by side\n"
+    data = np.hstack([run["similarity"][name] for name in learned_compute.TABLES])
+    layout.chart(fig, key="learned_trained_similarity", filename="learned_trained_similarity", code=code, data=data)
+    fig = figcache.figure(
+        figures.line_chart,
+        np.arange(n),
+        {TABLE_NAMES[name]: run["by_offset"][name] for name in learned_compute.TABLES},
+        title="Mean cosine similarity of two rows k positions apart",
+        x_title="offset k",
+        y_title="mean cosine",
+        x_name="k",
+        value_name="cosine",
+        value_format=".3f",
+        vlines={f"k = {offset}": offset},
+        height=380,
+    )
+    code = tables_code + f"data = np.column_stack([[np.diagonal(s, k).mean() for k in range({n})] for s in sims])\n"
+    layout.chart(fig, key="learned_trained_offsets", filename="learned_trained_offsets", code=code)
+    cols = st.columns(3)
+    for col, name in zip(cols, learned_compute.TABLES, strict=True):
+        col.metric(f"Mean cosine at k = {offset}, {TABLE_NAMES[name]}", f"{run['by_offset'][name][offset]:.2f}")
+    rows = {
+        "row norm at the start": run["norms"]["initial"],
+        "row norm after training": run["norms"]["trained"],
+        "distance moved": run["drift"],
+    }
+    fig = figcache.figure(
+        figures.line_chart,
+        np.arange(n),
+        rows,
+        title=f"What training did to each row (rows 0 to {n - 1}: the table ends where training did)",
+        x_title="position p",
+        y_title="length",
+        x_name="position",
+        value_name="length",
+        value_format=".3f",
+        styles={name: {"mode": "lines+markers", "size": 6} for name in rows},
+        height=380,
+    )
+    code = tables_code + (
+        "data = np.column_stack([np.linalg.norm(initial, axis=1), np.linalg.norm(trained, axis=1), "
+        "np.linalg.norm(trained - initial, axis=1)])\n"
+    )
+    layout.chart(fig, key="learned_trained_rows", filename="learned_trained_rows", code=code)
+    longer = run["lengths"][1]
+    st.caption(
+        f"The experiment gives the learned method max_len = train_len = {n}: there are no rows past the training "
+        f"length, trained or untrained, and at {longer} tokens the model cannot run (the experiments page shows no "
+        "accuracy for it there). In a table longer than every training text, the rows never looked up get no "
+        "gradient; under plain Adam, as here, a weight whose gradients were all zero is never moved, so such rows "
+        "keep their random start (weight decay, as in AdamW, would only shrink them towards zero). The starting "
+        "table is drawn again from the run's seed (posenc.experiment.initial_params), not stored."
+    )
+    layout.notice(trained_notice(run, task, offset))
+
+
+def trained_notice(run: dict, task: str, offset: int) -> str:
+    """What the charts show for this task's stored run at this offset, in its own numbers."""
+    start, trained, sinus = (run["by_offset"][name][offset] for name in learned_compute.TABLES)
+    rows = "neighbouring rows" if offset == 1 else f"rows {offset} apart"
+    if trained - start <= 0.1:
+        alike = f"training did not make {rows} alike"
+    elif trained < sinus:
+        alike = f"training made {rows} alike, though less than the sinusoid's are"
+    else:
+        alike = f"training made {rows} at least as alike as the sinusoid's"
+    return (
+        f"trained to {learned_compute.TASK_LABELS[task]}, {rows} (k = {offset}) end with a mean cosine of "
+        f"{trained:.2f}, against {start:.2f} at the start and {sinus:.2f} for the sinusoid: {alike}. Each row moved "
+        f"{run['drift'].mean():.2f} on average, and the mean row norm went from {run['norms']['initial'].mean():.2f} "
+        f"to {run['norms']['trained'].mean():.2f}. What a table learns depends on what the task needs; the "
+        "sinusoid's smooth structure is given, not learned."
     )
