@@ -11,6 +11,35 @@ from posenc_lab.ui.lesson import Lesson
 
 DEFAULT_SENTENCE = "dog bites man"
 
+#: phenomena whose meaning rides on word order, by their URL key: (phenomenon, a sentence, the same
+#: words in another order, what the order decides); each pair holds exactly the same words (a test
+#: checks it)
+PHENOMENA = {
+    "roles": ("Word order (who does what)", "the dog bit the man", "the man bit the dog", "who bit whom"),
+    "agreement": (
+        "Agreement",
+        "the key to the cabinets is lost",
+        "the cabinets to the key is lost",
+        "which noun the verb 'is' agrees with: the head noun, found by its place, not the nearest one",
+    ),
+    "negation": (
+        "Negation scope",
+        "I did not say that he was happy",
+        "I did say that he was not happy",
+        "what 'not' denies: the saying, or his being happy",
+    ),
+    "focus": (
+        "Focus ('only')",
+        "only she saw him",
+        "she saw only him",
+        "who is singled out: the one seeing or the one seen",
+    ),
+}
+#: the shuffle button's key, and the session-state key counting its presses
+SHUFFLE_KEY, SHUFFLE_COUNT = "why_shuffle", "why_shuffles"
+#: the width of the word vectors the shuffled sentence is attended with
+SHUFFLE_WIDTH = 16
+
 LESSON = Lesson(
     __file__,
     "Why order matters",
@@ -153,3 +182,49 @@ out_moved, weights_moved = posenc.self_attention(x[perm], pe=pe, w_q=w_q, w_k=w_
         "every bar is at rounding level. Switch on *Add sinusoidal positions* and the bars jump: "
         "now 'dog bites man' and 'man bites dog' are different inputs."
     )
+
+    phenomena()
+
+
+def phenomena() -> None:
+    """Which linguistic phenomena need order: a short table and a sentence to shuffle."""
+    st.subheader("What order carries in language")
+    layout.table(
+        [
+            {"Phenomenon": name, "Sentence": first, "Same words, another order": second, "Order decides": what}
+            for name, first, second, what in PHENOMENA.values()
+        ]
+    )
+    chosen = state.choice(
+        "phenomenon",
+        "Sentence to shuffle",
+        list(PHENOMENA),
+        "roles",
+        labels={key: row[0] for key, row in PHENOMENA.items()},
+        container=st.container(),
+    )
+    sentence = PHENOMENA[chosen][1]
+    words = sentence.split()
+    # each press draws the next seeded shuffle: the same presses give the same orders on every machine
+    if st.button("Shuffle the words", key=SHUFFLE_KEY, icon=":material/shuffle:"):
+        st.session_state[SHUFFLE_COUNT] = st.session_state.get(SHUFFLE_COUNT, 0) + 1
+    presses = st.session_state.get(SHUFFLE_COUNT, 0)
+    perm = tuple(int(i) for i in np.random.default_rng(presses).permutation(len(words)))
+    shuffled = [words[i] for i in perm]
+    plain = compute.word_attention(tuple(words), SHUFFLE_WIDTH, perm, False, 0)["error"]
+    placed = compute.word_attention(tuple(words), SHUFFLE_WIDTH, perm, True, 0)["error"]
+    st.markdown(f"*{sentence}*  \n→ *{' '.join(shuffled)}* (shuffle seed {presses})")
+    cols = st.columns(3)
+    cols[0].metric("Same bag of words", "yes" if sorted(shuffled) == sorted(words) else "no")
+    cols[1].metric("Attention without positions: largest change", f"{plain:.1e}")
+    cols[2].metric("With sinusoidal positions", f"{placed:.1e}")
+    if shuffled == words:
+        text = "this shuffle gives back the same sentence: press the button again."
+    else:
+        text = (
+            f"the shuffled sentence holds the same {len(words)} words and reads differently, or not at all. "
+            "A model that sees a bag of words gets the same input both times. Attention without positions changes "
+            f"each word's output by at most {plain:.1e} once the outputs are put back in order (rounding); with "
+            f"sinusoidal positions added, by {placed:.1e}."
+        )
+    layout.notice(text)
