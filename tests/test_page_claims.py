@@ -392,3 +392,39 @@ def test_the_largest_settings_stay_small(view):
     assert_clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert max(chart_bytes(at)) < MB
+
+
+# who uses what
+
+
+@pytest.mark.parametrize(("length", "dh", "h"), [(4096, 64, 12), (16, 2, 1), (8192, 256, 64), (1000, 128, 6)])
+def test_models_view_states_the_counted_costs_zero_alibi_parameters_and_the_stored_accuracies(length, dh, h):
+    at = open_page(PAGE, {"view": "models", "cost_len": str(length), "head_dim": str(dh), "heads": str(h)})
+    assert_clean(at)
+    length = at.slider(key="w:cost_len").value  # snapped onto the slider's steps of 16
+    (cost_chart,) = charts(at)
+    lines = {t["name"]: as_array(t["y"]) for t in cost_chart["data"]}
+    t = 2.0 ** np.arange(4, 18)
+    np.testing.assert_allclose(lines["RoPE's rotation of q and k"], 6 * t * dh, rtol=1e-6)
+    np.testing.assert_allclose(lines["the scores Q K^T"], t * t * (2 * dh - 1), rtol=1e-6)
+    table = at.table[0].value
+    measured = dict(zip(table["Claim"], table["Measured here"], strict=True))
+    rotation, scores = 6 * length * dh, length * length * (2 * dh - 1)
+    cost = measured["RoPE is expensive."]
+    assert f"T = {length:,}, Dh = {dh}: {rotation:,} operations against {scores:,}" in cost
+    assert f"({rotation / scores:.2%})" in cost
+    alibi = measured["ALiBi adds h scalars, one per head."]
+    assert alibi.startswith("learned parameters: 0;")
+    first = 2.0 ** (-8.0 / h) if math.log2(h).is_integer() else None
+    if first is not None:  # a power of two: Press et al.'s geometric sequence starting at 2^(-8/H)
+        assert f"slopes for H = {h}: {first:.3g}" in alibi
+    assert float(measured["RoPE cannot be used with linear attention."].rsplit(" ", 1)[1]) < 1e-12
+    with np.load(ROOT / "posenc_lab" / "lessons" / "experiments" / "data" / "experiment_copy.npz") as stored:
+        rope, alibi_acc = stored["accuracy_rope"], stored["accuracy_alibi"]
+    relative = measured["The field converged on relative positions for length generalisation."]
+    assert f"at 64: RoPE {rope[1]:.0%}" in relative and f"ALiBi {alibi_acc[1]:.0%}" in relative
+    known = dict(zip(table["Claim"], table["What is known"], strict=True))
+    assert known["GPT-4, Claude and Gemini use RoPE (or ALiBi, or ...)."].startswith("Nobody outside their makers")
+    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    assert f"at T = {length:,} RoPE's rotation is {rotation / scores:.2%}" in text
+    assert f"ALiBi's learned parameters are 0 at H = {h}" in text

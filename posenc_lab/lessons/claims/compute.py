@@ -618,3 +618,36 @@ def findings(s: dict) -> dict[str, Finding]:
 def floor(values, at: float = 1e-17) -> np.ndarray:
     """Values for a log axis: exact zeros (and anything below ``at``) drawn at ``at``."""
     return np.maximum(np.asarray(values, dtype=np.float64), at)
+
+
+# who uses what, and the myths about it
+
+#: the lengths RoPE's operation count is drawn at: 16 to 131,072 tokens, powers of two
+COST_LENGTHS = tuple(2**k for k in range(4, 18))
+#: the causal linear attention RoPE is measured in: positions, head size, draw
+LINEAR_LEN, LINEAR_DH, LINEAR_SEED = 256, 64, 0
+#: the methods whose stored accuracy at twice the training length the table quotes, and their names
+LONG_METHODS = {"rope": "RoPE", "t5": "T5", "alibi": "ALiBi", "sinusoidal": "sinusoid"}
+
+
+@st.cache_data(**CACHE)
+def rope_costs(head_dim: int) -> dict[str, np.ndarray]:
+    """RoPE's rotation and the scores, in operations of one head, at each of ``COST_LENGTHS``."""
+    counts = [core.rope_operation_counts(t, head_dim) for t in COST_LENGTHS]
+    return {"rotation": np.array([c.rotation for c in counts]), "scores": np.array([c.scores for c in counts])}
+
+
+@st.cache_data(**CACHE)
+def myths(seq_len: int, head_dim: int, n_heads: int) -> dict:
+    """The measured column of the myths table: ALiBi's learned parameters and slopes, RoPE's
+    operations at this length, RoPE in linear attention, and the stored copy run at 2x."""
+    run = _run("copy")
+    return dict(
+        alibi_params=core.relative_parameter_counts(seq_len, head_dim, n_heads)["alibi"],
+        slopes=posenc.alibi_slopes(n_heads),
+        cost=core.rope_operation_counts(seq_len, head_dim),
+        linear_gap=core.rope_linear_attention_gap(LINEAR_LEN, LINEAR_DH, seed=LINEAR_SEED),
+        lengths=list(run["lengths"][:2]),
+        accuracy={m: run["accuracy"][m][:2] for m in LONG_METHODS},
+        chance=run["chance"],
+    )

@@ -33,6 +33,7 @@ LESSON = Lesson(
         "heads": "64",
         "shaw_k": "64",
         "context": "4096",
+        "cost_len": "8192",
     },
 )
 
@@ -870,6 +871,113 @@ data = np.array([[short[m], long[m]] for m in claims.PARAMETER_METHODS])  # (met
         "PyTorch reference code; its TF scripts for WikiText-103 and XLNet's pretraining turn untie_r on, and "
         "each layer has its own pair; one layer's count is d^2 + 2d either way); T5's table serves all layers, "
         "the learned table the whole model. The O(L) cost belongs to absolute tables, not to relative methods.",
+    )
+
+
+# who uses what
+
+
+def cost_len(container=None) -> int:
+    return state.int_slider("cost_len", "Sequence length T", 16, 8192, 4096, step=16, container=container)
+
+
+@LESSON.view("models", "Who uses what")
+def models() -> None:
+    st.sidebar.header("Myths")
+    length = cost_len(container=layout.key_control())
+    dh = head_dim(container=layout.key_control())
+    h = heads()
+    st.latex(
+        r"\underbrace{2 \cdot 3\,T D_h}_{\text{RoPE: turn } q \text{ and } k} \quad\text{vs}\quad "
+        r"\underbrace{T^2 (2 D_h - 1)}_{\text{scores } QK^\top}"
+    )
+    m = compute.myths(length, dh, h)
+    cost = m["cost"]
+    costs = compute.rope_costs(dh)
+    fig = figcache.figure(
+        figures.line_chart,
+        np.array(compute.COST_LENGTHS),
+        {"RoPE's rotation of q and k": costs["rotation"], "the scores Q K^T": costs["scores"]},
+        title=f"Operations of one head, Dh = {dh}: RoPE's rotation against the scores it feeds",
+        x_title="tokens T (log scale)",
+        y_title="multiplies and adds (log scale)",
+        x_name="T",
+        value_name="operations",
+        value_format=",.0f",
+        log_x=True,
+        log_y=True,
+        styles={name: {"mode": "lines+markers"} for name in ("RoPE's rotation of q and k", "the scores Q K^T")},
+        vlines={f"T = {length:,}": length},
+        height=400,
+    )
+    code = f"""
+lengths = 2 ** np.arange(4, 18)  # 16 to 131,072 tokens
+counts = [claims.rope_operation_counts(int(t), {dh}) for t in lengths]
+data = np.array([[c.rotation, c.scores] for c in counts], dtype=float)  # (lengths, 2)
+"""
+    layout.chart(fig, key="claims_rope_cost", filename="claims_rope_cost", code=code)
+    slopes = ", ".join(f"{x:.3g}" for x in m["slopes"][:3]) + (
+        f", ..., {m['slopes'][-1]:.3g}" if len(m["slopes"]) > 3 else ""
+    )
+    twice = m["lengths"][1]
+    at_twice = ", ".join(f"{compute.LONG_METHODS[k]} {compute.pct(v[1])}" for k, v in m["accuracy"].items())
+    trained_at = ", ".join(f"{compute.LONG_METHODS[k]} {compute.pct(v[0])}" for k, v in m["accuracy"].items())
+    layout.table(
+        [
+            {
+                "Claim": "Most open LLMs use RoPE.",
+                "What is known": "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen use RoPE; BLOOM and MPT use ALiBi; BERT, "
+                "GPT-2 and OPT learned tables (the home page's table). 'Most' is a count over a list of models "
+                "nobody has fixed.",
+                "Measured here": "nothing: a citation, not a measurement",
+            },
+            {
+                "Claim": "GPT-4, Claude and Gemini use RoPE (or ALiBi, or ...).",
+                "What is known": "Nobody outside their makers knows: none of them has published its position "
+                "encoding, and GPT-4's technical report withholds its architecture.",
+                "Measured here": "nothing can be",
+            },
+            {
+                "Claim": "ALiBi adds h scalars, one per head.",
+                "What is known": "It adds no parameters: its h slopes are fixed by the number of heads (a geometric "
+                "sequence, Press et al. 2021, sec. 3) and never trained.",
+                "Measured here": f"learned parameters: {m['alibi_params']}; slopes for H = {h}: {slopes}",
+            },
+            {
+                "Claim": "The field converged on relative positions for length generalisation.",
+                "What is known": "The models listed above mostly chose RoPE, relative in its scores, yet RoPE alone "
+                "does not carry a model past its training length: long-context models are extended with a larger "
+                "base, PI, YaRN or Llama 3's scaling, and a fine-tune (Code Llama, Llama 3.1, Qwen2).",
+                "Measured here": f"copy task trained at {m['lengths'][0]} tokens ({trained_at}); at {twice}: "
+                f"{at_twice} (chance {compute.pct(m['chance'])})",
+            },
+            {
+                "Claim": "RoPE is expensive.",
+                "What is known": "It turns each query and key once, elementwise: 2 multiplies and 1 add per "
+                "element, linear in T, while the scores it feeds grow as T².",
+                "Measured here": f"T = {length:,}, Dh = {dh}: {cost.rotation:,} operations against "
+                f"{cost.scores:,} for the scores ({cost.ratio:.2%})",
+            },
+            {
+                "Claim": "RoPE cannot be used with linear attention.",
+                "What is known": "Su et al. 2021 (sec. 3.3) combine them: rotate the feature maps of q and k, "
+                "leave the normaliser unrotated; the sums run over n once, as linear attention needs.",
+                "Measured here": f"running-sum form against the T x T form, T = {compute.LINEAR_LEN}, "
+                f"Dh = {compute.LINEAR_DH}: largest difference {m['linear_gap']:.1e}",
+            },
+        ]
+    )
+    st.caption(
+        "The accuracies are the experiments page's stored one-layer models, a toy: they show that a relative "
+        "method can fail past its training length, not how large models behave. The operation counts leave out "
+        "the cosines and sines (made once per position, shared by every head and layer) and count every (query, "
+        "key) pair; a causal mask halves the scores, not their growth."
+    )
+    layout.notice(
+        f"at T = {length:,} RoPE's rotation is {cost.ratio:.2%} of the arithmetic of the scores, about 3 / T: the "
+        f"longer the text, the smaller its share. ALiBi's learned parameters are {m['alibi_params']} at H = {h}; "
+        f"its {h} slope{'s are' if h > 1 else ' is'} computed, not trained. What closed models use is not "
+        "published, so no table, this one included, can say."
     )
 
 

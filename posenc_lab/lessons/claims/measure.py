@@ -17,7 +17,9 @@ never written in advance. The lesson "Common claims, measured" draws them.
   ``naive_alibi_slopes``, ``alibi_slope_gap``, ``heads_where_naive_slopes_differ``; T5's
   buckets against Shaw's clipped table (Raffel et al. 2019, arXiv:1910.10683, sec. 2.1;
   Shaw et al. 2018, arXiv:1803.02155): ``t5_bucket_widths``, ``entry_by_distance``;
-- parameters: ``relative_parameter_counts``.
+- parameters: ``relative_parameter_counts``;
+- RoPE's cost and linear attention (Su et al. 2021, sec. 3.3): ``rope_operation_counts``,
+  ``rope_linear_attention_gap``.
 
 Shapes as in the package docstring (T, D, Dh, H, L); R is a number of distances or
 (p, k) pairs, K Shaw's clipping distance.
@@ -42,6 +44,9 @@ from posenc.toy import projections
 from posenc_lab.lessons.compare.measure import parameter_count
 
 __all__ = [
+    "RopeOperations",
+    "rope_linear_attention_gap",
+    "rope_operation_counts",
     "KERNEL_NAMES",
     "PARAMETER_METHODS",
     "DebertaScale",
@@ -856,3 +861,86 @@ def relative_parameter_counts(
     width = n_heads * head_dim
     counts["transformer_xl"] = width * width + 2 * width
     return {m: counts[m] for m in PARAMETER_METHODS}
+
+
+class RopeOperations(NamedTuple):
+    """Arithmetic operations of one head over T positions (multiplies and adds)."""
+
+    rotation: int  # turning the queries and the keys: 2 multiplies and 1 add per element, twice
+    scores: int  # Q K^T: T^2 dot products of Dh terms, Dh multiplies and Dh - 1 adds each
+    ratio: float  # rotation / scores
+
+
+def rope_operation_counts(seq_len: int, head_dim: int) -> RopeOperations:
+    """What RoPE adds to one head's work, against the scores it already computes.
+
+    Parameters
+    ----------
+    seq_len : int, >= 1
+        T positions (every query sees every key: the full T x T scores).
+    head_dim : int, even, >= 2
+
+    Returns
+    -------
+    RopeOperations
+
+    Notes
+    -----
+    Each rotated element is ``x_i cos(m theta) - x_j sin(m theta)`` (or ``+``): 2 multiplies
+    and 1 add, with the cosines and sines made once per position and reused by every head
+    and layer (not counted). Queries and keys: ``2 * 3 T Dh``, linear in T. The scores
+    ``Q K^T``: ``T^2 (2 Dh - 1)``. The ratio is about ``3 / T``.
+    """
+    seq_len = as_int("seq_len", seq_len, min_value=1)
+    head_dim = as_even_int("head_dim", head_dim)
+    rotation = 2 * 3 * seq_len * head_dim
+    scores = seq_len * seq_len * (2 * head_dim - 1)
+    return RopeOperations(rotation, scores, rotation / scores)
+
+
+def _feature(x: np.ndarray) -> np.ndarray:
+    """elu(x) + 1: the positive feature map of Katharopoulos et al. (2020)."""
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def rope_linear_attention_gap(seq_len: int, head_dim: int, *, seed: int = 0) -> float:
+    """RoPE inside causal linear attention: the running-sum form against the T x T form.
+
+    Parameters
+    ----------
+    seq_len : int, 1..2048
+    head_dim : int, even, >= 2
+    seed : int
+        Seeds the random queries, keys and values (T, Dh) standing in for trained ones.
+
+    Returns
+    -------
+    float: the largest difference between the two forms' outputs (rounding when RoPE fits
+    linear attention).
+
+    Notes
+    -----
+    Su et al. 2021 (sec. 3.3, eq. 19) rotate the features, not the raw vectors, and leave
+    the normaliser unrotated:
+
+    .. math:: o_m = \\frac{\\sum_{n \\le m} (R_m \\phi(q_m))^\\top (R_n \\phi(k_n))\\, v_n}
+              {\\sum_{n \\le m} \\phi(q_m)^\\top \\phi(k_n)}
+
+    Since ``R_m^T R_n = R_{n-m}`` needs no pair (m, n) at once, the numerator is
+    ``(R_m phi(q_m))^T S_m`` with the running sum ``S_m = sum_{n <= m} (R_n phi(k_n)) v_n^T``:
+    O(T Dh^2) work and no T x T matrix, the form linear attention needs.
+    """
+    seq_len = as_int("seq_len", seq_len, min_value=1, max_value=2048)
+    head_dim = as_even_int("head_dim", head_dim, max_value=256)
+    seed = as_int("seed", seed, min_value=0)
+    check_budget(seq_len * max(seq_len, head_dim * head_dim), "rope_linear_attention_gap (T x Dh x Dh running sums)")
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(size=(seq_len, head_dim)) for _ in range(3))  # (T, Dh) each
+    fq, fk = _feature(q), _feature(k)
+    rq, rk = apply_rope(fq), apply_rope(fk)  # rotated features, positions 0..T-1
+    causal = np.tril(np.ones((seq_len, seq_len)))
+    quadratic = ((rq @ rk.T) * causal) @ v / ((fq @ fk.T) * causal).sum(axis=1, keepdims=True)
+    running = np.cumsum(rk[:, :, None] * v[:, None, :], axis=0)  # (T, Dh, Dh): S_m
+    norm = np.cumsum(fk, axis=0)  # (T, Dh): sum of phi(k_n) up to m
+    linear = np.einsum("td,tde->te", rq, running) / (fq * norm).sum(axis=1, keepdims=True)
+    return float(np.abs(linear - quadratic).max())
