@@ -112,7 +112,7 @@ def test_each_group_shows_its_claims_each_with_a_verdict(view):
 
 
 def test_the_views_are_registered_in_teaching_order():
-    assert list(lesson.LESSON.views) == ["order", "sinusoids", "rope", "biases", "parameters", "overview"]
+    assert list(lesson.LESSON.views) == ["order", "sinusoids", "rope", "biases", "parameters", "models", "overview"]
     assert {c.group for c in compute_claims.CLAIMS.values()} == set(GROUPS)
     assert [c.number for c in compute_claims.CLAIMS.values()] == list(range(1, 16))
 
