@@ -271,7 +271,7 @@ def sliding_window() -> None:
         y_title="query position i",
         x_name="key",
         y_name="query",
-        value_name="visible",
+        value_name="seen",
         signed=False,
         zmax=1.0,
         value_format=".0f",
