@@ -335,7 +335,13 @@ data = np.column_stack([full, rolling]) / 2**30  # GiB
     reach, at_32k = compute.mistral_window()
     cols = st.columns(3)
     cols[0].metric("Mistral 7B's reach after 32 layers", f"{reach:,} positions")
-    cols[1].metric("Its cache at 32,768 tokens", f"{at_32k['rolling']:.3g} GiB", f"full: {at_32k['full']:.3g} GiB")
+    cols[1].metric(
+        "Its cache at 32,768 tokens",
+        f"{at_32k['rolling']:.3g} GiB",
+        f"full: {at_32k['full']:.3g} GiB",
+        delta_color="off",
+        delta_arrow="off",
+    )
     cols[2].metric(
         f"RoPE scores, window moved {compute.WINDOW_ROPE_SHIFT:,} on",
         f"{measured['rope_error']:.1e}",
@@ -346,8 +352,9 @@ data = np.column_stack([full, rolling]) / 2**30  # GiB
     st.caption(
         f"Mistral 7B v0.1: window {mistral['window']:,}, {mistral['layers']} layers, {mistral['kv_heads']} key-value "
         f"heads of width {mistral['head_dim']} (its published params.json; transformers' MistralConfig defaults). "
-        "Gemma 2 alternates sliding-window layers with global ones, and Gemma 3 keeps several local layers per "
-        "global one: only the global layers' caches grow with the text. The rolling cache writes the token at "
+        "Gemma 2 alternates sliding-window layers with global ones, and Gemma 3 has five local layers per global "
+        "one (the layer_types of its configurations): only the global layers' caches grow with the text. "
+        "The rolling cache writes the token at "
         "position p into slot p mod w, over the one no query can see any more. Mistral applies RoPE before "
         "caching; since RoPE's scores depend only on i - j (the third number: the same window scored at positions "
         f"0..w-1 and {compute.WINDOW_ROPE_SHIFT:,} on, {compute.WINDOW_ROPE_DIM}-wide random queries and keys), "
@@ -371,7 +378,11 @@ def window_notice(window: int, seq_len: int) -> str:
         )
     layers = -(-(seq_len - 1) // (window - 1))  # the fewest L with (w - 1) L + 1 >= T
     where = "within the depths drawn" if layers <= compute.WINDOW_DEPTH else "deeper than the chart goes"
-    seen = f"itself and the {window - 1} before it" if window < seq_len else "every earlier token (the window covers T)"
+    seen = (
+        f"itself and up to {window - 1} tokens before it"
+        if window < seq_len
+        else "every earlier token (the window covers T)"
+    )
     return (
         f"each row of the mask holds at most {min(window, seq_len)} visible keys: a token sees {seen}. Stacked, the "
         f"layers reach {window - 1} positions further each, so the last token can draw on all {seq_len} after "

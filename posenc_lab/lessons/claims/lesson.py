@@ -945,9 +945,10 @@ data = np.array([[c.rotation, c.scores] for c in counts], dtype=float)  # (lengt
             },
             {
                 "Claim": "The field converged on relative positions for length generalisation.",
-                "What is known": "The models listed above mostly chose RoPE, relative in its scores, yet RoPE alone "
-                "does not carry a model past its training length: long-context models are extended with a larger "
-                "base, PI, YaRN or Llama 3's scaling, and a fine-tune (Code Llama, Llama 3.1, Qwen2).",
+                "What is known": "RoPE, which the open decoders above use most, is relative in its scores, yet "
+                "RoPE alone does not carry a model past its training length: long-context models are extended "
+                "with a larger base, PI, YaRN or Llama 3's scaling, and a fine-tune (Code Llama, Llama 3.1, "
+                "Qwen2).",
                 "Measured here": f"copy task trained at {m['lengths'][0]} tokens ({trained_at}); at {twice}: "
                 f"{at_twice} (chance {compute.pct(m['chance'])})",
             },
