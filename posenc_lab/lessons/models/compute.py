@@ -31,6 +31,8 @@ def config_positions(text: str, length: int) -> dict:
         return {"config": config, "notes": notes, "out": measure.positions(config, length)}
     except ValueError as err:
         return {"error": str(err)}
+    except Exception as err:  # noqa: BLE001 - a student's file must never show a traceback
+        return {"error": f"config.json could not be read ({type(err).__name__}); check its position keys"}
 
 
 @st.cache_data(**CACHE)

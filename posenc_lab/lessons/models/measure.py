@@ -128,6 +128,9 @@ def parse_config(text: str) -> tuple[dict, list[str]]:
         raise ValueError(f"config.json is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
     except RecursionError:
         raise ValueError("config.json: nested too deeply to be a config") from None
+    except ValueError as err:
+        # Python refuses integers of over 4,300 digits, and NaN / Infinity here (_refuse_constant)
+        raise ValueError(f"config.json: {err}") from None
     if not isinstance(raw, dict):
         raise ValueError(f"config.json must be a JSON object ({{...}}), got a JSON {_json_kind(raw)}")
     notes = []
@@ -146,12 +149,16 @@ def parse_config(text: str) -> tuple[dict, list[str]]:
             "rope_scaling, n_positions, relative_attention_num_buckets, ...)"
         )
     # check now, so that a bad config is refused with its message before anything is drawn
-    positions(config)
+    try:
+        positions(config)
+    except (OverflowError, TypeError, KeyError, IndexError) as err:
+        # a value no check above foresaw (a number too large for a float): still a message, never a traceback
+        raise ValueError(f"config.json: a position key holds a value that cannot be used ({err})"[:300]) from None
     return config, notes
 
 
 def _refuse_constant(name: str):
-    raise ValueError(f"config.json: {name} is not a number JSON allows")
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def _json_kind(value) -> str:
@@ -169,20 +176,28 @@ def _get(config: dict, name: str):
     return None, ALIASES[name][0]
 
 
+def _finite_number(value) -> bool:
+    # JSON gives bools as True/False (refused) and may give an integer too large for a float
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
 def _int(key: str, value, *, low: int = 1, high: int | None = None) -> int:
-    # JSON gives bools as True/False and whole floats as 4096.0: refuse the first, take the second
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    # whole floats such as 4096.0 are taken as the integer they are
+    if not _finite_number(value):
         raise ValueError(f"{key} must be a whole number, got {json.dumps(value)[:60]}")
     if value != int(value):
         raise ValueError(f"{key} must be a whole number, got {value}")
     value = int(value)
     if value < low or (high is not None and value > high):
-        raise ValueError(f"{key} must be {low} to {high:,}, got {value:,}" if high else f"{key} must be >= {low}")
+        shown = f"{value:,}" if len(str(value)) < 20 else f"a {len(str(value))}-digit number"
+        raise ValueError(f"{key} must be {low:,} to {high:,}, got {shown}" if high else f"{key} must be >= {low}")
     return value
 
 
 def _float(key: str, value, *, gt: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not _finite_number(value) or abs(value) > 1e300:
         raise ValueError(f"{key} must be a number, got {json.dumps(value)[:60]}")
     if not value > gt:
         raise ValueError(f"{key} must be > {gt:g}, got {value:g}")
@@ -467,6 +482,7 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         wavelength=wavelength,
         scaled_wavelength=scaled,
         ratio=ratio,
+        inv_freq=inv,
         train_len=train_len,
         extended_len=extended_len,
         attention_factor=attention_factor,

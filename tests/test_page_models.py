@@ -1,0 +1,129 @@
+"""The real-models page: its views at their defaults, two models side by side, and the
+config box, which answers every bad config with a message naming its key, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from app_helpers import assert_clean, charts, open_page
+
+import posenc
+from posenc_lab.figures.arrays import as_array
+from posenc_lab.lessons.models import measure
+from posenc_lab.lessons.models.catalogue import MODELS
+from posenc_lab.lessons.models.lesson import TEXT_KEY
+
+PAGE = "posenc_lab/lessons/models/page.py"
+
+
+def table_cells(at) -> dict[str, str]:
+    """Setting -> value of every settings table on the page."""
+    cells = {}
+    for table in at.table:
+        frame = table.value
+        if list(frame.columns) == ["Setting", "Value"]:
+            cells.update(zip(frame["Setting"], frame["Value"], strict=True))
+    return cells
+
+
+def unescaped(text: str) -> str:
+    # the page escapes Markdown in messages it did not write; read them back as plain text
+    return text.replace("\\", "")
+
+
+def test_catalogue_lists_every_model_with_its_source():
+    at = open_page(PAGE, {"view": "catalogue", "k": "13"})
+    assert_clean(at)
+    frame = at.table[0].value
+    assert list(frame["Model"]) == [entry["name"] for entry in MODELS.values()]
+    assert list(frame["Source"]) == [entry["source"] for entry in MODELS.values()]
+    llama = frame[frame["Model"] == "Llama 3.1 8B"].iloc[0]
+    assert (llama["Base"], llama["Context"], llama["Scaling"]) == ("500,000", "8,192 -> 131,072", "llama3, factor 8")
+    # the bars: the share of Llama 3.1's 64 scaled pairs whose wavelength is at most 8,192 tokens
+    bars = charts(at)[0]["data"][0]
+    shares = dict(zip(bars["x"], as_array(bars["y"]).tolist(), strict=True))
+    scaled, _ = posenc.rope_inv_freq(128, 500000.0, {"rope_type": "llama3", **LLAMA["rope_scaling"]})
+    assert shares["Llama 3.1 8B"] == pytest.approx(np.mean(2 * np.pi / scaled <= 8192), abs=1e-6) == 0.5
+
+
+def test_one_model_shows_its_numbers():
+    at = open_page(PAGE, {"view": "model", "model": "llama-3.1", "k": "13"})
+    assert_clean(at)
+    cells = table_cells(at)
+    assert cells["Pairs the scaling leaves unchanged"] == "29 of 64"
+    assert cells["Pairs that turn fully in the training window"] == "35 of 64"
+    assert cells["Extended window"] == "131,072"
+    assert (
+        cells["Pairs that turn fully within L = 8,192"]
+        == f"{measure.positions(MODELS['llama-3.1']['config'], 8192)['in_length']} of 64"
+    )
+
+
+def test_two_models_side_by_side_each_get_a_chart_and_a_table():
+    at = open_page(PAGE, {"view": "model", "model": "gpt-oss", "vs": "bloom"})
+    assert_clean(at)
+    assert len(charts(at)) == 2 and len(at.table) == 2
+    cells = table_cells(at)
+    assert cells["Heads"] == "112"  # BLOOM's ALiBi
+    assert cells["Sliding window"] == "128 tokens in 12 of 24 layers"  # gpt-oss
+
+
+def test_the_config_box_opens_with_an_example_and_its_numbers():
+    at = open_page(PAGE, {"view": "config"})
+    assert_clean(at)
+    assert not at.error
+    assert json.loads(at.text_area(key=TEXT_KEY).value) == MODELS["llama-3.1"]["config"]
+    assert table_cells(at)["Pairs the scaling leaves unchanged"] == "29 of 64"
+
+
+def paste(text: str):
+    at = open_page(PAGE, {"view": "config"})
+    at.text_area(key=TEXT_KEY).set_value(text).run()
+    return at
+
+
+def test_a_pasted_config_shows_its_numbers_and_what_was_read():
+    gemma = {"architectures": ["Gemma3ForConditionalGeneration"], "text_config": MODELS["gemma-3"]["config"]}
+    at = paste(json.dumps(gemma))
+    assert_clean(at)
+    assert not at.error
+    cells = table_cells(at)
+    assert cells["rope_type"] == "linear" and cells["Sliding window"] == "1,024 tokens in 52 of 62 layers"
+    assert "read the language model's keys from text_config" in [t.value for t in at.text]
+    assert at.json and json.loads(at.json[0].proto.body) == MODELS["gemma-3"]["config"]
+
+
+LLAMA = MODELS["llama-3.1"]["config"]
+BAD = [
+    pytest.param("x" * (measure.MAX_BYTES + 1), "too big", id="too-big"),
+    pytest.param('{"rope_theta": 10000,', "not valid JSON", id="malformed"),
+    pytest.param("[1, 2]", "must be a JSON object", id="not-an-object"),
+    pytest.param(json.dumps({**LLAMA, "rope_scaling": {"rope_type": "magic"}}), "unknown rope_type", id="unknown-type"),
+    pytest.param(
+        json.dumps({k: v for k, v in LLAMA.items() if k != "max_position_embeddings"}),
+        "max_position_embeddings is missing",
+        id="missing-key",
+    ),
+    pytest.param(
+        json.dumps({**LLAMA, "max_position_embeddings": 4096}),
+        "original_max_position_embeddings (8,192) contradicts max_position_embeddings (4,096)",
+        id="contradiction",
+    ),
+    pytest.param(
+        json.dumps({**LLAMA, "rope_scaling": {**LLAMA["rope_scaling"], "factor": 0}}), "factor", id="factor-0"
+    ),
+    pytest.param("<b>not json</b> [link](http://x)", "not valid JSON", id="markup"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD)
+def test_each_bad_config_shows_an_error_naming_the_key_and_no_traceback(text, message):
+    at = paste(text)
+    assert_clean(at)
+    assert len(at.error) == 1
+    assert message in unescaped(at.error[0].value)
+    # the page goes on with the example, and says so
+    assert charts(at)
+    assert any("Showing the example config" in c.value for c in at.caption)
