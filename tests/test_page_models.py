@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from app_helpers import assert_clean, charts, open_page
+from test_code_snippets import test_every_chart_shows_code_that_reproduces_its_data
 
 import posenc
 from posenc_lab.figures.arrays import as_array
@@ -64,7 +65,8 @@ def test_one_model_shows_its_numbers():
 def test_two_models_side_by_side_each_get_a_chart_and_a_table():
     at = open_page(PAGE, {"view": "model", "model": "gpt-oss", "vs": "bloom"})
     assert_clean(at)
-    assert len(charts(at)) == 2 and len(at.table) == 2
+    # gpt-oss: wavelengths and its layers; BLOOM: its slopes
+    assert len(charts(at)) == 3 and len(at.table) == 2
     cells = table_cells(at)
     assert cells["Heads"] == "112"  # BLOOM's ALiBi
     assert cells["Sliding window"] == "128 tokens in 12 of 24 layers"  # gpt-oss
@@ -127,3 +129,32 @@ def test_each_bad_config_shows_an_error_naming_the_key_and_no_traceback(text, me
     # the page goes on with the example, and says so
     assert charts(at)
     assert any("Showing the example config" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"view": "model", "model": "llama-4", "vs": "gemma-3"},
+        {"view": "model", "model": "gpt-oss", "vs": "phi-3.5"},
+        {"view": "model", "model": "t5", "vs": "deberta-v3"},
+        {"view": "model", "model": "mpt", "vs": "gpt2"},
+    ],
+    ids=lambda q: f"{q['model']}-{q['vs']}",
+)
+def test_every_method_and_layer_chart_shows_code_that_reproduces_it(query):
+    # the generic snippet test, on views the default URL does not reach
+    test_every_chart_shows_code_that_reproduces_its_data(PAGE, query)
+
+
+def test_layers_chart_marks_llama4s_nope_layers_and_gemmas_global_ones():
+    at = open_page(PAGE, {"view": "model", "model": "llama-4", "vs": "gemma-3"})
+    assert_clean(at)
+    grids = {
+        spec["layout"]["meta"]["title"]: as_array(spec["data"][0]["z"]) for spec in charts(at) if "layers" in str(spec)
+    }
+    llama, gemma = (g for t, g in grids.items() if "layers" in t)
+    # Llama 4 Scout: layers 3, 7, ... have no RoPE and see everything; the others attend in chunks
+    np.testing.assert_array_equal(llama[1], [0.0 if (i + 1) % 4 == 0 else 1.0 for i in range(48)])
+    np.testing.assert_array_equal(llama[0], 1 - llama[1])
+    # Gemma 3 27B: every 6th layer global
+    np.testing.assert_array_equal(gemma[0], [1.0 if (i + 1) % 6 == 0 else 0.0 for i in range(62)])

@@ -72,7 +72,8 @@ def intro() -> dict:
 @LESSON.view("catalogue", "Catalogue")
 def catalogue(length: int) -> None:
     shares = compute.turning_shares(length)
-    names = [NAMES[key] for key in compute.ROPE_KEYS]
+    # short names under the bars: "Qwen2.5 7B Instruct, with YaRN" -> "Qwen2.5 7B Instruct"
+    names = [NAMES[key].split(" (")[0].split(",")[0] for key in compute.ROPE_KEYS]
     fig = figcache.figure(
         figures.grouped_bars,
         names,
@@ -172,9 +173,39 @@ def draw_positions(out: dict, key: str, length: int) -> None:
     {"rope": _rope_chart, "alibi": _alibi_chart, "t5": _t5_chart, "deberta": _deberta_chart, "learned": _learned_chart}[
         out["method"]
     ](out, key, length)
+    if "layer_grid" in out and out["layers"] <= MAX_LAYER_CELLS:
+        _layers_chart(out, key)
     layout.table({"Setting": [r[0] for r in out["rows"]], "Value": [r[1] for r in out["rows"]]})
     for note in out["notes"]:
         st.text(note)
+
+
+#: a layer chart shows every layer as a cell; past this many the table alone says it
+MAX_LAYER_CELLS = 256
+
+
+def _layers_chart(out: dict, key: str) -> None:
+    grid = out["layer_grid"]
+    fig = figcache.figure(
+        figures.heatmap,
+        grid,
+        y=["sees all", "RoPE"],
+        title=f"Its {grid.shape[1]} layers: 1 = sees the whole context / uses RoPE, 0 = a window / no positions",
+        x_title="layer",
+        y_title="",
+        x_name="layer",
+        y_name="",
+        value_name="yes",
+        colorbar_title="yes",
+        signed=False,
+        value_format=".0f",
+        height=220,
+    )
+    code = f"""
+config = {out["config"]!r}  # the position keys read
+data = models_lesson.positions(config)["layer_grid"]  # rows: sees the whole context, uses RoPE
+"""
+    layout.chart(fig, key=f"{key}_layers", filename=f"{key}_layers", code=code)
 
 
 def _finite(a: np.ndarray) -> np.ndarray:
@@ -344,9 +375,14 @@ def _model_notice(outs: list[dict], names: list[str], length: int) -> str:
         if out["method"] == "rope":
             n = out["pairs"].size
             in_train = int(np.sum(out["wavelength"] <= out["train_len"]))
+            window = (
+                f"its {out['train_len']:,}-token training window"
+                if out["train_stated"]
+                else f"{out['train_len']:,} tokens (max_position_embeddings / factor; no training length is stated)"
+            )
             parts.append(
-                f"{name}: {in_train} of {n} pairs turn fully within its {out['train_len']:,}-token training window; "
-                f"the rest never saw all their angles, which is why a scaling stretches them. Scaled, "
+                f"{name}: {in_train} of {n} pairs turn fully within {window}; the rest never complete a turn "
+                "there, which is why a scaling stretches them. Scaled, "
                 f"{out['in_length']} of {n} turn fully within L = {length:,}, and the attention factor is "
                 f"{out['attention_factor']:.3f}"
             )

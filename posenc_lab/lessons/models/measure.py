@@ -255,7 +255,7 @@ def positions(config: dict, length: int | None = None) -> dict:
     if not isinstance(config, dict):
         raise ValueError("config must be a JSON object")
     method = _method(config)
-    out = {"method": method, "rows": [("Method", METHODS[method])], "notes": []}
+    out = {"method": method, "rows": [("Method", METHODS[method])], "notes": [], "config": config}
     if method == "rope":
         _rope(config, out, length)
     else:
@@ -452,6 +452,7 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
                 f"({max_pos:,}): the training length cannot exceed the model's longest input"
             )
     # the training window and the window the scaling reaches
+    train_len_stated = True
     if rope_type in ("default", "proportional") or scaling is None:
         train_len, extended_len = max_pos, max_pos
     elif original is not None:
@@ -462,11 +463,13 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         # linear or NTK without a training length: the scaled window spans what unscaled RoPE
         # reached at max_position_embeddings / factor
         train_len = max(1, int(max_pos / float(factor or 1.0)))
-        extended_len = max_pos
+        extended_len, train_len_stated = max_pos, False
         out["notes"].append(
             f"the config gives no training length: {train_len:,} = max_position_embeddings / factor is the "
             "window unscaled RoPE would cover with the same angles"
         )
+    # without a stated training length the window is only what the scaled angles map back to
+    train_label = "Training window" if train_len_stated else "Unscaled window at the same angles (max / factor)"
     seq = (length or extended_len) if rope_type in ("dynamic", "longrope") else None
     inv_plain, _ = posenc.rope_inv_freq(head_dim, base, _plain_scaling(scaling))
     inv, attention_factor = posenc.rope_inv_freq(head_dim, base, scaling, seq_len=seq)
@@ -484,6 +487,7 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         ratio=ratio,
         inv_freq=inv,
         train_len=train_len,
+        train_stated=train_len_stated,
         extended_len=extended_len,
         attention_factor=attention_factor,
         rope_scaling=scaling,
@@ -503,9 +507,12 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
             f"{rotary} of {head_dim}" if scaling and "partial_rotary_factor" in scaling else f"{rotary}",
         ),
         ("Rotary pairs", f"{inv.size}"),
-        ("Training window", f"{train_len:,}"),
+        (train_label, f"{train_len:,}"),
         ("Extended window", f"{extended_len:,}"),
-        ("Pairs that turn fully in the training window", f"{in_train} of {inv.size}"),
+        (
+            f"Pairs that turn fully in the {'training' if train_len_stated else 'unscaled'} window",
+            f"{in_train} of {inv.size}",
+        ),
         ("Pairs that turn fully in the extended window, scaled", f"{in_ext} of {inv.size}"),
         ("Pairs the scaling leaves unchanged", f"{kept} of {inv.size}"),
         ("Longest wavelength, unscaled -> scaled", f"{wavelength.max():,.0f} -> {scaled.max():,.0f}"),
@@ -618,6 +625,11 @@ def _layers(config: dict, out: dict) -> None:
         out["rows"].append(("Chunked attention in the RoPE layers", f"chunks of {chunk:,} tokens"))
     if kinds is not None:
         out["layer_kinds"] = kinds
+        if out["method"] == "rope":
+            # Llama 4: the RoPE layers attend within chunks, the NoPE layers to everything
+            chunked = config.get("attention_chunk_size") is not None
+            sees_all = [0.0 if k == "sliding" or (chunked and k != "NoPE") else 1.0 for k in kinds]
+            out["layer_grid"] = np.array([sees_all, [0.0 if k == "NoPE" else 1.0 for k in kinds]])
 
 
 def turning_share(config: dict, length: int) -> float:
