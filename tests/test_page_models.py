@@ -14,7 +14,7 @@ import posenc
 from posenc_lab.figures.arrays import as_array
 from posenc_lab.lessons.models import measure
 from posenc_lab.lessons.models.catalogue import MODELS
-from posenc_lab.lessons.models.lesson import TEXT_KEY
+from posenc_lab.lessons.models.lesson import TEXT_KEY, upload_text
 
 PAGE = "posenc_lab/lessons/models/page.py"
 
@@ -158,3 +158,22 @@ def test_layers_chart_marks_llama4s_nope_layers_and_gemmas_global_ones():
     np.testing.assert_array_equal(llama[0], 1 - llama[1])
     # Gemma 3 27B: every 6th layer global
     np.testing.assert_array_equal(gemma[0], [1.0 if (i + 1) % 6 == 0 else 0.0 for i in range(62)])
+
+
+class Upload:
+    """What st.file_uploader hands the page: a size and the bytes."""
+
+    def __init__(self, data: bytes):
+        self.size, self._data = len(data), data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def test_an_upload_is_read_as_text_or_refused_with_a_reason():
+    good = json.dumps(MODELS["mistral"]["config"]).encode()
+    assert upload_text(Upload(good)) == (good.decode(), None)
+    text, problem = upload_text(Upload(b"{" + b" " * measure.MAX_BYTES + b"}"))
+    assert text is None and "at most 256 kB is read" in problem
+    text, problem = upload_text(Upload(b'{"rope_theta": "\xff"}'))
+    assert text is None and "not UTF-8" in problem

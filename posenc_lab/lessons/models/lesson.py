@@ -132,22 +132,12 @@ def your_config(length: int) -> None:
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = EXAMPLE
     text = st.text_area("config.json", key=TEXT_KEY, height=220)
-    upload = st.file_uploader("Or upload a config.json", type=["json"], key="models_config_file")
+    # the browser refuses files over 1 MB; between 256 kB and 1 MB the page says why it reads none
+    upload = st.file_uploader("Or upload a config.json", type=["json"], key="models_config_file", max_upload_size=1)
     if upload is not None:
-        if upload.size > measure.MAX_BYTES:
-            text = None
-            st.error(
-                plain(
-                    f"config.json: the upload is {upload.size / 1024:,.0f} kB; at most "
-                    f"{measure.MAX_BYTES // 1024} kB is read (a config.json is a few kB)"
-                )
-            )
-        else:
-            try:
-                text = upload.getvalue().decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-                st.error(plain("config.json: the upload is not UTF-8 text; a config.json is JSON text"))
+        text, problem = upload_text(upload)
+        if problem:
+            st.error(plain(problem))
     result = compute.config_positions(text, length) if text is not None else {"error": None}
     if result.get("error") is not None or text is None:
         if result.get("error"):
@@ -163,6 +153,19 @@ def your_config(length: int) -> None:
     out = result["out"]
     draw_positions(out, "models_config", length)
     layout.notice(_model_notice([out], ["this config"], length))
+
+
+def upload_text(upload) -> tuple[str | None, str | None]:
+    """An uploaded file's text, or None and why it cannot be read (too big, not UTF-8)."""
+    if upload.size > measure.MAX_BYTES:
+        return None, (
+            f"config.json: the upload is {upload.size / 1024:,.0f} kB; at most {measure.MAX_BYTES // 1024} kB is "
+            "read (a config.json is a few kB)"
+        )
+    try:
+        return upload.getvalue().decode("utf-8"), None
+    except UnicodeDecodeError:
+        return None, "config.json: the upload is not UTF-8 text; a config.json is JSON text"
 
 
 # one config's figures and numbers
