@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.io as pio
 import pytest
 from app_helpers import assert_clean, charts, open_page
-from test_code_snippets import test_every_chart_shows_code_that_reproduces_its_data
+from test_code_snippets import run_snippet, test_every_chart_shows_code_that_reproduces_its_data
 
 import posenc
 from posenc_lab.figures.arrays import as_array
+from posenc_lab.figures.export import figure_table
 from posenc_lab.lessons.models import measure
 from posenc_lab.lessons.models.catalogue import MODELS
 from posenc_lab.lessons.models.lesson import TEXT_KEY, upload_text
+from posenc_lab.ui.layout import CODES
 
 PAGE = "posenc_lab/lessons/models/page.py"
 
@@ -177,3 +180,29 @@ def test_an_upload_is_read_as_text_or_refused_with_a_reason():
     assert text is None and "at most 256 kB is read" in problem
     text, problem = upload_text(Upload(b'{"rope_theta": "\xff"}'))
     assert text is None and "not UTF-8" in problem
+
+
+@pytest.mark.parametrize(
+    "scaling",
+    [
+        {"type": "dynamic", "factor": 2.0},
+        {"rope_type": "yarn", "factor": 4.0},
+        {"rope_type": "proportional", "partial_rotary_factor": 0.25},
+    ],
+    ids=lambda s: s.get("rope_type", s.get("type")),
+)
+def test_a_pasted_configs_chart_code_reproduces_it(scaling):
+    config = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 4096,
+        "rope_scaling": scaling,
+    }
+    at = paste(json.dumps(config))
+    assert_clean(at)
+    assert not at.error
+    specs = {str(el.key): el.proto.spec for el in at.get("plotly_chart")}
+    code, _ = at.session_state[CODES]["models_config"]
+    drawn = figure_table(pio.from_json(specs["models_config"]))[1]
+    np.testing.assert_allclose(run_snippet(code).reshape(drawn.shape), drawn, rtol=2e-6, equal_nan=True)

@@ -249,11 +249,7 @@ def _rope_chart(out: dict, key: str, length: int) -> None:
         height=400,
     )
     scaling = out["rope_scaling"]
-    plain_scaling = (
-        {"rope_type": "default", "partial_rotary_factor": scaling["partial_rotary_factor"]}
-        if scaling and "partial_rotary_factor" in scaling
-        else None
-    )
+    plain_scaling = measure.plain_scaling(scaling)
     code = f"""
 scaling = {scaling!r}  # the config's rope_scaling, as posenc reads it
 inv0, _ = posenc.rope_inv_freq({out["head_dim"]}, {out["base"]!r}, {plain_scaling!r})  # as trained

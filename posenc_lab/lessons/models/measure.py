@@ -302,7 +302,7 @@ def _t5(config: dict, out: dict) -> None:
         ("Buckets (encoder: half each way)", f"{buckets}"),
         ("Offsets with a bucket of their own", f"{exact}"),
         ("Every offset at or beyond", f"±{distance}: one last bucket each way"),
-        ("Learned biases (buckets x heads, layer 0 only)", f"{buckets * heads:,}"),
+        ("Learned biases per stack (buckets x heads, in its first layer, shared by all)", f"{buckets * heads:,}"),
     ]
 
 
@@ -361,9 +361,10 @@ def _alibi(config: dict, out: dict) -> None:
         out["rows"].append(("Training length (max_seq_len)", f"{_int('max_seq_len', config['max_seq_len']):,}"))
 
 
-def _rope_scaling(config: dict) -> dict | None:
+def _rope_scaling(config: dict, notes: list[str]) -> dict | None:
     """The config's rope_scaling as posenc reads it, with the top-level keys some models keep
-    beside it (Phi-3's original_max_position_embeddings) moved in; None for plain RoPE."""
+    beside it (Phi-3's original_max_position_embeddings) moved in; None for plain RoPE.
+    Defaults taken from elsewhere in the config are added to ``notes``."""
     scaling = config.get("rope_scaling", config.get("rope_parameters"))
     if scaling is None:
         return None
@@ -384,13 +385,21 @@ def _rope_scaling(config: dict) -> dict | None:
     scaling.pop("rope_theta", None)
     scaling.pop("mrope_section", None)
     scaling.pop("mrope_interleaved", None)
-    scaling["rope_type"] = ROPE_ALIASES.get(rope_type, rope_type)
-    if scaling["rope_type"] == "longrope" and "original_max_position_embeddings" not in scaling:
+    scaling["rope_type"] = kind = ROPE_ALIASES.get(rope_type, rope_type)
+    if kind in ("longrope", "yarn", "dynamic") and "original_max_position_embeddings" not in scaling:
         if "original_max_position_embeddings" in config:
+            # Phi-3 keeps the training length beside rope_scaling, not in it
             scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
-        if "factor" not in scaling and "max_position_embeddings" in config:
-            # transformers' Phi-3: factor = max_position_embeddings / original_max_position_embeddings
-            scaling["max_position_embeddings"] = config["max_position_embeddings"]
+        elif kind in ("yarn", "dynamic") and "max_position_embeddings" in config:
+            # transformers' YaRN and dynamic NTK then take max_position_embeddings as the training length
+            scaling["original_max_position_embeddings"] = config["max_position_embeddings"]
+            notes.append(
+                f"{key} has no original_max_position_embeddings: transformers takes max_position_embeddings as "
+                "the training length"
+            )
+    if kind == "longrope" and "factor" not in scaling and "max_position_embeddings" in config:
+        # transformers' Phi-3: factor = max_position_embeddings / original_max_position_embeddings
+        scaling["max_position_embeddings"] = config["max_position_embeddings"]
     return scaling
 
 
@@ -425,7 +434,7 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         head_dim = width // heads
     if head_dim % 2:
         raise ValueError(f"head_dim must be even (RoPE turns pairs of dimensions), got {head_dim}")
-    scaling = _rope_scaling(config)
+    scaling = _rope_scaling(config, out["notes"])
     fraction = config.get("partial_rotary_factor", config.get("rotary_pct"))
     if fraction is not None:
         fraction = _float("partial_rotary_factor", fraction)
@@ -471,7 +480,7 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
     # without a stated training length the window is only what the scaled angles map back to
     train_label = "Training window" if train_len_stated else "Unscaled window at the same angles (max / factor)"
     seq = (length or extended_len) if rope_type in ("dynamic", "longrope") else None
-    inv_plain, _ = posenc.rope_inv_freq(head_dim, base, _plain_scaling(scaling))
+    inv_plain, _ = posenc.rope_inv_freq(head_dim, base, plain_scaling(scaling))
     inv, attention_factor = posenc.rope_inv_freq(head_dim, base, scaling, seq_len=seq)
     two_pi = 2 * np.pi
     # a frequency of 0 (p-RoPE's dropped pairs) never turns: an infinite wavelength
@@ -546,9 +555,10 @@ def _named(config: dict) -> str:
     return ""
 
 
-def _plain_scaling(scaling: dict | None) -> dict | None:
+def plain_scaling(scaling: dict | None) -> dict | None:
     """The same rotated dims without any context extension: what the model trained with."""
-    if scaling and "partial_rotary_factor" in scaling:
+    # p-RoPE keeps every pair (its slow ones stop turning): trained against plain RoPE on all of them
+    if scaling and "partial_rotary_factor" in scaling and scaling.get("rope_type") != "proportional":
         return {"rope_type": "default", "partial_rotary_factor": scaling["partial_rotary_factor"]}
     return None
 
