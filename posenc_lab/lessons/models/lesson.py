@@ -97,10 +97,11 @@ data = np.array([models_lesson.turning_share(MODELS[k]["config"], {length}) for 
     least = int(np.argmin(shares))
     layout.notice(
         f"at L = {length:,}, {names[most]} has {shares[most]:.0%} of its pairs turning fully and {names[least]} "
-        f"{shares[least]:.0%}. A larger rope_theta stretches every wavelength, a partial rotary keeps only the "
-        "fast pairs, and a scaling (llama3, YaRN, LongRoPE, linear) stretches the slow pairs further. Models "
-        "without RoPE have no pairs: a learned table stops at its last row, T5 and DeBERTa bucket distances, "
-        "and ALiBi subtracts a slope per head. Each source names the released file the numbers come from."
+        f"{shares[least]:.0%}. A larger rope_theta stretches every wavelength, a partial rotary turns fewer "
+        "pairs over a shorter range (GPT-NeoX, Phi-2), and a scaling (llama3, YaRN, LongRoPE, linear) "
+        "stretches the slow pairs further. Models without RoPE have no pairs: a learned table stops at its "
+        "last row, T5 and DeBERTa bucket distances, and ALiBi subtracts a slope per head. Each source names "
+        "the released file the numbers come from."
     )
 
 
@@ -391,9 +392,10 @@ def _model_notice(outs: list[dict], names: list[str], length: int) -> str:
                 "no position table, so no length limit in the config"
             )
         elif out["method"] == "t5":
+            far = out["max_distance"]
             parts.append(
-                f"{name}: every offset beyond ±{out['max_distance']} shares one bucket per direction, so T5 "
-                "cannot tell 200 from 2,000 tokens apart"
+                f"{name}: every offset beyond ±{far} shares one bucket per direction, so T5 cannot tell "
+                f"{2 * far:,} from {20 * far:,} tokens apart"
             )
         elif out["method"] == "deberta":
             parts.append(f"{name}: offsets within ±{out['span'] // 2} stay exact, farther ones share log buckets")
