@@ -18,6 +18,7 @@ from posenc_lab.lessons.glossary import lesson as glossary
 from posenc_lab.lessons.home import lesson as home
 from posenc_lab.lessons.images import lesson as images
 from posenc_lab.lessons.learned import lesson as learned
+from posenc_lab.lessons.models import lesson as models
 from posenc_lab.lessons.references import lesson as references
 from posenc_lab.lessons.relative import lesson as relative
 from posenc_lab.lessons.rope import lesson as rope
@@ -45,6 +46,7 @@ COURSE = Course(
             choices,
             design,
             experiments,
+            models,
             claims,
         )
     ),

@@ -30,6 +30,8 @@ RIGHT = {
     "alibi_furthest_head": 8,
     "alibi_span_head8": 550,
     "images_mrope_resume": 5 + max(2, 3, 4),  # one past the video's largest position, 5 + 3
+    # Llama 3.1's kept pairs: wavelength 2π·500,000^(2i/128) under 8,192 / high_freq_factor 4 (29 of 64)
+    "models_llama31_unchanged": int((2 * math.pi * 500_000.0 ** (np.arange(0, 128, 2) / 128) < 8192 / 4).sum()),
 }
 #: a typical mistake per numeric exercise, and a word of the nudge it should get
 WRONG = {
@@ -41,6 +43,7 @@ WRONG = {
     "alibi_furthest_head": (12, "extra heads"),
     "alibi_span_head8": (589, "approximation"),
     "images_mrope_resume": (5 + 2 * 3 * 4, "counts every patch"),
+    "models_llama31_unchanged": (64, "Not all"),
 }
 FLAT = [(path, ex) for path, exercises in BANK.items() for ex in exercises if not isinstance(ex, Guided)]
 

@@ -253,9 +253,9 @@ CASES = [
     case(
         freqs.rope_inv_freq,
         8,
-        rope_scaling=dict(LLAMA3, high_freq_factor=1.0),
+        rope_scaling=dict(LLAMA3, high_freq_factor=0.5),
         match="high_freq_factor",
-        id="llama3-high-not-above-low",
+        id="llama3-high-below-low",
     ),
     case(
         freqs.rope_inv_freq,

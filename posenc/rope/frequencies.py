@@ -132,14 +132,18 @@ def _init_llama3(head_dim, base, cfg, seq_len):
     factor = _factor(cfg, "llama3")
     low_ff = _key(cfg, "low_freq_factor", "llama3", gt=0.0)
     high_ff = _key(cfg, "high_freq_factor", "llama3", gt=0.0)
-    if not high_ff > low_ff:
-        raise ValueError(f"rope_scaling['high_freq_factor'] must be > low_freq_factor ({low_ff}), got {high_ff}")
+    if high_ff < low_ff:
+        raise ValueError(f"rope_scaling['high_freq_factor'] must be >= low_freq_factor ({low_ff}), got {high_ff}")
     original = _original_len(cfg, "llama3")
     inv_freq = _default_inv_freq(head_dim, base)
     wavelen = 2 * math.pi / inv_freq
     low_freq_wavelen, high_freq_wavelen = original / low_ff, original / high_ff
     # long waves (longer than L/low_ff) are interpolated, short ones (below L/high_ff) kept
     scaled = np.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    if high_ff == low_ff:
+        # no middle band: Llama 4 Scout ships low = high = 1, which transformers accepts (it only
+        # warns) and which leaves every pair either kept or divided by the factor
+        return scaled, 1.0
     # in between, blend smoothly: s = (L/lambda - low_ff) / (high_ff - low_ff)
     smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
     smoothed = (1 - smooth) * scaled / factor + smooth * scaled

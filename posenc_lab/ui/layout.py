@@ -138,6 +138,7 @@ SNIPPET_MODULES = {
     "claims": "posenc_lab.lessons.claims",
     "compare_lessons": "posenc_lab.lessons.compare",
     "custom": "posenc_lab.lessons.design",
+    "models_lesson": "posenc_lab.lessons.models",
     "properties": "posenc_lab.lessons.choices",
     "rope_lessons": "posenc_lab.lessons.rope",
 }

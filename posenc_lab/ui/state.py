@@ -326,6 +326,32 @@ def choice(
     return _control(name, default, parse, lambda v: v if v in options else default, draw)
 
 
+def select(
+    name: str,
+    label: str,
+    options: Sequence[str],
+    default: str,
+    *,
+    labels: dict[str, str] | None = None,
+    help: str | None = None,
+    container=None,
+) -> str:
+    """One of many named options, as a drop-down (radio buttons for a few: ``choice``)."""
+    where = container or st.sidebar
+    options = list(options)
+    labels = labels or {}
+
+    def parse(raw: str):
+        if raw in options:
+            return raw, None
+        return default, f"not one of the {len(options)} options; using {default}"
+
+    def draw(widget: str) -> str:
+        return where.selectbox(label, options, key=widget, format_func=lambda o: labels.get(o, o), help=help)
+
+    return _control(name, default, parse, lambda v: v if v in options else default, draw)
+
+
 def toggle(
     name: str, label: str, default: bool, *, help: str | None = None, container=None, omit_default: bool = False
 ) -> bool:

@@ -1,0 +1,94 @@
+"""Cached calls into ``measure`` for the lesson on real models' positions.
+
+Keyed by scalars only (a catalogue key, a length, a pasted config's text, which
+``measure.parse_config`` caps at 256 kB); each returns what the page shows.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from posenc_lab.lessons.models import measure
+from posenc_lab.lessons.models.catalogue import MODELS
+from posenc_lab.ui.compute import CACHE
+
+#: the lengths L the page asks about: powers of two from 512 to 16M tokens
+LENGTHS = tuple(2**k for k in range(9, 25))
+
+
+@st.cache_data(**CACHE)
+def model_positions(key: str, length: int) -> dict:
+    """``measure.positions`` of one catalogue entry at sequence length ``length``."""
+    return measure.positions(MODELS[key]["config"], length)
+
+
+@st.cache_data(**CACHE)
+def config_positions(text: str, length: int) -> dict:
+    """A pasted config, read and measured: ``{"config", "notes", "out"}``, or ``{"error"}``
+    with the message naming the bad key (a ValueError from ``measure``, never a traceback)."""
+    try:
+        config, notes = measure.parse_config(text)
+        return {"config": config, "notes": notes, "out": measure.positions(config, length)}
+    except ValueError as err:
+        return {"error": str(err)}
+    except Exception as err:  # noqa: BLE001 - a student's file must never show a traceback
+        return {"error": f"config.json could not be read ({type(err).__name__}); check its position keys"}
+
+
+@st.cache_data(**CACHE)
+def catalogue_rows() -> list[dict]:
+    """One row per catalogue model: method, base, windows, scaling and the source."""
+    rows = []
+    for entry in MODELS.values():
+        out = measure.positions(entry["config"])
+        cfg = entry["config"]
+        if out["method"] == "rope":
+            scaling = out["rope_scaling"] or {}
+            kind = scaling.get("rope_type", "default")
+            factor = scaling.get("factor")
+            if kind == "longrope" and factor is None:
+                factor = out["extended_len"] / out["train_len"]
+            base = f"{out['base']:,.0f}"
+            context = (
+                f"{out['train_len']:,}"
+                if out["train_len"] == out["extended_len"]
+                else f"{out['train_len']:,} -> {out['extended_len']:,}"
+            )
+            scale = "none" if kind == "default" else f"{kind}, factor {factor:g}"
+            if "partial_rotary_factor" in scaling:
+                scale += f"; rotates {out['rotary_dim']} of {out['head_dim']} dims"
+        else:
+            base, scale = "-", "-"
+            context = _unbounded_context(out, cfg)
+        rows.append(
+            {
+                "Model": entry["name"],
+                "Method": measure.METHODS[out["method"]],
+                "Base": base,
+                "Context": context,
+                "Scaling": scale,
+                "Source": entry["source"],
+            }
+        )
+    return rows
+
+
+def _unbounded_context(out: dict, cfg: dict) -> str:
+    """The context of a model without RoPE, as its config states it."""
+    if out["method"] == "learned":
+        return f"{out['table_rows']:,}"
+    if out["method"] == "t5":
+        return f"no limit (buckets end at ±{out['max_distance']})"
+    if out["method"] == "deberta":
+        return f"{cfg.get('max_position_embeddings', 512):,}"
+    return f"no limit (trained at {cfg['max_seq_len']:,})" if "max_seq_len" in cfg else "no limit"
+
+
+#: the catalogue's RoPE models, in its order
+ROPE_KEYS = tuple(key for key, entry in MODELS.items() if measure.positions(entry["config"])["method"] == "rope")
+
+
+@st.cache_data(**CACHE)
+def turning_shares(length: int) -> list[float]:
+    """Per RoPE model of the catalogue: the share of its pairs that turn fully within ``length``."""
+    return [measure.turning_share(MODELS[key]["config"], length) for key in ROPE_KEYS]

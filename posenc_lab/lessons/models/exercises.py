@@ -1,0 +1,203 @@
+"""The exercises at the end of the lesson "Real models" (``posenc_lab/lessons/models/lesson.py``).
+
+The kinds and how they are checked: ``ui.exercise_kinds``. Every answer is computed from a
+catalogue entry by ``measure`` (posenc underneath) when it is checked."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posenc_lab import figures
+from posenc_lab.lessons.models import measure
+from posenc_lab.lessons.models.catalogue import MODELS
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
+
+
+def _llama31() -> dict:
+    return measure.positions(MODELS["llama-3.1"]["config"])
+
+
+def _unchanged_answer() -> float:
+    # pairs whose frequency the llama3 scaling leaves exactly as trained
+    return float(np.sum(np.isclose(_llama31()["ratio"], 1.0, rtol=1e-12, atol=0)))
+
+
+def _unchanged_nudge(given: float, answer: float) -> str | None:
+    if given == 64:
+        return "Not all: the slow pairs, whose wavelength exceeds 8,192 / low_freq_factor, are divided by 8."
+    if given == 0:
+        return "Some are kept: every pair whose wavelength is under 8,192 / high_freq_factor = 2,048 tokens."
+    return None
+
+
+def _window_answer() -> float:
+    out = measure.positions(MODELS["mistral"]["config"])
+    return float(out["window"] * out["sliding_layers"])
+
+
+EXERCISES = (
+    Numeric(
+        key="models_llama31_unchanged",
+        title="What Llama 3.1's scaling leaves alone",
+        question=(
+            "Llama 3.1 8B: head_dim 128 (64 rotary pairs), rope_theta 500,000, rope_scaling llama3 with factor 8, "
+            "low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8,192. How many of the 64 "
+            "pairs keep their trained frequency?"
+        ),
+        answer=_unchanged_answer,
+        tolerance=0.0,
+        integer=True,
+        fmt="%d",
+        step=1,
+        hint="A pair is kept when its wavelength 2π · 500,000^(2i/128) is under 8,192 / high_freq_factor.",
+        explain=lambda answer: (
+            f"{answer:.0f}: the pairs with a wavelength under 2,048 tokens turn at least 4 times in the training "
+            "window and are kept; the pairs longer than 8,192 are divided by 8, and the few between are blended."
+        ),
+        nudge=_unchanged_nudge,
+    ),
+    MultipleChoice(
+        key="models_mistral_window",
+        title="How far a sliding window reaches",
+        question=(
+            "Mistral 7B v0.1 lets each of its 32 layers attend to the last 4,096 tokens only (sliding_window "
+            "4096). How far back can information reach the last layer's output?"
+        ),
+        choices=(
+            Choice(
+                "4,096 x 32 = 131,072 tokens",
+                "Right: each layer passes on what it saw 4,096 tokens back, so the reach adds up layer by layer.",
+                right=True,
+            ),
+            Choice("4,096 tokens", "That is one layer's reach; the next layer reads tokens that already saw further."),
+            Choice("32,768 tokens", "That is max_position_embeddings, the longest input, not the window's reach."),
+        ),
+        hint="Token t sees t - 4,096 in one layer; what did t - 4,096 see in the layer below?",
+    ),
+    MultipleChoice(
+        key="models_yarn_which_pairs",
+        title="Which pairs YaRN stretches",
+        question=(
+            "Qwen2.5's model card adds rope_scaling YaRN with factor 4 and original_max_position_embeddings "
+            "32,768. Which rotary pairs does it change most?"
+        ),
+        choices=(
+            Choice(
+                "The slow pairs, whose wavelength exceeds the training window",
+                "Right: they never completed a turn in training, so YaRN interpolates them (divides by 4).",
+                right=True,
+            ),
+            Choice(
+                "The fast pairs",
+                "They turn many times within 32,768 tokens and already saw every angle: YaRN keeps them.",
+            ),
+            Choice("Every pair by the same factor", "That is linear position interpolation, not YaRN."),
+        ),
+        hint="Which pairs never saw all their angles during training?",
+    ),
+)
+
+
+# class-mode polls
+
+TURN_OPTIONS = ("Fewer than a quarter", "About half", "Nearly all (over 90%)")
+
+
+def _turn_answer() -> float:
+    out = _llama31()
+    share = float(np.mean(out["wavelength"] <= out["train_len"]))
+    return 0.0 if share < 0.25 else 2.0 if share > 0.9 else 1.0
+
+
+def _turn_reveal(answer: float) -> str:
+    out = _llama31()
+    n, inside = out["pairs"].size, int(np.sum(out["wavelength"] <= out["train_len"]))
+    return (
+        f"**{TURN_OPTIONS[int(answer)]}.** {inside} of Llama 3.1's {n} pairs have a wavelength of at most 8,192 "
+        f"tokens and turn fully in training; the slowest has a wavelength of {out['wavelength'].max():,.0f} tokens. "
+        "Those slow pairs never saw all their angles, so the llama3 scaling divides their frequency by 8 and "
+        f"keeps the {int(_unchanged_answer())} fastest as they were."
+    )
+
+
+def _turn_figure():
+    out = _llama31()
+    return figures.line_chart(
+        out["pairs"],
+        {
+            "wavelength": out["wavelength"],
+            "training window (8,192)": np.full(out["pairs"].size, float(out["train_len"])),
+        },
+        title="Llama 3.1 8B: each rotary pair's wavelength against its training window",
+        x_title="pair i (fast to slow)",
+        y_title="wavelength (tokens)",
+        x_name="pair",
+        value_name="tokens",
+        value_format=",.0f",
+        log_y=True,
+    )
+
+
+LAYER_OPTIONS = ("None: every layer slides", "Half of them", "All of them: the window is a cache trick")
+
+
+def _gpt_oss() -> dict:
+    return measure.positions(MODELS["gpt-oss"]["config"])
+
+
+def _layer_answer() -> float:
+    kinds = _gpt_oss()["layer_kinds"]
+    full = kinds.count("full")
+    return 0.0 if full == 0 else 2.0 if full == len(kinds) else 1.0
+
+
+def _layer_reveal(answer: float) -> str:
+    out = _gpt_oss()
+    kinds = out["layer_kinds"]
+    return (
+        f"**{LAYER_OPTIONS[int(answer)]}.** gpt-oss-20b's layer_types alternate: {kinds.count('sliding')} of its "
+        f"{len(kinds)} layers attend to the last {out['window']} tokens only, and {kinds.count('full')} see the "
+        f"whole context, up to {out['extended_len']:,} tokens with YaRN (factor 32 on a 4,096-token training "
+        "window). The sliding layers keep a short cache; the full ones carry the long-range reading."
+    )
+
+
+def _layer_figure():
+    kinds = _gpt_oss()["layer_kinds"]
+    return figures.grouped_bars(
+        ["sliding window (128 tokens)", "full attention"],
+        {"layers": [kinds.count("sliding"), kinds.count("full")]},
+        title="gpt-oss-20b: its 24 layers by what they attend to (config.json's layer_types)",
+        x_title="layer kind",
+        y_title="layers",
+        value_format=".0f",
+        show_values=True,
+    )
+
+
+POLLS = (
+    Poll(
+        key="poll-models-llama31-turns",
+        prompt=(
+            "Llama 3.1 8B trains on 8,192 tokens with rope_theta 500,000 and 64 rotary pairs. How many of its "
+            "pairs complete a full turn within those 8,192 tokens?"
+        ),
+        options=TURN_OPTIONS,
+        answer=_turn_answer,
+        reveal=_turn_reveal,
+        figure=_turn_figure,
+        view="models?view=model",
+    ),
+    Poll(
+        key="poll-models-gpt-oss-layers",
+        prompt=(
+            "gpt-oss-20b has a sliding window of 128 tokens and 24 layers. How many of its layers see the whole "
+            "context rather than the last 128 tokens?"
+        ),
+        options=LAYER_OPTIONS,
+        answer=_layer_answer,
+        reveal=_layer_reveal,
+        figure=_layer_figure,
+        view="models?view=model",
+    ),
+)

@@ -1,0 +1,651 @@
+"""What a model's config.json says about positions, computed by posenc: pure NumPy.
+
+``parse_config(text)`` reads a pasted or uploaded config as JSON (never executes it), keeps
+only the keys that decide positions and checks them, raising ``ValueError`` with a message
+that names the key. ``positions(config)`` turns such a dict (or a catalogue entry's) into
+what the lesson shows: the method, every rotary pair's wavelength before and after the
+config's ``rope_scaling`` (``posenc.rope_inv_freq``), which pairs turn fully inside the
+training and the extended window, the attention factor, ALiBi slopes, T5 buckets, the
+learned table's size, the sliding window's receptive field, partial rotary, M-RoPE sections
+and NoPE layers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+import posenc
+from posenc.rope.multiaxis import irope_layer_types
+
+#: the most a pasted or uploaded config may hold: a real config.json is a few kB (Phi-3's,
+#: with its 96 LongRoPE factors, about 6 kB); a bigger file is not a config
+MAX_BYTES = 256 * 1024
+#: the largest counts read, so that no figure or list grows without bound
+MAX_LAYERS = 10_000
+MAX_HEADS = 1024
+MAX_HEAD_DIM = 8192
+MAX_T5_DISTANCE = 1_000_000
+
+#: rope types transformers reads that posenc names otherwise: Qwen2-VL writes "mrope" for
+#: plain RoPE frequencies split over three position axes (transformers maps it to "default")
+ROPE_ALIASES = {"mrope": "default"}
+#: every rope_type a config may name
+ROPE_TYPES = (*posenc.ROPE_VARIANTS, *ROPE_ALIASES)
+
+#: the keys read, in the spellings the model families use; everything else is ignored
+POSITION_KEYS = (
+    "model_type",
+    "max_position_embeddings",
+    "original_max_position_embeddings",
+    "n_positions",
+    "n_ctx",
+    "max_seq_len",
+    "position_embedding_type",
+    "rope_theta",
+    "rotary_emb_base",
+    "rope_local_base_freq",
+    "rope_scaling",
+    "rope_parameters",
+    "head_dim",
+    "qk_rope_head_dim",
+    "d_kv",
+    "hidden_size",
+    "n_embd",
+    "d_model",
+    "num_attention_heads",
+    "n_head",
+    "n_heads",
+    "num_heads",
+    "num_hidden_layers",
+    "n_layer",
+    "n_layers",
+    "num_layers",
+    "partial_rotary_factor",
+    "rotary_pct",
+    "sliding_window",
+    "use_sliding_window",
+    "sliding_window_pattern",
+    "layer_types",
+    "no_rope_layers",
+    "no_rope_layer_interval",
+    "attention_chunk_size",
+    "relative_attention_num_buckets",
+    "relative_attention_max_distance",
+    "relative_attention",
+    "position_buckets",
+    "max_relative_positions",
+    "position_biased_input",
+    "alibi",
+    "alibi_bias_max",
+    "attn_config",
+)
+#: the same quantity under each family's name, first found wins
+ALIASES = {
+    "width": ("hidden_size", "n_embd", "d_model"),
+    "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads"),
+    "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers"),
+}
+#: model types that use RoPE even when their config names no RoPE key (Llama 2's has none)
+ROPE_MODEL_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "phi", "gpt_neox", "deepseek", "gpt_oss")
+#: what each method is called on the page
+METHODS = {
+    "learned": "learned absolute positions",
+    "t5": "T5 relative buckets",
+    "deberta": "DeBERTa relative positions (log buckets)",
+    "alibi": "ALiBi",
+    "rope": "RoPE",
+}
+
+
+# reading the text
+
+
+def parse_config(text: str) -> tuple[dict, list[str]]:
+    """A config.json's position keys, checked: ``(config, notes)``.
+
+    ``config`` holds only ``POSITION_KEYS`` (a multimodal config's ``text_config`` read in
+    place of the top level, MPT's ``attn_config`` kept for its ALiBi keys); ``notes`` says
+    what was read from where and which keys were ignored. Raises ``ValueError`` naming the
+    key for: text over ``MAX_BYTES``, malformed JSON (with the line and column), anything
+    but a JSON object, an unknown ``rope_type``, a missing or contradictory key.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"config.json: expected text, got {type(text).__name__}")
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_BYTES:
+        raise ValueError(
+            f"config.json: {size / 1024:,.0f} kB is too big; at most {MAX_BYTES // 1024} kB is read "
+            "(a model's config.json is a few kB: was this the weights or the tokenizer?)"
+        )
+    if not text.strip():
+        raise ValueError("config.json: the text is empty; paste a config.json or upload one")
+    try:
+        raw = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"config.json is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+    except RecursionError:
+        raise ValueError("config.json: nested too deeply to be a config") from None
+    except ValueError as err:
+        # Python refuses integers of over 4,300 digits, and NaN / Infinity here (_refuse_constant)
+        raise ValueError(f"config.json: {err}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"config.json must be a JSON object ({{...}}), got a JSON {_json_kind(raw)}")
+    notes = []
+    source = raw
+    if isinstance(raw.get("text_config"), dict):
+        # Llama 4, Gemma 3 and other multimodal models keep the language model's keys here
+        source = {**{k: v for k, v in raw.items() if k != "text_config"}, **raw["text_config"]}
+        notes.append("read the language model's keys from text_config")
+    config = {key: source[key] for key in POSITION_KEYS if key in source}
+    ignored = len(set(source) - set(config) - {"text_config"})
+    if ignored:
+        notes.append(f"ignored {ignored} keys that do not decide positions")
+    if not config:
+        raise ValueError(
+            "config.json: none of the position keys is there (max_position_embeddings, rope_theta, "
+            "rope_scaling, n_positions, relative_attention_num_buckets, ...)"
+        )
+    # check now, so that a bad config is refused with its message before anything is drawn
+    try:
+        positions(config)
+    except (OverflowError, TypeError, KeyError, IndexError) as err:
+        # a value no check above foresaw (a number too large for a float): still a message, never a traceback
+        raise ValueError(f"config.json: a position key holds a value that cannot be used ({err})"[:300]) from None
+    return config, notes
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _json_kind(value) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+# reading the keys
+
+
+def _get(config: dict, name: str):
+    """The first of a quantity's spellings the config has, or None."""
+    for key in ALIASES[name]:
+        if config.get(key) is not None:
+            return config[key], key
+    return None, ALIASES[name][0]
+
+
+def _finite_number(value) -> bool:
+    # JSON gives bools as True/False (refused) and may give an integer too large for a float
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
+def _int(key: str, value, *, low: int = 1, high: int | None = None) -> int:
+    # whole floats such as 4096.0 are taken as the integer they are
+    if not _finite_number(value):
+        raise ValueError(f"{key} must be a whole number, got {json.dumps(value)[:60]}")
+    if value != int(value):
+        raise ValueError(f"{key} must be a whole number, got {value}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        shown = f"{value:,}" if len(str(value)) < 20 else f"a {len(str(value))}-digit number"
+        raise ValueError(f"{key} must be {low:,} to {high:,}, got {shown}" if high else f"{key} must be >= {low}")
+    return value
+
+
+def _float(key: str, value, *, gt: float = 0.0) -> float:
+    if not _finite_number(value) or abs(value) > 1e300:
+        raise ValueError(f"{key} must be a number, got {json.dumps(value)[:60]}")
+    if not value > gt:
+        raise ValueError(f"{key} must be > {gt:g}, got {value:g}")
+    return float(value)
+
+
+def _required(config: dict, name: str, method: str):
+    value, key = _get(config, name)
+    if value is None:
+        spellings = " or ".join(ALIASES[name])
+        raise ValueError(f"{spellings} is missing: {METHODS[method]} needs it")
+    return value, key
+
+
+def _method(config: dict) -> str:
+    model_type = str(config.get("model_type", "")).lower()
+    attn = config.get("attn_config")
+    if attn is not None and not isinstance(attn, dict):
+        raise ValueError(f"attn_config must be an object, got {json.dumps(attn)[:60]}")
+    if model_type == "bloom" or config.get("alibi") is True or (attn or {}).get("alibi") is True:
+        return "alibi"
+    if "relative_attention_num_buckets" in config or model_type in ("t5", "mt5", "umt5"):
+        return "t5"
+    if "position_buckets" in config or model_type.startswith("deberta"):
+        return "deberta"
+    rope_keys = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base")
+    if any(config.get(k) is not None for k in rope_keys) or model_type.startswith(ROPE_MODEL_TYPES):
+        return "rope"
+    if "n_positions" in config or "max_position_embeddings" in config:
+        return "learned"
+    raise ValueError(
+        "cannot tell the position method: no rope_theta or rope_scaling (RoPE), alibi (ALiBi), "
+        "relative_attention_num_buckets (T5), position_buckets (DeBERTa) or n_positions / "
+        "max_position_embeddings (learned)"
+    )
+
+
+# the numbers
+
+
+def positions(config: dict, length: int | None = None) -> dict:
+    """Everything the lesson shows about one config's positions.
+
+    Returns a dict: ``method`` (a key of ``METHODS``), ``rows`` (label, value) pairs for the
+    table, ``notes``; for RoPE also ``pairs`` (P,), ``wavelength`` and ``scaled_wavelength``
+    (P,) in tokens, ``ratio`` (P,), ``train_len``, ``extended_len``, ``attention_factor``,
+    ``rope_scaling`` (as posenc reads it) and ``head_dim``; for ALiBi ``slopes`` (H,); for
+    T5 ``bucket_lo`` / ``bucket_hi`` (num_buckets,); for DeBERTa ``buckets`` of the offsets
+    0..max_position; ``layer_kinds`` when layers differ (sliding / full / NoPE).
+
+    ``length``, when given, is the sequence length L the page asks about: RoPE counts the
+    pairs that turn fully within it (``in_length``), and the types that depend on the
+    current length ("dynamic", "longrope") use it; otherwise they use the extended window.
+    """
+    if not isinstance(config, dict):
+        raise ValueError("config must be a JSON object")
+    method = _method(config)
+    out = {"method": method, "rows": [("Method", METHODS[method])], "notes": [], "config": config}
+    if method == "rope":
+        _rope(config, out, length)
+    else:
+        {"learned": _learned, "t5": _t5, "deberta": _deberta, "alibi": _alibi}[method](config, out)
+    _layers(config, out)
+    return out
+
+
+def _learned(config: dict, out: dict) -> None:
+    rows_key = "n_positions" if "n_positions" in config else "max_position_embeddings"
+    rows = _int(rows_key, config[rows_key], high=100_000_000)
+    if "n_ctx" in config and "n_positions" in config and _int("n_ctx", config["n_ctx"]) != rows:
+        raise ValueError(f"n_ctx ({config['n_ctx']}) contradicts n_positions ({rows}): GPT-2 keeps them equal")
+    kind = config.get("position_embedding_type", "absolute")
+    if kind != "absolute":
+        raise ValueError(f"position_embedding_type {json.dumps(kind)[:40]} is not read here; only 'absolute' is")
+    width, width_key = _required(config, "width", "learned")
+    width = _int(width_key, width, high=1_000_000)
+    out.update(table_rows=rows, width=width, parameters=rows * width)
+    out["rows"] += [
+        ("Positions (rows of the table)", f"{rows:,}"),
+        ("Width (d_model)", f"{width:,}"),
+        ("Learned position parameters", f"{rows * width:,}"),
+        ("Past the last row", "no vector: the model cannot read position " + f"{rows:,}"),
+    ]
+
+
+def _t5(config: dict, out: dict) -> None:
+    buckets = _int(
+        "relative_attention_num_buckets", config.get("relative_attention_num_buckets", 32), low=2, high=100_000
+    )
+    distance = _int(
+        "relative_attention_max_distance", config.get("relative_attention_max_distance", 128), high=MAX_T5_DISTANCE
+    )
+    if "relative_attention_max_distance" not in config:
+        out["notes"].append("relative_attention_max_distance is not in the config: T5Config's default 128 applies")
+    heads, heads_key = _required(config, "heads", "t5")
+    heads = _int(heads_key, heads, high=MAX_HEADS)
+    # the encoder's buckets: both directions, half the buckets each (transformers' T5Attention)
+    lo, hi = posenc.relative.t5_bucket_ranges(buckets, distance, bidirectional=True)
+    out.update(buckets=buckets, max_distance=distance, heads=heads, bucket_lo=lo, bucket_hi=hi)
+    exact = int(np.sum((lo == hi) & np.isfinite(lo)))
+    out["rows"] += [
+        ("Buckets (encoder: half each way)", f"{buckets}"),
+        ("Offsets with a bucket of their own", f"{exact}"),
+        ("Every offset at or beyond", f"±{distance}: one last bucket each way"),
+        ("Learned biases per stack (buckets x heads, in its first layer, shared by all)", f"{buckets * heads:,}"),
+    ]
+
+
+def _deberta(config: dict, out: dict) -> None:
+    max_pos = _int("max_position_embeddings", config.get("max_position_embeddings", 512), high=100_000_000)
+    bucket = config.get("position_buckets", -1)
+    bucket = -1 if bucket is None else _int("position_buckets", bucket, low=-1, high=1_000_000)
+    max_rel = config.get("max_relative_positions", -1)
+    max_rel = -1 if max_rel is None else _int("max_relative_positions", max_rel, low=-1, high=100_000_000)
+    if max_rel < 1:
+        max_rel = max_pos  # transformers' DebertaV2: -1 means max_position_embeddings
+    if bucket <= 0:
+        out["rows"] += [("Relative offsets (no buckets)", f"±{max_rel:,}")]
+        out.update(span=max_rel)
+        return
+    if max_rel <= bucket // 2 + 1:
+        raise ValueError(
+            f"max_relative_positions ({max_rel}) contradicts position_buckets ({bucket}): it must exceed "
+            f"position_buckets / 2 + 1"
+        )
+    offsets = np.arange(0, max_rel + 1)
+    table = posenc.deberta_log_bucket(offsets, bucket_size=bucket, max_position=max_rel)
+    # DeBERTa-v2: the relative embedding table has 2 x att_span rows, att_span = position_buckets
+    out.update(span=bucket, offsets=offsets, buckets=table)
+    out["rows"] += [
+        ("Position buckets (att_span)", f"{bucket}"),
+        ("Exact offsets", f"±{bucket // 2}"),
+        ("Offset max_relative_positions lands in bucket", f"{int(table[-1])}"),
+        ("Relative embedding rows (2 x att_span)", f"{2 * bucket}"),
+    ]
+
+
+def _alibi(config: dict, out: dict) -> None:
+    heads, heads_key = _required(config, "heads", "alibi")
+    heads = _int(heads_key, heads, high=MAX_HEADS)
+    attn = config.get("attn_config") or {}
+    bias_max = attn.get("alibi_bias_max", config.get("alibi_bias_max", 8))
+    bias_max = _float("alibi_bias_max", bias_max)
+    if bias_max == 8:
+        slopes = posenc.alibi_slopes(heads)
+    else:
+        # MPT's generalisation: 2^(-bias_max k / H') over H' = next power of two, every other
+        # slope first when H is not a power of two (llm-foundry's gen_slopes)
+        padded = 2 ** math.ceil(math.log2(heads))
+        all_slopes = 1.0 / 2.0 ** (np.arange(1, padded + 1) * bias_max / padded)
+        slopes = all_slopes if padded == heads else np.concatenate([all_slopes[1::2], all_slopes[::2]])[:heads]
+    out.update(heads=heads, slopes=slopes, bias_max=bias_max)
+    out["rows"] += [
+        ("Heads", f"{heads}"),
+        ("Steepest slope (head 1)", f"{slopes[0]:.4g}"),
+        ("Gentlest slope", f"{slopes.min():.4g}"),
+        ("Distance where the gentlest head's bias reaches -1", f"{1 / slopes.min():,.0f} tokens"),
+        ("Position parameters learned", "none: ALiBi has no position table and no length limit"),
+    ]
+    if "max_seq_len" in config:
+        out["rows"].append(("Training length (max_seq_len)", f"{_int('max_seq_len', config['max_seq_len']):,}"))
+
+
+def _rope_scaling(config: dict, notes: list[str]) -> dict | None:
+    """The config's rope_scaling as posenc reads it, with the top-level keys some models keep
+    beside it (Phi-3's original_max_position_embeddings) moved in; None for plain RoPE.
+    Defaults taken from elsewhere in the config are added to ``notes``."""
+    scaling = config.get("rope_scaling", config.get("rope_parameters"))
+    if scaling is None:
+        return None
+    key = "rope_scaling" if "rope_scaling" in config else "rope_parameters"
+    if not isinstance(scaling, dict):
+        raise ValueError(f"{key} must be an object or null, got {json.dumps(scaling)[:60]}")
+    scaling = dict(scaling)
+    named = [scaling[k] for k in ("rope_type", "type") if k in scaling]
+    if len(named) == 2 and named[0] != named[1]:
+        raise ValueError(f"{key}: 'rope_type' ({named[0]!r}) contradicts 'type' ({named[1]!r})")
+    rope_type = named[0] if named else "default"
+    if rope_type not in ROPE_TYPES:
+        raise ValueError(
+            f"{key}['rope_type']: unknown rope_type {json.dumps(rope_type)[:40]}; valid: {', '.join(ROPE_TYPES)}"
+        )
+    scaling.pop("type", None)
+    # transformers v5 keeps the base in rope_parameters; posenc takes it as an argument
+    scaling.pop("rope_theta", None)
+    scaling.pop("mrope_section", None)
+    scaling.pop("mrope_interleaved", None)
+    scaling["rope_type"] = kind = ROPE_ALIASES.get(rope_type, rope_type)
+    if kind in ("longrope", "yarn", "dynamic") and "original_max_position_embeddings" not in scaling:
+        if "original_max_position_embeddings" in config:
+            # Phi-3 keeps the training length beside rope_scaling, not in it
+            scaling["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+        elif kind in ("yarn", "dynamic") and "max_position_embeddings" in config:
+            # transformers' YaRN and dynamic NTK then take max_position_embeddings as the training length
+            scaling["original_max_position_embeddings"] = config["max_position_embeddings"]
+            notes.append(
+                f"{key} has no original_max_position_embeddings: transformers takes max_position_embeddings as "
+                "the training length"
+            )
+    if kind == "longrope" and "factor" not in scaling and "max_position_embeddings" in config:
+        # transformers' Phi-3: factor = max_position_embeddings / original_max_position_embeddings
+        scaling["max_position_embeddings"] = config["max_position_embeddings"]
+    return scaling
+
+
+def _rope(config: dict, out: dict, length: int | None) -> None:
+    if (
+        "rotary_pct" in config
+        and "partial_rotary_factor" in config
+        and config["rotary_pct"] != config["partial_rotary_factor"]
+    ):
+        raise ValueError("rotary_pct contradicts partial_rotary_factor: they name the same fraction")
+    base_key = next((k for k in ("rope_theta", "rotary_emb_base") if config.get(k) is not None), None)
+    params = config.get("rope_parameters")
+    if base_key is None and isinstance(params, dict) and params.get("rope_theta") is not None:
+        base, base_key = params["rope_theta"], "rope_parameters['rope_theta']"
+    elif base_key is None:
+        base, base_key = 10000.0, "rope_theta"
+        out["notes"].append("rope_theta is not in the config: transformers' default 10000 applies")
+    else:
+        base = config[base_key]
+    base = _float(base_key, base, gt=1.0)
+    if config.get("qk_rope_head_dim") is not None:
+        # DeepSeek's MLA rotates a separate part of each head, qk_rope_head_dim wide
+        head_dim = _int("qk_rope_head_dim", config["qk_rope_head_dim"], high=MAX_HEAD_DIM)
+    elif config.get("head_dim") is not None:
+        head_dim = _int("head_dim", config["head_dim"], high=MAX_HEAD_DIM)
+    else:
+        width, width_key = _required(config, "width", "rope")
+        heads, heads_key = _required(config, "heads", "rope")
+        width, heads = _int(width_key, width, high=10_000_000), _int(heads_key, heads, high=MAX_HEADS)
+        if width % heads:
+            raise ValueError(f"{width_key} ({width}) is not a multiple of {heads_key} ({heads}): give head_dim")
+        head_dim = width // heads
+    if head_dim % 2:
+        raise ValueError(f"head_dim must be even (RoPE turns pairs of dimensions), got {head_dim}")
+    scaling = _rope_scaling(config, out["notes"])
+    fraction = config.get("partial_rotary_factor", config.get("rotary_pct"))
+    if fraction is not None:
+        fraction = _float("partial_rotary_factor", fraction)
+        if fraction > 1:
+            raise ValueError(f"partial_rotary_factor must be at most 1, got {fraction:g}")
+        if fraction < 1:
+            scaling = {**(scaling or {"rope_type": "default"}), "partial_rotary_factor": fraction}
+    max_pos_key = next((k for k in ("max_position_embeddings", "max_seq_len", "n_positions") if k in config), None)
+    if max_pos_key is None:
+        raise ValueError("max_position_embeddings is missing: RoPE's window is read from it")
+    max_pos = _int(max_pos_key, config[max_pos_key], high=1_000_000_000)
+    rope_type = (scaling or {}).get("rope_type", "default")
+    factor = None
+    if scaling is not None and scaling.get("factor") is not None:
+        factor = scaling["factor"]
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0:
+            raise ValueError(f"rope_scaling['factor'] must be a number > 0, got {json.dumps(factor)[:40]}")
+    original = (scaling or {}).get("original_max_position_embeddings", config.get("original_max_position_embeddings"))
+    if original is not None:
+        original = _int("original_max_position_embeddings", original, high=1_000_000_000)
+        if original > max_pos:
+            raise ValueError(
+                f"original_max_position_embeddings ({original:,}) contradicts max_position_embeddings "
+                f"({max_pos:,}): the training length cannot exceed the model's longest input"
+            )
+    # the training window and the window the scaling reaches
+    train_len_stated = True
+    if rope_type in ("default", "proportional") or scaling is None:
+        train_len, extended_len = max_pos, max_pos
+    elif original is not None:
+        train_len = original
+        reach = original * float(factor) if factor else max_pos
+        extended_len = int(max(max_pos, reach))
+    else:
+        # linear or NTK without a training length: the scaled window spans what unscaled RoPE
+        # reached at max_position_embeddings / factor
+        train_len = max(1, int(max_pos / float(factor or 1.0)))
+        extended_len, train_len_stated = max_pos, False
+        out["notes"].append(
+            f"the config gives no training length: {train_len:,} = max_position_embeddings / factor is the "
+            "window unscaled RoPE would cover with the same angles"
+        )
+    # without a stated training length the window is only what the scaled angles map back to
+    train_label = "Training window" if train_len_stated else "Unscaled window at the same angles (max / factor)"
+    seq = (length or extended_len) if rope_type in ("dynamic", "longrope") else None
+    inv_plain, _ = posenc.rope_inv_freq(head_dim, base, plain_scaling(scaling))
+    inv, attention_factor = posenc.rope_inv_freq(head_dim, base, scaling, seq_len=seq)
+    two_pi = 2 * np.pi
+    # a frequency of 0 (p-RoPE's dropped pairs) never turns: an infinite wavelength
+    with np.errstate(divide="ignore"):
+        wavelength, scaled = two_pi / inv_plain, two_pi / inv
+    pairs = np.arange(inv.size)
+    ratio = inv / inv_plain
+    rotary = 2 * inv.size
+    out.update(
+        pairs=pairs,
+        wavelength=wavelength,
+        scaled_wavelength=scaled,
+        ratio=ratio,
+        inv_freq=inv,
+        train_len=train_len,
+        train_stated=train_len_stated,
+        extended_len=extended_len,
+        attention_factor=attention_factor,
+        rope_scaling=scaling,
+        head_dim=head_dim,
+        rotary_dim=rotary,
+        base=base,
+        seq_len=seq,
+    )
+    in_train = int(np.sum(wavelength <= train_len))
+    in_ext = int(np.sum(scaled <= extended_len))
+    kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-12, atol=0)))
+    out["rows"] += [
+        ("rope_type", rope_type + (" (M-RoPE: transformers reads it as default)" if "mrope" in _named(config) else "")),
+        ("Base (rope_theta)", f"{base:,.0f}"),
+        (
+            "Rotated dims of a head",
+            f"{rotary} of {head_dim}" if scaling and "partial_rotary_factor" in scaling else f"{rotary}",
+        ),
+        ("Rotary pairs", f"{inv.size}"),
+        (train_label, f"{train_len:,}"),
+        ("Extended window", f"{extended_len:,}"),
+        (
+            f"Pairs that turn fully in the {'training' if train_len_stated else 'unscaled'} window",
+            f"{in_train} of {inv.size}",
+        ),
+        ("Pairs that turn fully in the extended window, scaled", f"{in_ext} of {inv.size}"),
+        ("Pairs the scaling leaves unchanged", f"{kept} of {inv.size}"),
+        ("Longest wavelength, unscaled -> scaled", f"{wavelength.max():,.0f} -> {scaled.max():,.0f}"),
+        ("Attention factor (multiplies cos and sin)", f"{attention_factor:.4f}"),
+    ]
+    model_type = str(config.get("model_type", "")).lower()
+    scale_all = (
+        (config.get("rope_scaling") or {}).get("mscale_all_dim")
+        if isinstance(config.get("rope_scaling"), dict)
+        else None
+    )
+    if model_type.startswith("deepseek") and scale_all and factor:
+        # transformers' DeepseekV3Attention multiplies its softmax scale by mscale(factor, mscale_all_dim)^2
+        extra = (0.1 * float(scale_all) * math.log(float(factor)) + 1.0) ** 2
+        out["softmax_scale_factor"] = extra
+        out["rows"].append(("Softmax scale also multiplied by (DeepSeek attention)", f"{extra:.4f}"))
+    if config.get("rope_local_base_freq") is not None:
+        local = _float("rope_local_base_freq", config["rope_local_base_freq"], gt=1.0)
+        out["local_base"] = local
+        out["rows"].append(("Sliding-window layers' base (unscaled)", f"{local:,.0f}"))
+    if length is not None:
+        out["in_length"] = int(np.sum(scaled <= length))
+        out["rows"].append((f"Pairs that turn fully within L = {length:,}", f"{out['in_length']} of {inv.size}"))
+    _mrope(config, out, inv.size)
+
+
+def _named(config: dict) -> str:
+    scaling = config.get("rope_scaling")
+    if isinstance(scaling, dict):
+        return str(scaling.get("rope_type", scaling.get("type", "")))
+    return ""
+
+
+def plain_scaling(scaling: dict | None) -> dict | None:
+    """The same rotated dims without any context extension: what the model trained with."""
+    # p-RoPE keeps every pair (its slow ones stop turning): trained against plain RoPE on all of them
+    if scaling and "partial_rotary_factor" in scaling and scaling.get("rope_type") != "proportional":
+        return {"rope_type": "default", "partial_rotary_factor": scaling["partial_rotary_factor"]}
+    return None
+
+
+def _mrope(config: dict, out: dict, n_pairs: int) -> None:
+    scaling = config.get("rope_scaling", config.get("rope_parameters"))
+    section = scaling.get("mrope_section") if isinstance(scaling, dict) else None
+    if section is None:
+        return
+    if not (isinstance(section, list) and len(section) == 3 and all(isinstance(s, int) and s >= 0 for s in section)):
+        raise ValueError(f"rope_scaling['mrope_section'] must be 3 whole numbers, got {json.dumps(section)[:60]}")
+    if sum(section) != n_pairs:
+        raise ValueError(
+            f"rope_scaling['mrope_section'] {section} sums to {sum(section)}, but the head has {n_pairs} rotary pairs"
+        )
+    out["mrope_section"] = tuple(section)
+    t, h, w = section
+    out["rows"].append(("M-RoPE: pairs turned by time, height, width", f"{t}, {h}, {w}"))
+
+
+def _layers(config: dict, out: dict) -> None:
+    """Sliding-window and NoPE layers: which layers see how far, and its receptive field."""
+    layers, layers_key = _get(config, "layers")
+    if layers is None:
+        return
+    n = _int(layers_key, layers, high=MAX_LAYERS)
+    out["layers"] = n
+    kinds = None
+    window = config.get("sliding_window")
+    if config.get("use_sliding_window") is False:
+        window = None
+        if config.get("sliding_window") is not None:
+            out["notes"].append("sliding_window is set but use_sliding_window is false: every layer sees everything")
+    types = config.get("layer_types")
+    if types is not None:
+        if not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
+            raise ValueError("layer_types must be a list of strings")
+        if len(types) != n:
+            raise ValueError(f"layer_types has {len(types)} entries, but {layers_key} is {n}")
+        kinds = ["sliding" if "sliding" in t else "full" for t in types]
+    elif window is not None and config.get("sliding_window_pattern") is not None:
+        pattern = _int("sliding_window_pattern", config["sliding_window_pattern"], high=MAX_LAYERS)
+        # Gemma 3: every pattern-th layer (1-based) is global, the others slide
+        kinds = ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(n)]
+    elif window is not None:
+        kinds = ["sliding"] * n
+    if window is not None and kinds is not None and "sliding" in kinds:
+        window = _int("sliding_window", window, high=1_000_000_000)
+        sliding = kinds.count("sliding")
+        out.update(window=window, sliding_layers=sliding)
+        out["rows"] += [
+            ("Sliding window", f"{window:,} tokens in {sliding} of {n} layers"),
+            (
+                "Receptive field of the sliding layers (window x layers)",
+                f"{window * sliding:,} tokens" if sliding == n else f"{window:,} per layer; full layers see all",
+            ),
+        ]
+    nope = None
+    if config.get("no_rope_layers"):
+        flags = config["no_rope_layers"]
+        if not (isinstance(flags, list) and len(flags) == n and all(v in (0, 1) for v in flags)):
+            raise ValueError(f"no_rope_layers must hold {n} entries of 0 or 1 ({layers_key} is {n})")
+        # transformers' Llama4TextConfig: 1 = this layer uses RoPE, 0 = NoPE
+        nope = [not v for v in flags]
+    elif config.get("no_rope_layer_interval") is not None:
+        interval = _int("no_rope_layer_interval", config["no_rope_layer_interval"], high=MAX_LAYERS)
+        nope = [t == "nope" for t in irope_layer_types(n, interval)]
+    if nope is not None:
+        out["nope_layers"] = [i for i, flag in enumerate(nope) if flag]
+        out["rows"].append(("Layers without positions (NoPE)", f"{sum(nope)} of {n}"))
+        kinds = ["NoPE" if flag else (kinds[i] if kinds else "RoPE") for i, flag in enumerate(nope)]
+    if config.get("attention_chunk_size") is not None:
+        chunk = _int("attention_chunk_size", config["attention_chunk_size"], high=1_000_000_000)
+        out["rows"].append(("Chunked attention in the RoPE layers", f"chunks of {chunk:,} tokens"))
+    if kinds is not None:
+        out["layer_kinds"] = kinds
+        if out["method"] == "rope":
+            # Llama 4: the RoPE layers attend within chunks, the NoPE layers to everything
+            chunked = config.get("attention_chunk_size") is not None
+            sees_all = [0.0 if k == "sliding" or (chunked and k != "NoPE") else 1.0 for k in kinds]
+            out["layer_grid"] = np.array([sees_all, [0.0 if k == "NoPE" else 1.0 for k in kinds]])
+
+
+def turning_share(config: dict, length: int) -> float:
+    """The share of a RoPE model's rotary pairs that turn fully within ``length`` tokens, with
+    the config's scaling (a pair turns fully when its wavelength 2π/θ is at most the length)."""
+    out = positions(config, length)
+    if out["method"] != "rope":
+        raise ValueError("turning_share needs a RoPE config")
+    return out["in_length"] / out["pairs"].size
