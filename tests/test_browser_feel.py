@@ -13,11 +13,11 @@ from app_helpers import ROOT
 def test_first_chart_and_redraw_are_measured(server, tmp_path):
     out = tmp_path / "feel.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "browser_feel.py"), "--url", server]
-    cmd += ["--pages", "learned", "--loads", "2", "--moves", "2", "--json", str(out)]
+    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--json", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     (row,) = json.loads(out.read_text())["rows"]
-    assert row["page"] == "learned" and not row["errors"], row["errors"]
+    assert row["page"] == "learned-table" and not row["errors"], row["errors"]
     assert row["loads"] == 2 and row["moves"] == 2 and row["slider"] != "-"
     assert 0 < row["first_chart_p50"] <= row["first_chart_p95"]
     assert 0 < row["redraw_p50"] <= row["redraw_p95"]

@@ -66,7 +66,7 @@ def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
 def test_warm_opens_each_view_once_and_moves_its_slider(server):
     # what deploy/run_two.sh runs on each fresh process before nginx lets a class in
     cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--warm", "--url", server]
-    cmd += ["--pages", "why-order", "learned", "--window", "0.5", "--timeout", "30"]
+    cmd += ["--pages", "why-order", "learned-table", "--window", "0.5", "--timeout", "30"]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=90, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("warmed")]
@@ -144,12 +144,12 @@ def test_cpu_per_miss_moves_to_new_values_then_back(tmp_path):
     """The probe of issue 18 on a server of its own (the script starts it and knows its pid):
     one student moves to values nobody chose, then back to them; never a timing test."""
     out = tmp_path / "miss.json"
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--pages", "learned"]
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--pages", "learned-table"]
     cmd += ["--cpu-per-miss", "3", "--json", str(out), "--timeout", "30"]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     (row,) = json.loads(out.read_text())["cpu_per_miss"]
-    assert row["page"] == "learned" and row["slider"] == "max_len", row
+    assert row["page"] == "learned-table" and row["slider"] == "max_len", row
     assert (row["moves"], row["hits"]) == (3, 3)
     # CPU is read in ticks of 10 ms: a move may round to 0, never below
     assert row["cpu_ms_mean"] >= 0 and row["cpu_ms_per_hit"] >= 0
