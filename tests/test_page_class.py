@@ -204,8 +204,8 @@ def test_database_unreachable_is_said_plainly_and_lessons_go_on(monkeypatch, tmp
 def test_vote_figure_marks_the_right_bin_only_after_the_reveal():
     answer = float(NUMERIC.answer())
     votes = [("round 1", [str(answer), str(NUMERIC.low)])]
-    hidden = class_views.vote_figure(NUMERIC, votes, revealed=False)
-    shown = class_views.vote_figure(NUMERIC, votes, revealed=True)
+    hidden = class_views.vote_figure(lessons.COURSE, NUMERIC, votes, revealed=False)
+    shown = class_views.vote_figure(lessons.COURSE, NUMERIC, votes, revealed=True)
     assert not any(label.endswith(" (right)") for label in hidden.data[0].y)
     assert sum(label.endswith(" (right)") for label in shown.data[0].y) == 1
     assert sum(hidden.data[0].x) == 2

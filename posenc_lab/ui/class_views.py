@@ -64,19 +64,24 @@ def _class_state(code: str) -> tuple | None:
     return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
 
 
-@st.cache_data(show_spinner=False)
-def _answer(course: Course, key: str) -> float:
-    return float(course.poll_by_key(key).answer())
+# keyed by the poll's key alone: the course is left out of the key (its leading underscore),
+# since Streamlit would hash it field by field and its lessons point back at it (a
+# RecursionError); a server process runs one course, so the key names one poll
 
 
 @st.cache_data(show_spinner=False)
-def _reveal_text(course: Course, key: str) -> str:
-    return course.poll_by_key(key).reveal(_answer(course, key))
+def _answer(_course: Course, key: str) -> float:
+    return float(_course.poll_by_key(key).answer())
+
+
+@st.cache_data(show_spinner=False)
+def _reveal_text(_course: Course, key: str) -> str:
+    return _course.poll_by_key(key).reveal(_answer(_course, key))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _reveal_figure(course: Course, key: str):
-    poll = course.poll_by_key(key)
+def _reveal_figure(_course: Course, key: str):
+    poll = _course.poll_by_key(key)
     return poll.figure() if poll.figure is not None else None
 
 
