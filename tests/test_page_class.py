@@ -6,8 +6,10 @@ Each AppTest is one browser session: the teacher and every student have their ow
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 from app_helpers import open_page
+from streamlit import dataframe_util
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
@@ -187,6 +189,42 @@ def test_dashboard_lists_exercises_and_polls(db_url):
     assert set(table["answered"]) == {1}
     assert any("rope" in str(item).lower() for item in table["item"])
     db.close()
+
+
+def test_the_results_table_goes_to_arrow_as_it_is(db_url, monkeypatch):
+    # Streamlit "fixes" a frame Arrow refuses and logs the failure with its traceback; the
+    # dashboard refreshes every 5 s, so a table that needs fixing fills the server's log
+    fixed = []
+    real_fix = dataframe_util.fix_arrow_incompatible_column_types
+
+    def fix(df, *args, **kwargs):
+        fixed.append(list(df.columns))
+        return real_fix(df, *args, **kwargs)
+
+    monkeypatch.setattr(dataframe_util, "fix_arrow_incompatible_column_types", fix)
+    teacher, code, key = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    _open(teacher, CHOICE)
+    _vote_choice(student, int(CHOICE.answer()))
+    db = class_store.open_store(db_url)
+    db.record_attempt(code, me.student_id, "rope-decay", "0.5", False)
+    db.record_attempt(code, me.student_id, "sin_pe_value", "0.8415", True)
+    teacher.run()
+    assert not teacher.exception
+    table = teacher.dataframe[0].value
+    assert set(table["round"]) == {"", "1"}, "exercise rows and a poll's round, in one table"
+    assert fixed == [], f"Streamlit had to fix the columns of {fixed}"
+
+    rows = db.summary(code, key)
+    db.close()
+    assert {row.kind for row in rows} == {"exercise", "poll"}
+    frame = class_views.results_table(lessons.COURSE, rows)
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {field.name: field.type for field in arrow.schema}
+    text = (pa.string(), pa.large_string())  # pandas 3 keeps str columns as large strings
+    assert types["round"] in text and types["item"] in text and types["most common wrong answers"] in text
+    assert types["answered"] == pa.int64() and types["right"] == pa.int64() and types["success"] == pa.float64()
 
 
 def test_database_unreachable_is_said_plainly_and_lessons_go_on(monkeypatch, tmp_path):

@@ -416,24 +416,8 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     if not rows:
         st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
     else:
-        titles = _titles(course)
-        table = pd.DataFrame(
-            [
-                {
-                    "item": titles.get(row.key, row.key),
-                    "round": row.number or "",
-                    "answered": row.answered,
-                    "right": row.right,
-                    "success": row.right / row.answered if row.answered else 0.0,
-                    "most common wrong answers": "; ".join(
-                        f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
-                    ),
-                }
-                for row in rows
-            ]
-        )
         st.dataframe(
-            table,
+            results_table(course, rows),
             hide_index=True,
             width="stretch",
             column_config={
@@ -455,6 +439,33 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     if students:
         names = ", ".join(s.nickname or "anonymous" for s in students)
         st.caption(f"{len(students)} joined: " + classroom.plain(names))
+
+
+def results_table(course: Course, rows: list[class_store.ItemSummary]) -> pd.DataFrame:
+    """The teacher's results: one row per exercise and per round of a question.
+
+    Each column holds one type, so that Arrow converts the frame as it is: a column that
+    mixed a round's number with an exercise's empty cell made Streamlit log a failed
+    conversion, with its traceback, on every refresh of the dashboard.
+    """
+    titles = _titles(course)
+    return pd.DataFrame(
+        [
+            {
+                "item": titles.get(row.key, row.key),
+                # text: a question's round number, empty for an exercise (which has none)
+                "round": str(row.number) if row.number else "",
+                "answered": int(row.answered),
+                "right": int(row.right),
+                "success": row.right / row.answered if row.answered else 0.0,
+                "most common wrong answers": "; ".join(
+                    f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
+                ),
+            }
+            for row in rows
+        ],
+        columns=["item", "round", "answered", "right", "success", "most common wrong answers"],
+    )
 
 
 def _exercise_keys(course: Course) -> set[str]:
