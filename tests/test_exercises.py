@@ -316,7 +316,7 @@ def test_restore_keeps_only_the_keys_of_real_exercises():
     from posenc_lab.ui import exercises as ui_exercises
     from posenc_lab.ui import progress as stored_progress
 
-    valid = ui_exercises.progress_keys()
+    valid = ui_exercises.progress_keys(lessons.COURSE)
     proof = next(ex for ex in lessons.all_exercises() if isinstance(ex, Guided))
     # a guided exercise is solved step by step: its steps' keys are what is stored
     assert {step.key for step in proof.steps} <= valid and proof.key not in valid
@@ -350,7 +350,7 @@ def test_every_run_hands_the_browser_the_solved_and_the_valid_keys():
     at = _open("posenc_lab/lessons/learned/page.py")
     data = _store_data(at)
     assert data["key"] == stored_progress.STORAGE_KEY
-    assert data["save"] == [] and data["valid"] == sorted(ui_exercises.progress_keys())
+    assert data["save"] == [] and data["valid"] == sorted(ui_exercises.progress_keys(lessons.COURSE))
     learned = BANK["posenc_lab/lessons/learned/page.py"][0]
     _answer(at, learned, learned.answer_index)
     assert _store_data(at)["save"] == [learned.key]

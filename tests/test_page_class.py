@@ -111,6 +111,51 @@ def test_start_join_vote_again_and_reveal(db_url):
     assert not teacher.exception and not one.exception
 
 
+def _bar_counts(teacher) -> dict[str, int]:
+    """The teacher's live chart, first round: label -> votes."""
+    import base64
+    import json
+
+    import numpy as np
+
+    chart = next(el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes"))
+    bars = json.loads(chart.proto.spec)["data"][0]
+    counts = bars["x"]
+    if isinstance(counts, dict):  # a typed array, as the app sends numbers
+        counts = np.frombuffer(base64.b64decode(counts["bdata"]), dtype=counts["dtype"]).tolist()
+    return dict(zip(bars["y"], counts, strict=True))
+
+
+def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_url):
+    poll = next(p for p in lessons.all_polls() if len(p.options) >= 4 and not p.scale)
+    right = int(poll.answer())
+    teacher, code, _ = _start_class()
+    students = [_join(code) for _ in range(3)]
+    _open(teacher, poll)
+    for student in students:
+        student.run()
+        me = student.session_state[classroom.MEMBER]
+        radio = student.radio[0]
+        # the student's own order (their id seeds it), as a reload shows it again
+        assert radio.options == [poll.options[i] for i in poll.order(me.student_id)]
+        again = open_page(PAGE, {"class": code, "student": me.student_id})
+        assert again.radio[0].options == radio.options
+        # the student clicks the option that reads right, wherever it is shown
+        radio.set_value(next(v for v in range(len(poll.options)) if radio.format_func(v) == poll.options[right]))
+        _button(student, "Send my answer").click().run()
+        assert not student.exception
+        assert f"Counted: **{classroom.plain(poll.options[right])}**" in _texts(student)
+    db = class_store.open_store(db_url)
+    round_id = db.current_round(code).id
+    assert [vote for vote, _ in db.votes(round_id)] == [str(right)] * 3, "stored as the option's index as written"
+    assert all(ok for _, ok in db.votes(round_id))
+    db.close()
+    teacher.run()
+    counts = _bar_counts(teacher)
+    assert list(counts) == list(poll.options), "the projector keeps the order as written"
+    assert counts[poll.options[right]] == 3 and sum(counts.values()) == 3
+
+
 def test_numeric_poll_counts_into_bins(db_url):
     teacher, code, _ = _start_class()
     student = _join(code)

@@ -557,7 +557,10 @@ def _vote_form(
         st.caption(f"Second thoughts: round {number}. Answer again, after talking it over.")
     with st.form(f"vote_{round_id}", border=False):
         if poll.options:
-            pick = st.radio("Your answer", range(len(poll.options)), index=None, format_func=lambda i: poll.options[i])
+            # each student sees the options in an order of their own (their student id seeds
+            # it, so a reload or another device keeps it); the vote is the option's index as
+            # written, which the projector's chart and the gradebook count
+            pick = st.radio("Your answer", poll.order(me.student_id), index=None, format_func=lambda i: poll.options[i])
             vote = None if pick is None else tally.encode_choice(pick)
         else:
             step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
