@@ -28,8 +28,10 @@ LESSON = Lesson(
         "base": "1000000",
         "context": "8192",
         "heads": "64",
-        "w": "1",
+        "weight": "1",
     },
+    # "w" is the images lesson's patch columns
+    renamed={"w": "weight"},
 )
 
 NORM_NAMES = {"unit": "tokens, std 1/sqrt(d)", "gpt2": "tokens, std 0.02", "vaswani": "tokens, times sqrt(d)"}
@@ -236,7 +238,7 @@ for m in properties.CACHE_METHODS:
 @LESSON.view("hybrid", "Absolute plus relative")
 def hybrid() -> None:
     weight = state.float_slider(
-        "w", "Weight w of the absolute part", 0.0, 1.0, 0.5, step=0.05, container=layout.key_control()
+        "weight", "Weight w of the absolute part", 0.0, 1.0, 0.5, step=0.05, container=layout.key_control()
     )
     relative = state.choice(
         "relative",
