@@ -91,7 +91,7 @@ EXPERIMENT_PREFIX = experiments.LESSON.url_path
 #: pages whose moved slider is named (its key without ``w:``); other experiments views: none.
 #: design-train draws the model's input at the model's own width, so its first slider (the
 #: design's width) changes a caption and no chart: its sin/cos pairs change the input drawn
-REDRAW_SLIDER = {f"{EXPERIMENT_PREFIX}-translation": "shift", "design-train": "pairs"}
+REDRAW_SLIDER = {f"{EXPERIMENT_PREFIX}-translation": "shift", "design-train": "n_pairs"}
 
 FINISHED_FIELD = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].number
 RUN_OVER = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -85,14 +86,60 @@ class ServerStartError(RuntimeError):
     """``streamlit run app.py`` did not answer its health check in time."""
 
 
+class ServerLogError(AssertionError):
+    """The server's log holds a traceback or a line logged at WARNING or above."""
+
+
+#: the format of the server's log lines: the level and the logger's name make an error
+#: recognisable (Streamlit's own default prints the time and the message alone)
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: log lines at WARNING or above that say nothing is wrong, each (logger, start of the
+#: message, why it is harmless); anything else at those levels fails the browser tests
+HARMLESS_LOG: tuple[tuple[str, str, str], ...] = ()
+_LEVELS = ("WARNING", "ERROR", "CRITICAL")
+
+
+def log_problems(text: str) -> list[str]:
+    """The lines of a server log that report a problem: each traceback (its first line,
+    up to the line naming the error) and each line logged at WARNING or above that
+    ``HARMLESS_LOG`` does not list."""
+    problems: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("Traceback (most recent call last)"):
+            # the error's own line is the first unindented one after the frames
+            end = i + 1
+            while end < len(lines) and (lines[end].startswith(" ") or not lines[end].strip()):
+                end += 1
+            error = lines[end] if end < len(lines) else ""
+            problems.append(f"{line} ... {error}".strip())
+            i = end + 1
+            continue
+        parts = line.split(" ", 4)
+        if len(parts) == 5 and parts[2] in _LEVELS:
+            logger, message = parts[3].rstrip(":"), parts[4]
+            if not any(logger == name and message.startswith(start) for name, start, _ in HARMLESS_LOG):
+                problems.append(" ".join(parts[2:]))  # without the time: repeats read as one
+        i += 1
+    return problems
+
+
 @contextlib.contextmanager
-def serve(timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int | None = None) -> Iterator[str]:
+def serve(
+    timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int | None = None, check_log: bool = True
+) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port: yields its base URL, stops it on exit.
 
     A plain context manager, usable outside pytest (``tools/measure_views.py``). The server's
     log goes to a temporary file (a pipe nobody reads would block the server once full) and
     is shown if it does not start. ``env`` adds to (or overrides) this process's environment
     for the server (``POSENC_CLASS_DB``); ``port`` picks the port (a restart on the same one).
+
+    With ``check_log``, once the server has stopped its log is read (``log_problems``):
+    a traceback or an unlisted warning raises ``ServerLogError``, or, when the block
+    already raised, is added to that error as a note.
     """
     port = port or _free_port()
     cmd = [
@@ -109,6 +156,8 @@ def serve(timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int
         "true",
         "--browser.gatherUsageStats",
         "false",
+        "--logger.messageFormat",
+        LOG_FORMAT,
     ]
     with tempfile.TemporaryFile() as log:
         server_env = None if env is None else {**os.environ, **env}
@@ -129,12 +178,34 @@ def serve(timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int
                         ) from None
                     time.sleep(0.3)
             yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        except BaseException as exc:
+            _stop(proc)
+            problems = _read_problems(log) if check_log else []
+            if problems:
+                exc.add_note("The server's log also holds:\n" + "\n".join(problems))
+            raise
+        _stop(proc)
+        problems = _read_problems(log) if check_log else []
+        if problems:
+            raise ServerLogError(
+                f"the server's log holds {len(problems)} problem(s):\n" + "\n".join(problems)
+            ) from None
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _read_problems(log) -> list[str]:
+    """``log_problems`` of the log file, each problem once, with how often it came."""
+    log.seek(0)
+    counts = Counter(log_problems(log.read().decode(errors="replace")))
+    return [f"{problem} (x{n})" if n > 1 else problem for problem, n in counts.items()]
 
 
 def start_server():
@@ -142,7 +213,7 @@ def start_server():
     try:
         with serve() as url:
             yield url
-    except ServerStartError as exc:
+    except (ServerStartError, ServerLogError) as exc:
         pytest.fail(str(exc))
 
 

@@ -148,37 +148,6 @@ def _go(at, page: str, view: str | None) -> None:
         at.radio(key="w:view").set_value(view).run()
 
 
-@pytest.mark.parametrize(
-    ("first", "then", "name"),
-    [
-        (("posenc_lab/lessons/rope/page.py", "rotation"), ("posenc_lab/lessons/design/page.py", "encoding"), "pairs"),
-        (("posenc_lab/lessons/design/page.py", "encoding"), ("posenc_lab/lessons/rope/page.py", "rotation"), "pairs"),
-        (
-            ("posenc_lab/lessons/alibi/page.py", "attention"),
-            ("posenc_lab/lessons/experiments/page.py", "translation"),
-            "show",
-        ),
-        (
-            ("posenc_lab/lessons/experiments/page.py", "translation"),
-            ("posenc_lab/lessons/alibi/page.py", "attention"),
-            "show",
-        ),
-    ],
-    ids=["rope-then-design", "design-then-rope", "alibi-then-experiments", "experiments-then-alibi"],
-)
-def test_a_kept_value_of_another_kind_of_control_falls_back_to_the_default(first, then, name):
-    # two lessons name different kinds of control alike (RoPE's list of pairs to show and
-    # the design lab's number of pairs; ALiBi's heads to draw and the experiments' method);
-    # the value one keeps must not break the other
-    page, view = first
-    at = open_page(page, {**CHEAP.get(page, {}), "view": view})
-    assert_clean(at)
-    assert name in at.query_params
-    _go(at, *then)
-    assert_clean(at)
-    assert name in at.query_params
-
-
 def test_a_session_that_opens_every_view_in_turn_never_fails():
     at = open_page(
         "posenc_lab/lessons/experiments/page.py", CHEAP["posenc_lab/lessons/experiments/page.py"]

@@ -77,7 +77,7 @@ FRAME_STATE_JS = """() => {
 
 
 def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser):
-    page, outside = open_in_browser(browser, f"{server}/rope?view=rotation&frames=64&step=1")
+    page, outside = open_in_browser(browser, f"{server}/rope?view=rotation&anim_frames=64&step=1")
     try:
         wait_idle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)

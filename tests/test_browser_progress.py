@@ -14,7 +14,8 @@ import pytest
 from browser_support import wait_idle
 
 from posenc_lab import course as lessons
-from posenc_lab.ui import progress
+from posenc_lab.ui import exercise_kinds, progress
+from posenc_lab.ui import exercises as ui_exercises
 
 pytestmark = pytest.mark.browser
 
@@ -151,3 +152,66 @@ def test_forget_my_progress_clears_the_browser_and_the_session(server, browser):
         assert not outside
     finally:
         context.close()
+
+
+# the order of the choices: one seed per browser, kept beside the progress
+
+SHOWN_JS = f"""() => Array.from(document.querySelectorAll('.st-key-ex_{FIRST.key}_choice [role="radiogroup"] label'))
+  .map(label => label.innerText.trim())"""
+
+
+def _starts(texts) -> list[str]:
+    # the first words of each choice: enough to tell them apart, free of Markdown's marks
+    return [" ".join(text.replace("`", "").replace("*", "").split())[:16] for text in texts]
+
+
+def _dealt(seed: str) -> list[str]:
+    """The first choices' starts in the order dealt from ``seed``."""
+    order = exercise_kinds.deal_orders(ui_exercises.choice_questions(lessons.COURSE), seed)[FIRST.key]
+    return _starts(FIRST.choices[i].text for i in order)
+
+
+def _shown_once_dealt(page, seed: str) -> list[str]:
+    """The first exercise's choices as the page lists them, once they are in the order dealt
+    from ``seed`` (the session takes in the browser's seed on the run after its first)."""
+    expected = _dealt(seed)
+    shown: list[str] = []
+    for _ in range(120):  # 30 s
+        shown = _starts(page.evaluate(SHOWN_JS))
+        if shown == expected:
+            return shown
+        page.wait_for_timeout(250)
+    return shown
+
+
+def test_the_order_of_the_choices_survives_a_reload_and_is_the_browsers_own(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    other = browser.new_context(viewport={"width": 1280, "height": 1600})
+    try:
+        page, outside = _open(context, f"{server}/{PATH}")
+        page.get_by_text(_label(0)).click()
+        page.wait_for_function(
+            f"() => /^[0-9a-f]{{16}}$/.test(window.localStorage.getItem({progress.SEED_KEY!r}) || '')", timeout=15_000
+        )
+        seed = page.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})")
+        first = _shown_once_dealt(page, seed)
+        assert first == _dealt(seed), "the choices are listed in the order dealt from the browser's seed"
+
+        page.reload(wait_until="domcontentloaded")
+        wait_idle(page)
+        page.get_by_text(_label(0)).click()
+        assert _shown_once_dealt(page, seed) == first, "a reload keeps the order"
+        assert page.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})") == seed
+
+        # another browser keeps a seed of its own
+        elsewhere, _ = _open(other, f"{server}/{PATH}")
+        elsewhere.get_by_text(_label(0)).click()
+        elsewhere.wait_for_function(
+            f"() => /^[0-9a-f]{{16}}$/.test(window.localStorage.getItem({progress.SEED_KEY!r}) || '')", timeout=15_000
+        )
+        assert elsewhere.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})") != seed
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        context.close()
+        other.close()

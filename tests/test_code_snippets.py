@@ -43,7 +43,7 @@ EXTRA_CASES = [
         "posenc_lab/lessons/rope/page.py",
         {"view": "scaling", "method": "longrope", "dh": "96", "orig": "4096", "seq": "8192"},
     ),
-    ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "proportional", "p": "0.5", "factor": "1"}),
+    ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "proportional", "p_rope": "0.5", "factor": "1"}),
     ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
 ]
 

@@ -143,7 +143,9 @@ def test_within_the_training_length_nothing_changes():
 
 
 def test_hybrid_heatmap_is_the_score_change_of_x_plus_w_pe_with_alibi():
-    at = open_page(PAGE, {"view": "hybrid", "w": "0.5", "relative": "alibi", "absolute": "sinusoidal", "shift": "16"})
+    at = open_page(
+        PAGE, {"view": "hybrid", "weight": "0.5", "relative": "alibi", "absolute": "sinusoidal", "shift": "16"}
+    )
     assert_clean(at)
     curve, heat = charts(at)
     x = np.random.default_rng(0).standard_normal((32, 64))  # the phrase: "random", seed 0

@@ -6,8 +6,10 @@ Each AppTest is one browser session: the teacher and every student have their ow
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 from app_helpers import open_page
+from streamlit import dataframe_util
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
@@ -109,6 +111,51 @@ def test_start_join_vote_again_and_reveal(db_url):
     assert not teacher.exception and not one.exception
 
 
+def _bar_counts(teacher) -> dict[str, int]:
+    """The teacher's live chart, first round: label -> votes."""
+    import base64
+    import json
+
+    import numpy as np
+
+    chart = next(el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes"))
+    bars = json.loads(chart.proto.spec)["data"][0]
+    counts = bars["x"]
+    if isinstance(counts, dict):  # a typed array, as the app sends numbers
+        counts = np.frombuffer(base64.b64decode(counts["bdata"]), dtype=counts["dtype"]).tolist()
+    return dict(zip(bars["y"], counts, strict=True))
+
+
+def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_url):
+    poll = next(p for p in lessons.all_polls() if len(p.options) >= 4 and not p.scale)
+    right = int(poll.answer())
+    teacher, code, _ = _start_class()
+    students = [_join(code) for _ in range(3)]
+    _open(teacher, poll)
+    for student in students:
+        student.run()
+        me = student.session_state[classroom.MEMBER]
+        radio = student.radio[0]
+        # the student's own order (their id seeds it), as a reload shows it again
+        assert radio.options == [poll.options[i] for i in poll.order(me.student_id)]
+        again = open_page(PAGE, {"class": code, "student": me.student_id})
+        assert again.radio[0].options == radio.options
+        # the student clicks the option that reads right, wherever it is shown
+        radio.set_value(next(v for v in range(len(poll.options)) if radio.format_func(v) == poll.options[right]))
+        _button(student, "Send my answer").click().run()
+        assert not student.exception
+        assert f"Counted: **{classroom.plain(poll.options[right])}**" in _texts(student)
+    db = class_store.open_store(db_url)
+    round_id = db.current_round(code).id
+    assert [vote for vote, _ in db.votes(round_id)] == [str(right)] * 3, "stored as the option's index as written"
+    assert all(ok for _, ok in db.votes(round_id))
+    db.close()
+    teacher.run()
+    counts = _bar_counts(teacher)
+    assert list(counts) == list(poll.options), "the projector keeps the order as written"
+    assert counts[poll.options[right]] == 3 and sum(counts.values()) == 3
+
+
 def test_numeric_poll_counts_into_bins(db_url):
     teacher, code, _ = _start_class()
     student = _join(code)
@@ -187,6 +234,42 @@ def test_dashboard_lists_exercises_and_polls(db_url):
     assert set(table["answered"]) == {1}
     assert any("rope" in str(item).lower() for item in table["item"])
     db.close()
+
+
+def test_the_results_table_goes_to_arrow_as_it_is(db_url, monkeypatch):
+    # Streamlit "fixes" a frame Arrow refuses and logs the failure with its traceback; the
+    # dashboard refreshes every 5 s, so a table that needs fixing fills the server's log
+    fixed = []
+    real_fix = dataframe_util.fix_arrow_incompatible_column_types
+
+    def fix(df, *args, **kwargs):
+        fixed.append(list(df.columns))
+        return real_fix(df, *args, **kwargs)
+
+    monkeypatch.setattr(dataframe_util, "fix_arrow_incompatible_column_types", fix)
+    teacher, code, key = _start_class()
+    student = _join(code)
+    me = student.session_state[classroom.MEMBER]
+    _open(teacher, CHOICE)
+    _vote_choice(student, int(CHOICE.answer()))
+    db = class_store.open_store(db_url)
+    db.record_attempt(code, me.student_id, "rope-decay", "0.5", False)
+    db.record_attempt(code, me.student_id, "sin_pe_value", "0.8415", True)
+    teacher.run()
+    assert not teacher.exception
+    table = teacher.dataframe[0].value
+    assert set(table["round"]) == {"", "1"}, "exercise rows and a poll's round, in one table"
+    assert fixed == [], f"Streamlit had to fix the columns of {fixed}"
+
+    rows = db.summary(code, key)
+    db.close()
+    assert {row.kind for row in rows} == {"exercise", "poll"}
+    frame = class_views.results_table(lessons.COURSE, rows)
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {field.name: field.type for field in arrow.schema}
+    text = (pa.string(), pa.large_string())  # pandas 3 keeps str columns as large strings
+    assert types["round"] in text and types["item"] in text and types["most common wrong answers"] in text
+    assert types["answered"] == pa.int64() and types["right"] == pa.int64() and types["success"] == pa.float64()
 
 
 def test_database_unreachable_is_said_plainly_and_lessons_go_on(monkeypatch, tmp_path):

@@ -55,22 +55,22 @@ def card(at) -> dict[str, list[str]]:
 
 #: one URL per block choice, and the design it must build
 BLOCKS = {
-    "waves-base": ({"kind": "waves", "pairs": "6", "base": "100"}, dict(n_pairs=6, base=100.0)),
+    "waves-base": ({"kind": "waves", "n_pairs": "6", "base": "100"}, dict(n_pairs=6, base=100.0)),
     "waves-geometric": (
         {"kind": "waves", "spacing": "geometric", "lmin": "8", "lmax": "512"},
         dict(spacing="geometric", min_wavelength=8.0, max_wavelength=512.0),
     ),
     "waves-linear": (
-        {"kind": "waves", "spacing": "linear", "lmin": "4", "lmax": "64", "pairs": "16"},
+        {"kind": "waves", "spacing": "linear", "lmin": "4", "lmax": "64", "n_pairs": "16"},
         dict(spacing="linear", min_wavelength=4.0, max_wavelength=64.0, n_pairs=16),
     ),
     "waves-concat-phase": (
         {"kind": "waves", "layout": "concat", "phase": "90", "amp": "sqrt2", "normalise": "unit"},
         dict(layout="concat", phase_deg=90.0, amplitude=math.sqrt(2.0), normalise="unit"),
     ),
-    "waves-rotary": ({"kind": "waves", "place": "rotary", "pairs": "8"}, dict(placement="rotary", n_pairs=8)),
+    "waves-rotary": ({"kind": "waves", "place": "rotary", "n_pairs": "8"}, dict(placement="rotary", n_pairs=8)),
     "random": (
-        {"kind": "random", "sigma": "4", "seed": "2", "pairs": "12"},
+        {"kind": "random", "sigma": "4", "seed": "2", "n_pairs": "12"},
         dict(kind="random", length_scale=4.0, seed=2, n_pairs=12),
     ),
     "random-rotary": ({"kind": "random", "place": "rotary"}, dict(kind="random", placement="rotary")),
@@ -109,7 +109,7 @@ def test_every_block_builds_its_design_and_the_card_shows_posencs_verdicts(block
 def test_the_default_design_is_the_papers_sinusoid_and_passes_everything():
     at = open_page(PAGE)
     assert_clean(at)
-    assert at.session_state["_kept"]["kind"] == "waves"
+    assert at.session_state["_kept"]["design"]["kind"] == "waves"  # kept per lesson
     rows = card(at)
     assert all(mine.startswith("yes") and theirs.startswith("yes") for mine, theirs in rows.values())
     np.testing.assert_allclose(arr(charts(at)[0]["data"][0]["z"]), posenc.sinusoidal(256, 32), atol=1e-6)
@@ -136,7 +136,7 @@ def test_a_longest_wavelength_below_the_shortest_is_replaced_with_a_notice():
 
 @pytest.mark.parametrize("junk", ["abc", "-3", "1e9", ""])
 def test_garbage_in_every_menu_value_gives_a_notice_and_a_working_design(junk):
-    names = ["kind", "place", "pairs", "spacing", "base", "layout", "phase", "normalise", "amp", "d_model", "n_pos"]
+    names = ["kind", "place", "n_pairs", "spacing", "base", "layout", "phase", "normalise", "amp", "d_model", "n_pos"]
     at = open_page(PAGE, {name: junk for name in names})
     assert_clean(at)
     assert at.warning
@@ -147,7 +147,7 @@ def test_garbage_in_every_menu_value_gives_a_notice_and_a_working_design(junk):
 @pytest.mark.parametrize("view", ["encoding", "unique", "bounded", "shift", "similarity", "train"])
 def test_the_largest_and_smallest_settings_stay_under_a_megabyte(view):
     for query in (
-        {"d_model": "256", "n_pos": "1024", "pairs": "128", "k": "64", "view": view},
+        {"d_model": "256", "n_pos": "1024", "n_pairs": "128", "k": "64", "view": view},
         {"d_model": "2", "n_pos": "16", "k": "64", "view": view},
         {"kind": "binary", "d_model": "2", "bits": "1", "n_pos": "1024", "view": view, "classic": "learned"},
     ):

@@ -225,7 +225,7 @@ def test_the_extension_lab_opens_with_the_stored_default_run():
 
 
 def test_training_length_goes_to_128_and_tests_out_to_10x():
-    at = open_page(PAGE, {**TINY, "view": "extrapolation", "reach": "10"})
+    at = open_page(PAGE, {**TINY, "view": "extrapolation", "test_to": "10"})
     assert_clean(at)
     slider = next(s for s in at.slider if s.key.endswith("train_len"))
     assert slider.max >= 100 and (100 - slider.min) % slider.step == 0, "train at 100 is settable"
@@ -239,7 +239,9 @@ def test_train_at_100_test_at_200_runs_with_the_long_batches():
     assert ce.make_config("copy", 32, 32, 300, 0, 3) == ex.ExperimentConfig(), "the defaults are the stored run's"
 
 
-@pytest.mark.parametrize("query", [{"reach": "7"}, {"reach": "ten"}, {"ft": "-5"}, {"ft": "1e9"}, {"train_len": "-3"}])
+@pytest.mark.parametrize(
+    "query", [{"test_to": "7"}, {"test_to": "ten"}, {"ft": "-5"}, {"ft": "1e9"}, {"train_len": "-3"}]
+)
 def test_garbage_in_the_new_url_settings_falls_back(query):
     at = open_page(PAGE, {**TINY, "view": "extension", **query})
     assert_clean(at)

@@ -76,7 +76,15 @@ def notice(at) -> str:
 # rotation
 
 
-ROTATION = {"view": "rotation", "dh": "16", "base": "100", "pairs": "0,3,7", "frames": "20", "step": "5", "gap": "4"}
+ROTATION = {
+    "view": "rotation",
+    "dh": "16",
+    "base": "100",
+    "pairs": "0,3,7",
+    "anim_frames": "20",
+    "step": "5",
+    "gap": "4",
+}
 
 
 def test_rotation_frames_turn_each_pair_by_m_theta():
@@ -129,7 +137,7 @@ def test_rotation_defaults_show_fastest_middle_and_slowest_pairs():
 
 
 def test_rotation_caps_frames_and_keeps_the_payload_small_at_the_largest_settings():
-    at = open_page(PAGE, {"view": "rotation", "dh": "256", "frames": "64", "step": "5000", "gap": "64"})
+    at = open_page(PAGE, {"view": "rotation", "dh": "256", "anim_frames": "64", "step": "5000", "gap": "64"})
     assert_clean(at)
     spec = charts(at)[0]
     assert len(spec["frames"]) == 64
@@ -402,7 +410,7 @@ def test_every_view_stays_small_at_its_largest_settings():
         "base": "1000000",
         "n": "4096",
         "s": "2048",
-        "frames": "64",
+        "anim_frames": "64",
         "step": "5000",
         "samples": "5000",
         "reach": "65536",
@@ -430,7 +438,7 @@ def test_scaling_longrope_shows_phi_3_5_factors_and_its_attention_factor():
 
 
 def test_scaling_p_rope_stops_the_slowest_pairs():
-    at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p": "0.25", "dh": "64", "factor": "1"})
+    at = open_page(PAGE, {"view": "scaling", "method": "proportional", "p_rope": "0.25", "dh": "64", "factor": "1"})
     assert_clean(at)
     assert metric(at, "Stopped pairs") == "24" and metric(at, "Kept pairs") == "8"
 

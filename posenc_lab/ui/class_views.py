@@ -413,24 +413,8 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     if not rows:
         st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
     else:
-        titles = _titles(course)
-        table = pd.DataFrame(
-            [
-                {
-                    "item": titles.get(row.key, row.key),
-                    "round": row.number or "",
-                    "answered": row.answered,
-                    "right": row.right,
-                    "success": row.right / row.answered if row.answered else 0.0,
-                    "most common wrong answers": "; ".join(
-                        f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
-                    ),
-                }
-                for row in rows
-            ]
-        )
         st.dataframe(
-            table,
+            results_table(course, rows),
             hide_index=True,
             width="stretch",
             column_config={
@@ -452,6 +436,33 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     if students:
         names = ", ".join(s.nickname or "anonymous" for s in students)
         st.caption(f"{len(students)} joined: " + classroom.plain(names))
+
+
+def results_table(course: Course, rows: list[class_store.ItemSummary]) -> pd.DataFrame:
+    """The teacher's results: one row per exercise and per round of a question.
+
+    Each column holds one type, so that Arrow converts the frame as it is: a column that
+    mixed a round's number with an exercise's empty cell made Streamlit log a failed
+    conversion, with its traceback, on every refresh of the dashboard.
+    """
+    titles = _titles(course)
+    return pd.DataFrame(
+        [
+            {
+                "item": titles.get(row.key, row.key),
+                # text: a question's round number, empty for an exercise (which has none)
+                "round": str(row.number) if row.number else "",
+                "answered": int(row.answered),
+                "right": int(row.right),
+                "success": row.right / row.answered if row.answered else 0.0,
+                "most common wrong answers": "; ".join(
+                    f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
+                ),
+            }
+            for row in rows
+        ],
+        columns=["item", "round", "answered", "right", "success", "most common wrong answers"],
+    )
 
 
 def _exercise_keys(course: Course) -> set[str]:
@@ -543,7 +554,10 @@ def _vote_form(
         st.caption(f"Second thoughts: round {number}. Answer again, after talking it over.")
     with st.form(f"vote_{round_id}", border=False):
         if poll.options:
-            pick = st.radio("Your answer", range(len(poll.options)), index=None, format_func=lambda i: poll.options[i])
+            # each student sees the options in an order of their own (their student id seeds
+            # it, so a reload or another device keeps it); the vote is the option's index as
+            # written, which the projector's chart and the gradebook count
+            pick = st.radio("Your answer", poll.order(me.student_id), index=None, format_func=lambda i: poll.options[i])
             vote = None if pick is None else tally.encode_choice(pick)
         else:
             step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)

@@ -11,12 +11,40 @@ A lesson's own exercises sit beside it, in ``lessons/<lesson>_exercises.py``, an
 record (``ui.lesson.Lesson.exercises``). Every key is unique across the lessons
 (``lessons.all_exercises`` checks): it names the exercise's widgets (``ex_<key>_...``)
 and its record of progress.
+
+Options are written with the right one anywhere (often first); each student sees them in
+an order of their own, drawn from a seed that stays with the student (``deal_orders`` for
+the exercises, ``option_order`` for a poll), so that the place of an option says nothing
+about it. An option is always named by its index in the question as written, never by
+where a student saw it: that is what an answer check, a class's stored vote and the
+teacher's chart use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+
+def option_order(count: int, seed: str, key: str, *, scale: bool = False) -> list[int]:
+    """The order in which a student with ``seed`` sees the ``count`` options of the poll
+    ``key``: the options' indices, top to bottom.
+
+    The same seed and key give the same order on every run, in every process (a string
+    seeds ``random.Random`` through SHA-512, not through Python's salted ``hash``), so a
+    reload does not reorder a question; another key or another seed gives another order.
+    With ``scale`` the options read as a scale (none, a little, a lot): a student sees it
+    as written or reversed, never jumbled. (A poll's answer is computed when asked, so its
+    place is not dealt as an exercise's is, ``deal_orders``; the answers of the polls as
+    written already fall in every place.)
+    """
+    order = list(range(count))
+    rng = random.Random(f"{seed}:{key}")
+    if scale:
+        return order[::-1] if rng.random() < 0.5 else order
+    rng.shuffle(order)
+    return order
 
 
 @dataclass(frozen=True)
@@ -42,6 +70,38 @@ class MultipleChoice:
     @property
     def answer_index(self) -> int:
         return next(i for i, c in enumerate(self.choices) if c.right)
+
+
+def deal_orders(questions: Sequence[MultipleChoice], seed: str) -> dict[str, list[int]]:
+    """The order in which a student with ``seed`` sees the choices of every question of a
+    bank: question key -> the choices' indices, top to bottom.
+
+    The right choice's places are dealt across the bank rather than drawn question by
+    question: among the questions with the same number of choices, each place holds the
+    right choice equally often, give or take one, for every seed (drawn independently,
+    one student in twenty would find half of their right answers in one place). The seed
+    decides which question gets which place and the order of the wrong choices; the same
+    seed gives the same orders on every run and in every process (a string seeds
+    ``random.Random`` through SHA-512, not Python's salted ``hash``). A bank that gains or
+    loses a question deals again.
+    """
+    by_key = {question.key: question for question in questions}
+    rng = random.Random(f"{seed}:choices")
+    # a fixed start (sorted keys), whatever order the lessons list them in, then the seed's
+    keys = sorted(by_key)
+    rng.shuffle(keys)
+    dealt: dict[str, list[int]] = {}
+    load: dict[tuple[int, int], int] = {}  # (number of choices, place) -> right choices dealt
+    for key in keys:
+        question = by_key[key]
+        count, right = len(question.choices), question.answer_index
+        least = min(load.get((count, place), 0) for place in range(count))
+        place = rng.choice([p for p in range(count) if load.get((count, p), 0) == least])
+        load[count, place] = least + 1
+        wrong = [i for i in range(count) if i != right]
+        rng.shuffle(wrong)
+        dealt[key] = [*wrong[:place], right, *wrong[place:]]
+    return dealt
 
 
 @dataclass(frozen=True)
@@ -113,6 +173,9 @@ class Poll:
     integer: bool = False  # numeric: whole numbers only
     unit: str = ""  # numeric: shown after the input ("positions", "%")
     view: str = ""  # "<url_path>?view=<key>": where to explore it after the reveal
+    #: multiple choice: the options form a scale (or follow the question's own order), so a
+    #: student sees them as written or reversed; otherwise in any order (``option_order``)
+    scale: bool = False
 
     def __post_init__(self):
         if self.options and len(self.options) < 2:
@@ -123,6 +186,11 @@ class Poll:
     @property
     def numeric(self) -> bool:
         return not self.options
+
+    def order(self, seed: str) -> list[int]:
+        """The options' indices in the order the student with ``seed`` sees them (the
+        projector's chart keeps the order as written)."""
+        return option_order(len(self.options), seed, self.key, scale=self.scale)
 
     def is_right(self, vote: float, answer: float | None = None) -> bool:
         """Whether a vote (an option's index, or a number) is right; ``answer`` saves

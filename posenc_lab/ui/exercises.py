@@ -77,6 +77,23 @@ def forget_progress() -> None:
     classroom.leave()
 
 
+def choice_questions(course: Course) -> list[MultipleChoice]:
+    """Every multiple-choice question of the course: an exercise, or a step of a guided one."""
+    questions = []
+    for ex in course.all_exercises():
+        steps = ex.steps if isinstance(ex, Guided) else (ex,)
+        questions += [step for step in steps if isinstance(step, MultipleChoice)]
+    return questions
+
+
+def choice_orders(course: Course) -> dict[str, list[int]]:
+    """The order in which this student sees the choices of each of ``choice_questions``:
+    key -> the choices' indices, top to bottom. Dealt over the whole bank from this
+    browser's seed (``ui.progress.seed``), so that the right choice falls in every place
+    alike and a reload keeps the order."""
+    return kinds.deal_orders(choice_questions(course), stored_progress.seed())
+
+
 def is_solved(ex: kinds.Exercise) -> bool:
     if isinstance(ex, Guided):
         return all(step.key in _solved_keys() for step in ex.steps)
@@ -118,7 +135,10 @@ def _check_choice(ex: MultipleChoice) -> None:
         _record(ex.key, None, {}, None, "Pick an answer first.")
         return
     choice = ex.choices[given]
-    _record(ex.key, given, {}, choice.right, choice.why, shown=f"{chr(ord('A') + given)}. {_plain_text(choice.text)}")
+    # the letter names the choice as written (A: the first), the same for every student
+    # whatever order they saw: the dashboard counts a wrong answer once, however it was shown
+    shown = f"{chr(ord('A') + given)}. {_plain_text(choice.text)}"
+    _record(ex.key, given, {}, choice.right, choice.why, shown=shown)
 
 
 def _check_number(ex: Numeric) -> None:
@@ -151,6 +171,8 @@ def render(lesson) -> None:
     if not exercises:
         return
     keep_progress(lesson.course)
+    # after keep_progress: it takes in the browser's seed, which orders the choices
+    orders = choice_orders(lesson.course)
     done = sum(is_solved(ex) for ex in exercises)
     # the key fixes the expander's identity, so it stays open while its label counts up
     with st.expander(
@@ -161,20 +183,22 @@ def render(lesson) -> None:
                 st.divider()
             st.markdown(f"**{number}. {ex.title}**" + (" :material/check_circle: (solved)" if is_solved(ex) else ""))
             if isinstance(ex, Guided):
-                _guided(ex)
+                _guided(ex, orders)
             elif isinstance(ex, MultipleChoice):
-                _multiple_choice(ex)
+                _multiple_choice(ex, orders[ex.key])
             else:
                 _numeric(ex)
 
 
-def _multiple_choice(ex: MultipleChoice) -> None:
+def _multiple_choice(ex: MultipleChoice, order: list[int]) -> None:
     st.markdown(ex.question)
     if ex.latex:
         st.latex(ex.latex)
+    # each student sees the choices in an order of their own (a reload keeps it); the
+    # radio's values stay the choices' indices as written, which the check reads
     given = st.radio(
         "Your answer",
-        list(range(len(ex.choices))),
+        order,
         index=None,
         format_func=lambda i: ex.choices[i].text,
         key=_widget(ex.key, "choice"),
@@ -223,7 +247,7 @@ def _numeric(ex: Numeric) -> None:
         st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon=":material/key:")
 
 
-def _guided(ex: Guided) -> None:
+def _guided(ex: Guided, orders: dict[str, list[int]]) -> None:
     st.markdown(ex.intro)
     if ex.latex:
         st.latex(ex.latex)
@@ -235,7 +259,7 @@ def _guided(ex: Guided) -> None:
         mark = " :material/check_circle: (solved)" if step.key in _solved_keys() else ""
         st.markdown(f"**Step {index + 1} of {total}:** {step.title}{mark}")
         if isinstance(step, MultipleChoice):
-            _multiple_choice(step)
+            _multiple_choice(step, orders[step.key])
         else:
             _numeric(step)
     if is_solved(ex):

@@ -57,6 +57,9 @@ class Lesson:
     polls: tuple = ()
     #: the largest URL settings the page allows (the page budget benchmark measures them)
     largest: dict[str, str] = field(default_factory=dict)
+    #: URL names the lesson has renamed, old -> now: a link with an old name still opens
+    #: with its value (``ui.state``), and the address bar then shows the name now
+    renamed: dict[str, str] = field(default_factory=dict)
     #: key -> view, in the order of the picker; empty for a lesson of one figure set
     views: dict[str, View] = field(default_factory=dict)
     _intro: Callable[[], dict[str, Any] | None] | None = None

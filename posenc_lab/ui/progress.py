@@ -10,11 +10,17 @@ then: a fresh browser or a fully restored session costs nothing), and the server
 only the keys that name real exercises (``restore``). Nothing leaves the browser but
 that report to the app's own server. Where storage is blocked (private modes, strict
 settings) every access is caught and progress lasts for the session only.
+
+The same storage keeps this browser's seed for the order of the exercises' options
+(``seed()``, ``exercise_kinds.option_order``): a random string, made by the first session
+and kept, so that a reload or a new session lists every question's options as before.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from collections.abc import Collection, MutableSet
 
 import streamlit as st
@@ -27,8 +33,15 @@ COMPONENT_KEY = "ex_progress_store"
 FORGET = "_progress:forget"
 #: a stored value longer than this is not read (the whole bank is a few hundred characters)
 MAX_STORED_CHARS = 20_000
+#: the browser's storage key of its seed for the order of options
+SEED_KEY = "posenc-lab:order:v1"
+#: session key: the seed this session orders options by
+SEED = "_progress:seed"
+#: what a seed looks like (a stored value of another shape is replaced)
+SEED_PATTERN = re.compile(r"[0-9a-f]{16}")
 
-# data: {key: storage key, save: [the session's solved keys], valid: [every key that exists]}
+# data: {key: storage key, save: [the session's solved keys], valid: [every key that exists],
+# seed_key: storage key of the seed, seed: the session's seed}
 _JS = """
 export default function ({ data, setStateValue }) {
   let storage = null;
@@ -37,6 +50,15 @@ export default function ({ data, setStateValue }) {
   } catch (e) {
     return;  // blocked: the session keeps its own progress
   }
+  try {
+    // the order of the options: the seed this browser keeps, or the session's, kept from now on
+    const seed = storage.getItem(data.seed_key);
+    if (seed && /^[0-9a-f]{16}$/.test(seed)) {
+      if (seed !== data.seed) setStateValue('seed', seed);
+    } else {
+      storage.setItem(data.seed_key, data.seed);
+    }
+  } catch (e) { /* blocked or full: the session keeps its own seed */ }
   try {
     if (data.forget) {  // "Forget my progress": a shared computer's next student starts afresh
       storage.removeItem(data.key);
@@ -96,14 +118,28 @@ def keep(solved: MutableSet[str], valid: Collection[str]) -> None:
             "valid": sorted(valid),
             "max_chars": MAX_STORED_CHARS,
             "forget": forget,
+            "seed_key": SEED_KEY,
+            "seed": seed(),
         },
-        default={"stored": None},
+        default={"stored": None, "seed": None},
         on_stored_change=lambda: None,
+        on_seed_change=lambda: None,
     )
+    reported = result.get("seed")
+    if isinstance(reported, str) and SEED_PATTERN.fullmatch(reported):
+        # this browser's own seed, reported before this run: the options are drawn in its order
+        st.session_state[SEED] = reported
     if forget:
         return  # what the browser reported before it forgot is not taken back
     # the report reaches the server before the run: counted in the same run that shows it
     solved |= restore(result.get("stored"), valid)
+
+
+def seed() -> str:
+    """The seed this session orders every question's options by: this browser's, once the
+    store has reported it (``keep``), and until then one made for the session, which a
+    browser that keeps none stores as its own."""
+    return st.session_state.setdefault(SEED, secrets.token_hex(8))
 
 
 def forget(solved: MutableSet[str]) -> None:

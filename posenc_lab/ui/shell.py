@@ -100,7 +100,8 @@ def run(page: st.Page, course: Course) -> None:
     # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
     # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
     layout.navigation_links(course.home, course.lessons, course.reference, course.class_page)
-    state.start_run(page.url_path)
+    current = course.lesson_by_url(page.url_path)
+    state.start_run(page.url_path, renamed=current.renamed if current is not None else None)
     # a student's class link is kept in the address bar on every page (ui.classroom)
     classroom.follow_link()
     present = state.toggle(
@@ -118,7 +119,6 @@ def run(page: st.Page, course: Course) -> None:
     if classroom.member() is not None and page.url_path != course.class_page.url_path:
         class_views.banner(course, classroom.member().code)
     page.run()
-    current = course.lesson_by_url(page.url_path)
     if current is not None:
         exercises.render(current)
         _neighbours(current)

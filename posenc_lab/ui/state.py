@@ -8,6 +8,13 @@ drawn in a session its value comes from the URL when the URL has a usable one; a
 unusable one is replaced by the nearest valid value and a notice says so. Every run
 writes the values back to ``st.query_params``, so the address bar is always a link
 to the exact view.
+
+A value stays in its lesson: two lessons that name a control alike (``base``, ``n``,
+``seed``) keep a value each, so a setting made for one concept never arrives in another
+(RoPE does not open at the sinusoid's 4096 positions, which fill its waves chart solid).
+Only the names in ``SHARED`` keep one value for the whole session. A name
+means one thing across the app (tests/test_url_names.py); a lesson that renames one
+lists the old name (``Lesson.renamed``), so an old link still opens with its value.
 """
 
 from __future__ import annotations
@@ -34,23 +41,48 @@ _FULL_RUN = "_full_run"
 _SHELL_OWNED = "_shell_owned"
 _DRAWN = "_drawn"
 _OPTIONS = "_options"
+#: the running lesson's renamed URL names: old name -> the name now
+_RENAMED = "_url_renamed"
+
+#: URL names whose value is one for the whole session rather than one per lesson:
+#: ``d_model``, the model's width, which every lesson that draws it means alike and a
+#: student carries from page to page (an encoding of width 64 in one lesson is the same
+#: encoding in the next); ``present``, presenter mode, a setting of the session, not of
+#: a lesson. Every other name keeps a value per lesson.
+SHARED = frozenset({"d_model", "present"})
+#: the scope of the values of ``SHARED`` names (a lesson's scope is its URL path)
+_SESSION = "*"
 
 
 def _dict(key: str) -> dict:
     return st.session_state.setdefault(key, {})
 
 
+def _scope(name: str) -> str:
+    """Where control ``name`` keeps its value: the session for a ``SHARED`` name, else the
+    page that is running."""
+    return _SESSION if name in SHARED else st.session_state.get(_PAGE, "")
+
+
+def _kept_values(name: str) -> dict:
+    """The dict that keeps ``name``'s value (its scope's)."""
+    return _dict(_KEPT).setdefault(_scope(name), {})
+
+
 def kept(name: str, default: Any = None) -> Any:
-    """The value kept for control ``name`` in this session (``default`` before its first draw)."""
-    return st.session_state.get(_KEPT, {}).get(name, default)
+    """The value kept for control ``name`` of the running page in this session
+    (``default`` before its first draw there)."""
+    return st.session_state.get(_KEPT, {}).get(_scope(name), {}).get(name, default)
 
 
 # run bookkeeping (called by ui.shell around every page)
 
 
-def start_run(page_id: str) -> None:
-    """Note the page about to run; forget the previous run's URL names and notices."""
+def start_run(page_id: str, renamed: dict[str, str] | None = None) -> None:
+    """Note the page about to run and the URL names it has renamed (old -> now); forget
+    the previous run's URL names and notices."""
     st.session_state[_PAGE] = page_id
+    st.session_state[_RENAMED] = dict(renamed or {})
     st.session_state[_OWNED] = []
     st.session_state[_NOTICES] = []
     st.session_state[_FULL_RUN] = True
@@ -113,18 +145,18 @@ def _control(
     With ``omit_default`` the URL names the control only when it differs from its
     default (for shell switches such as presenter mode, which every page has).
     """
-    widget, kept_values, drawn = WIDGET + name, _dict(_KEPT), _dict(_DRAWN)
+    widget, kept_values, drawn = WIDGET + name, _kept_values(name), _dict(_DRAWN)
     if name not in kept_values:
-        raw = st.query_params.get(name)
+        raw, given = _from_url(name)
         value = default
         if raw is not None:
             value, problem = parse(raw)
             if problem:
-                _note(f"`{name}={raw[:40]}`: {problem}")
+                _note(f"`{given}={raw[:40]}`: {problem}")
         kept_values[name] = value
-    # a value kept from another page may lie outside this widget's range, or belong to
-    # another kind of control that shares the URL name (RoPE's list of pairs to show and
-    # the design lab's number of pairs are both "pairs"): then this control's default
+    # a kept value may lie outside this widget's range (a shared d_model of 1024 on a page
+    # whose width stops at 256; another view of the lesson with other options under the
+    # same name), or not be read at all by it: then the nearest valid value, or the default
     try:
         value = fix(kept_values[name])
     except (TypeError, ValueError):
@@ -148,6 +180,20 @@ def _control(
         st.query_params[name] = encoded
     st.session_state.setdefault(_OWNED, []).append(name)
     return value
+
+
+def _from_url(name: str) -> tuple[str | None, str]:
+    """The URL's value for control ``name`` (None if it has none) and the name it came
+    under: its own, else a name the lesson has renamed to it, so an old link still opens
+    with its value (the old name then leaves the address bar, as any name no control owns)."""
+    raw = st.query_params.get(name)
+    if raw is not None:
+        return raw, name
+    for old, new in st.session_state.get(_RENAMED, {}).items():
+        raw = st.query_params.get(old) if new == name else None
+        if raw is not None:
+            return raw, old
+    return None, name
 
 
 def _fits(fix: Callable[[Any], Any], value: Any) -> bool:

@@ -248,6 +248,7 @@ def _kerple_figure():
 POLLS = (
     Poll(
         key="poll-alibi-steepest-head",
+        scale=True,
         prompt=(
             f"ALiBi with {ALIBI_HEADS} heads (not a power of two). Which head has the steepest slope, "
             "so looks most locally?"

@@ -262,6 +262,7 @@ def _cache_figure():
 POLLS = (
     Poll(
         key="poll-choices-position-vs-content",
+        scale=True,
         prompt=(
             f"Token vectors of norm about 1, plus the sinusoid, at d = {PARTS_WIDTH}. In the score "
             "(x_i + p_i)·(x_j + p_j), how does the position part p_i·p_j compare with the content part x_i·x_j?"

@@ -30,10 +30,12 @@ LESSON = Lesson(
         "base": "1000000",
         "context": "8192",
         "heads": "64",
-        "w": "1",
+        "weight": "1",
         "window": "32",
         "sw_len": "64",
     },
+    # "w" is the images lesson's patch columns
+    renamed={"w": "weight"},
 )
 
 NORM_NAMES = {"unit": "tokens, std 1/sqrt(d)", "gpt2": "tokens, std 0.02", "vaswani": "tokens, times sqrt(d)"}
@@ -394,7 +396,7 @@ def window_notice(window: int, seq_len: int) -> str:
 @LESSON.view("hybrid", "Absolute plus relative")
 def hybrid() -> None:
     weight = state.float_slider(
-        "w", "Weight w of the absolute part", 0.0, 1.0, 0.5, step=0.05, container=layout.key_control()
+        "weight", "Weight w of the absolute part", 0.0, 1.0, 0.5, step=0.05, container=layout.key_control()
     )
     relative = state.choice(
         "relative",

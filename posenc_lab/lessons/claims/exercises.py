@@ -320,6 +320,7 @@ POLLS = (
     ),
     Poll(
         key="poll-claims-equal-differences",
+        scale=True,
         prompt=(
             f"A common check of a sinusoidal encoding: PE[{2 * DIFF_K}] - PE[{DIFF_K}] should equal "
             f"PE[{DIFF_K}] - PE[0]. On a correct sinusoid (d_model = {SIN_WIDTH}), how far apart are the two sides?"

@@ -244,6 +244,7 @@ POLLS = (
     ),
     Poll(
         key="poll-design-one-pair",
+        scale=True,
         prompt=(
             "The smallest sinusoid: one sin/cos pair, (sin p, cos p), wavelength 2π. Over positions 0 to "
             f"{POLL_N - 1}, how close do the two closest codes come?"

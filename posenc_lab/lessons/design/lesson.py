@@ -25,7 +25,9 @@ LESSON = Lesson(
     icon=":material/tune:",
     exercises=design_exercises.EXERCISES,
     polls=design_exercises.POLLS,
-    largest={"kind": "waves", "d_model": "256", "n_pos": "1024", "pairs": "128", "k": "64", "metric": "cosine"},
+    largest={"kind": "waves", "d_model": "256", "n_pos": "1024", "n_pairs": "128", "k": "64", "metric": "cosine"},
+    # "pairs" is RoPE's list of pairs to show
+    renamed={"pairs": "n_pairs"},
 )
 
 KIND_LABELS = {
@@ -84,7 +86,7 @@ def _waves_controls(kind: str, d_model: int) -> dict:
         "dimensions by p times its frequency, as RoPE (then d is the head width).",
     )
     fields["n_pairs"] = state.int_slider(
-        "pairs",
+        "n_pairs",
         "sin/cos pairs P",
         1,
         d_model // 2,

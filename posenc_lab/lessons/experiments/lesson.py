@@ -19,7 +19,10 @@ LESSON = Lesson(
     icon=":material/science:",
     exercises=experiments_exercises.EXERCISES,
     polls=experiments_exercises.POLLS,
-    largest={"train_len": "128", "width": "32", "steps": "300", "seed": "9", "reach": "10"},
+    largest={"train_len": "128", "width": "32", "steps": "300", "seed": "9", "test_to": "10"},
+    # "k" is the sinusoid's and the design lab's offset, "reach" RoPE's largest distance,
+    # "show" ALiBi's heads to draw
+    renamed={"k": "copy_k", "reach": "test_to", "show": "scores"},
 )
 
 
@@ -46,7 +49,7 @@ def intro() -> dict:
         "marker: name the most recent of a few marker tokens (content plus recency).",
         container=layout.key_control(),
     )
-    offset = state.int_slider("k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
+    offset = state.int_slider("copy_k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
     st.sidebar.header("Training")
     train_len = state.int_slider(
         "train_len",
@@ -59,7 +62,7 @@ def intro() -> dict:
     )
     reach = int(
         state.choice(
-            "reach",
+            "test_to",
             "Test out to",
             [str(r) for r in compute.REACH],
             "8",
@@ -263,7 +266,7 @@ data = np.array(errors)
     st.caption(f"Differences below {floor:g} (exact zeros) are drawn at {floor:g} so they show on a log axis.")
     layout.notice(translation_text(errors, methods, shift))
     method = state.choice(
-        "show",
+        "scores",
         "Scores of",
         list(pairs),
         "sinusoidal" if "sinusoidal" in pairs else list(pairs)[0],

@@ -176,6 +176,7 @@ def _nope_figure():
 POLLS = (
     Poll(
         key="poll-images-patch-below",
+        scale=True,
         prompt=(
             "Image patches read row by row get 1-D RoPE positions; every patch holds the same content. Against "
             "a query patch, how does the patch just below score compared with the patch just to the right?"
@@ -188,6 +189,7 @@ POLLS = (
     ),
     Poll(
         key="poll-images-no-positions",
+        scale=True,
         prompt=(
             "A causal model with **no** positional encoding at all is trained to copy the token 3 places back "
             "(16 possible tokens). How well does it do at its training length?"

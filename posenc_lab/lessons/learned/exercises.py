@@ -188,6 +188,7 @@ def _neighbour_figure():
 POLLS = (
     Poll(
         key="poll-learned-twice-as-long",
+        scale=True,
         prompt=(
             "A model with learned positions is trained on 32-token texts to copy the token 3 places back. "
             "What does it score on 64-token texts?"

@@ -317,6 +317,7 @@ def _decay_figure():
 POLLS = (
     Poll(
         key="poll-rope-shift-phrase",
+        scale=True,
         prompt=(
             "With RoPE, a query at position 5 scores a key at position 2. Move both 1,000 positions later. "
             "How much does their score change?"
@@ -329,6 +330,7 @@ POLLS = (
     ),
     Poll(
         key="poll-rope-long-term-decay",
+        scale=True,
         prompt=(
             "RoPE is said to have 'long-term decay'. For random, unrelated q and k, what happens to the spread "
             "of the score q·k as the distance grows from 1 to 4,096?"

@@ -30,12 +30,14 @@ LESSON = Lesson(
         "dh": "256",
         "n": "4096",
         "s": "2048",
-        "frames": "64",
+        "anim_frames": "64",
         "step": "5000",
         "samples": "5000",
         "reach": "65536",
         "factor": "32",
     },
+    # "p" is the sinusoid's start position, "frames" the frames of a video (images)
+    renamed={"p": "p_rope", "frames": "anim_frames"},
 )
 
 
@@ -84,7 +86,7 @@ def rotation(head_dim: int, base: float) -> None:
             help="Pair 0 turns fastest; the last pair slowest.",
         )
     )
-    n_frames = state.int_slider("frames", "Frames", 8, rope_figures.MAX_FRAMES, 48)
+    n_frames = state.int_slider("anim_frames", "Frames", 8, rope_figures.MAX_FRAMES, 48)
     step = int(
         state.choice_slider(
             "step",
@@ -489,7 +491,7 @@ def _longrope_controls(original: int, head_dim: int):
 
 def _p_rope_controls(original: int, head_dim: int):
     p = state.choice_slider(
-        "p",
+        "p_rope",
         "Fraction p of the pairs that turn",
         # p = 0 would be NoPE, which the slider's log spacing cannot hold; 1/8 is its nearest
         (0.125, 0.25, 0.5, 0.75, 0.875, 1.0),

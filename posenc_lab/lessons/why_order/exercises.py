@@ -155,6 +155,7 @@ def _stays_reveal(answer: float) -> str:
 POLLS = (
     Poll(
         key="poll-why_order-reverse",
+        scale=True,
         prompt=(
             "Self-attention **without** positions reads *dog bites man*, then *man bites dog*. "
             "How much does the output of the word *dog* change?"
