@@ -32,6 +32,7 @@ ONE_MEANING = {
     "seed": "the seed of a random draw",
     "seq_len": "the length T of the sequence drawn",
     "shift": "how far the test phrase moves",
+    "task": "the task of the train-short-test-long experiment (copy or marker)",
     "sigma": "the width sigma of a Gaussian (RBF) kernel over distances, in positions",
     "train_len": "the training length L",
     "width": "the width of the lesson's small model, the length of its vectors",
