@@ -79,7 +79,7 @@ from posenc_lab.lessons.experiments import lesson as experiments  # noqa: E402
 from posenc_lab.ui.layout import DATA_AND_CODE  # noqa: E402
 
 #: sliders of the experiments page that retrain its six models (about 10 s by design)
-TRAINING_SLIDERS = {experiments.LESSON.path: {"k", "train_len", "width", "steps", "seed", "ft"}}
+TRAINING_SLIDERS = {experiments.LESSON.path: {"copy_k", "train_len", "width", "steps", "seed", "ft"}}
 BUDGET_MS = 1000.0
 #: CPU per cache-missing move a 2-core machine can afford for 200 explorers (issue 18:
 #: 200 students moving every 4 s ask for 50 misses a second; two cores give 2 CPU-s a second)
