@@ -139,6 +139,20 @@ def test_a_renamed_name_is_gone_from_its_lesson_and_the_new_one_there(lesson):
     assert not set(lesson.largest) - names, "the largest settings use the names now"
 
 
+def test_the_benchmarks_name_the_experiments_training_sliders_as_the_page_does():
+    # classroom_load moves every other slider as a cheap one: a stale name there trains six
+    # models on a move, and 40 students time out
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import classroom_load
+
+    names = {name for name, kind, _ in CONTROLS_BY_LESSON["experiments"] if kind == "int_slider"}
+    (training,) = classroom_load.TRAINING_SLIDERS.values()
+    assert training <= names, training - names
+    assert {"copy_k", "train_len", "width", "steps", "seed"} <= training
+
+
 # under AppTest: a value stays in its lesson
 
 
