@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from app_helpers import ROOT
+from app_helpers import ROOT, free_port
 
 from posenc_lab.course import CLASS, LESSONS, REFERENCE
 
@@ -74,12 +73,6 @@ SIGNATURE_JS = """() => {
   }).join('|') + '#' + Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stTable"]'))
     .map(t => t.innerText).join('|');
 }"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ServerStartError(RuntimeError):
@@ -141,7 +134,7 @@ def serve(
     a traceback or an unlisted warning raises ``ServerLogError``, or, when the block
     already raised, is added to that error as a note.
     """
-    port = port or _free_port()
+    port = port or free_port()
     cmd = [
         sys.executable,
         "-m",
@@ -258,13 +251,24 @@ def open_in_browser(browser, url: str, *, width: int = 1440, height: int = 1000)
     return page, outside
 
 
+#: the app's root says whether a script run is going on (``data-test-script-state``: "initial"
+#: before the first run, then "running", "rerunRequested", "notRunning"...) and whether its
+#: websocket is up (``data-test-connection-state``); Streamlit's own end-to-end tests wait on them
+IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testScriptState === 'notRunning'
+    && app.dataset.testConnectionState === 'CONNECTED'
+    && !!document.querySelector('[data-testid="stMain"] h1');
+}"""
+
+
 def wait_idle(page) -> None:
-    """Wait until the script run is over (Streamlit shows a running indicator meanwhile)."""
-    page.wait_for_function(
-        '() => !document.querySelector(\'[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]\')'
-        " && document.querySelector('[data-testid=\"stMain\"] h1')",
-        timeout=30_000,
-    )
+    """Wait until a script run has started and is over, and the page has its title.
+
+    The running icon of Streamlit's status widget shows only after a delay, so a page whose
+    title is drawn before the icon appears looked idle while its first run went on (a key
+    pressed then met a slider being redrawn); the root's script state is exact."""
+    page.wait_for_function(IDLE_JS, timeout=30_000)
     page.wait_for_timeout(300)
 
 
@@ -746,6 +750,24 @@ HSCROLL_JS = r"""() => {
 }"""
 
 
+# the margins each main-area chart was sent and those Plotly drew it with (``ready``: false
+# for a chart not drawn yet); tests/test_browser_margins.py reads them
+MARGINS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')).map(gd => {
+  const fl = gd._fullLayout, sent = (gd.layout && gd.layout.margin) || {};
+  if (!fl || !fl._size) return {ready: false};
+  const turned = Array.from(gd.querySelectorAll('.xtick text'))
+    .some(t => /rotate\\((?!0[,)])/.test(t.getAttribute('transform') || ''));
+  const legendBelow = fl.showlegend && fl.legend && fl.legend.y < 0;
+  const bar = gd.querySelectorAll('.colorbar').length > 0;
+  return {ready: true, title: String((fl.meta && (fl.meta.title || fl.meta.chart_title)) || ''),
+          sent: {l: sent.l, b: sent.b, r: sent.r, t: sent.t},
+          drawn: {l: fl._size.l, b: fl._size.b, r: fl._size.r, t: fl._size.t},
+          xOnly: !turned && !legendBelow && !bar,
+          barOnly: bar && !turned && !fl.showlegend,
+          legendAbove: !bar && fl.showlegend && fl.legend && fl.legend.orientation === 'h' && fl.legend.y >= 1};
+})"""
+
+
 def horizontal_scroll(page) -> dict:
     """Whether anything scrolls sideways: ``{"any": bool, "document": {"scrollWidth",
     "clientWidth", "scrolls"}, "elements": [{"selector", "testid", "scrollWidth",
@@ -770,8 +792,7 @@ def axe_serious(page, *, max_nodes: int = 3) -> list[dict]:
     # never goes away is still audited after the wait.
     with contextlib.suppress(PlaywrightTimeout):
         page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
-            " && !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
+            f"() => !document.querySelector('[data-testid=\"stSkeleton\"]') && ({IDLE_JS})()",
             timeout=10_000,
         )
     results = Axe().run(page).response
@@ -856,11 +877,12 @@ def measure_view(
 
     Returns ``{"name", "mode", "scheme", "url", "seconds" (load to measured), "exceptions"
     (count of Streamlit exception boxes), "outside" (requests that left localhost),
-    "report" (``chart_text_report``), "hscroll" (``horizontal_scroll``), "axe"
-    (``axe_serious``, or None unless ``axe``), "shots" (paths written)}``. With ``shots``,
-    writes the screenshots the classroom tests keep: presenter mode
-    ``present_{scheme}_{name}.png`` (1920 x 1080), phone ``phone_{name}.png`` (390 x 844)
-    and ``phone_tall_{name}.png`` (the whole tall viewport). Raises if a chart page draws no
+    "table_cells" (the text of every table cell), "report" (``chart_text_report``),
+    "hscroll" (``horizontal_scroll``), "margins" (``MARGINS_JS``), "axe" (``axe_serious``,
+    or None unless ``axe``), "shots" (paths written)}``. With ``shots``, writes the screenshots the classroom tests
+    keep: presenter mode ``present_{scheme}_{name}.png`` (1920 x 1080), phone
+    ``phone_{name}.png`` (390 x 844) and ``phone_tall_{name}.png`` (the whole tall
+    viewport), desktop ``{name}.png`` (the whole page). Raises if a chart page draws no
     chart.
     """
     t0 = time.monotonic()
@@ -873,8 +895,10 @@ def measure_view(
         "url": page.url,
         "exceptions": page.locator('[data-testid="stException"]').count(),
         "outside": list(outside or []),
+        "table_cells": page.locator('[data-testid="stTable"] :is(th, td)').all_inner_texts(),
         "report": chart_text_report(page),
         "hscroll": horizontal_scroll(page),
+        "margins": page.evaluate(MARGINS_JS),
         "axe": None,
         "shots": [],
     }
@@ -890,12 +914,69 @@ def measure_view(
             files.append((SHOTS / f"present_{scheme}_{name}.png", m["shot"]))
         elif mode == "phone":
             files += [(SHOTS / f"phone_{name}.png", m["shot"]), (SHOTS / f"phone_tall_{name}.png", None)]
+        elif mode == "desktop":
+            files.append((SHOTS / f"{name}.png", "full page"))
         for path, size in files:
-            clip = {"x": 0, "y": 0, "width": size[0], "height": size[1]} if size else None
-            page.screenshot(path=str(path), clip=clip)
+            if size == "full page":
+                page.screenshot(path=str(path), full_page=True)
+            else:
+                clip = {"x": 0, "y": 0, "width": size[0], "height": size[1]} if size else None
+                page.screenshot(path=str(path), clip=clip)
             result["shots"].append(str(path))
     result["seconds"] = round(time.monotonic() - t0, 2)
     return result
+
+
+class Measurements:
+    """Every view measured once per (mode, scheme) in a test session, for every test that asks
+    (the ``measured`` fixture, conftest.py): one reused tab per colour scheme, every view still
+    a fresh page load. axe runs in the light scheme (desktop, presenter mode, phone), and the
+    screenshots are taken on the same loads.
+    """
+
+    def __init__(self, browser, base_url: str):
+        self.browser = browser
+        self.base_url = base_url
+        self.tabs: dict[str, ViewTab] = {}
+        # (mode, scheme, name) -> the measurement, or the message of the error that prevented it
+        self.done: dict[tuple[str, str, str], dict | str] = {}
+
+    def _tab(self, scheme: str) -> ViewTab:
+        if scheme not in self.tabs:
+            self.tabs[scheme] = ViewTab(self.browser, scheme)
+        return self.tabs[scheme]
+
+    def _drop(self, scheme: str) -> None:
+        """Forget a tab that failed (it may have crashed); the next view gets a new one."""
+        tab = self.tabs.pop(scheme, None)
+        if tab is not None:
+            with contextlib.suppress(Exception):  # already gone
+                tab.close()
+
+    def __call__(self, name: str, path: str, mode: str, scheme: str = "light") -> dict:
+        """The view measured in ``mode`` and ``scheme`` (``measure_view``), loaded the first
+        time a test asks. Fails the test if it could not be measured, shows an exception, or
+        (but for a chartless page) draws no visible chart."""
+        key = (mode, scheme, name)
+        if key not in self.done:
+            try:
+                tab = self._tab(scheme)
+                tab.open(self.base_url, path, mode)
+                self.done[key] = tab.measure(name, mode, axe=scheme == "light", shots=True)
+            except Exception as exc:  # reported by every test of this view
+                self.done[key] = f"{type(exc).__name__}: {exc}"
+                self._drop(scheme)
+        result = self.done[key]
+        if isinstance(result, str):
+            pytest.fail(f"{name} ({mode}, {scheme}) could not be measured: {result}")
+        assert result["exceptions"] == 0, f"{name} ({mode}, {scheme}) shows {result['exceptions']} exception(s)"
+        if name not in CHARTLESS:
+            assert result["report"]["charts"], f"{name} ({mode}, {scheme}): no visible chart"
+        return result
+
+    def close(self) -> None:
+        for scheme in list(self.tabs):
+            self._drop(scheme)
 
 
 def _box(t: dict) -> str:
