@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import socket
 import sys
 from pathlib import Path
 
@@ -27,6 +30,26 @@ VIEW_CASES = tuple(
 )
 VIEW_IDS = [f"{page.split('/')[-2]}{'-' + q['view'] if 'view' in q else ''}" for page, q in VIEW_CASES]
 TIMEOUT = 60
+#: values no control accepts as they are (or only some kinds do): words, signs, huge numbers,
+#: not-a-number, nothing, a fraction, an encoded NUL, 40 digits
+GARBAGE = ["abc", "-5", "1e12", "nan", "", "0.5", "%00", "9" * 40]
+
+
+def free_port() -> int:
+    """A loopback port free now, for a server a test starts.
+
+    Under pytest-xdist each worker takes only ports whose remainder by the number of workers
+    is its own index, so two workers that start servers at the same moment never pick the
+    same port (nor reach each other's server by it)."""
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port % count == index % count:
+            return port
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
@@ -46,6 +69,27 @@ def open_page(page: str | None = None, query: dict[str, str] | None = None) -> A
         at.query_params.update(query)
     if page is not None or query:
         at.run()
+    return at
+
+
+def default_view(page: str, query: dict[str, str]) -> AppTest:
+    """``open_page(page, query)``, opened once per test process and shared by the checks that
+    only read what a fresh session shows (a view at its defaults). It is never run again: a
+    test that tries (``run``, a widget's ``set_value(...).run()``, ``switch_page(...).run()``)
+    fails, so no check sees another's moves; a test that moves anything uses ``open_page``.
+    """
+    return _default_view(page, tuple(query.items()))
+
+
+@functools.cache
+def _default_view(page: str, query: tuple[tuple[str, str], ...]) -> AppTest:
+    at = open_page(page, dict(query))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"default_view({page!r}) is shared and read-only: open_page gives a session to move")
+
+    # every rerun (at.run, a widget's .run(), switch_page(...).run()) goes through AppTest._run
+    at._run = refuse
     return at
 
 

@@ -6,11 +6,24 @@ import math
 
 import numpy as np
 import pytest
-from app_helpers import CHEAP, LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, chart_bytes, charts, open_page
+from app_helpers import (
+    CHEAP,
+    GARBAGE,
+    LESSON_PAGES,
+    ROOT,
+    VIEW_CASES,
+    VIEW_IDS,
+    assert_clean,
+    chart_bytes,
+    charts,
+    default_view,
+    open_page,
+)
 
 import posenc
 from posenc_lab.course import lesson_by_path
 from posenc_lab.figures.arrays import as_array
+from posenc_lab.ui import state
 
 MB = 1_000_000
 
@@ -38,7 +51,7 @@ def test_home_page_shows_the_path_and_the_method_table():
 
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page, query):
-    at = open_page(page, query)
+    at = default_view(page, query)
     assert_clean(at)
     assert at.title, "a lesson has a title"
     assert charts(at), "a lesson has at least one chart"
@@ -52,13 +65,21 @@ def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page, query):
 
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 def test_every_slider_at_its_minimum_and_maximum(page, query):
-    at = open_page(page, query)
-    sliders = [s.key for s in at.slider]
-    selects = [s.key for s in at.select_slider]
+    """Each slider alone at each end, the others at their defaults: one session moves a
+    slider to its minimum, then its maximum, then back to its default with the next
+    slider's first move (one run for both)."""
+    defaults = default_view(page, query)
+    sliders = {s.key: s.value for s in defaults.slider}
+    selects = {s.key: s.value for s in defaults.select_slider}
     assert sliders
-    for key in sliders + selects:
+    at = open_page(page, query)
+    previous = None
+    for key in [*sliders, *selects]:
+        if previous is not None:
+            (at.slider if previous in sliders else at.select_slider)(key=previous).set_value(
+                {**sliders, **selects}[previous]
+            )
         for end in (0, -1):
-            at = open_page(page, query)
             if key in sliders:
                 widget = at.slider(key=key)
                 widget.set_value(int((widget.min, widget.max)[end]))
@@ -67,17 +88,46 @@ def test_every_slider_at_its_minimum_and_maximum(page, query):
                 at.select_slider(key=key).set_value(at.session_state["_options"][key.removeprefix("w:")][end])
             at.run()
             assert_clean(at)
-            assert charts(at)
-            assert max(chart_bytes(at)) < MB
+            assert charts(at), (key, end)
+            assert max(chart_bytes(at)) < MB, (key, end)
+        previous = key
 
 
-GARBAGE = ["abc", "-5", "1e12", "nan", "", "0.5", "%00", "9" * 40]
+def _record_controls(monkeypatch) -> list[tuple]:
+    """Every control the next runs draw, as ``ui.state`` builds it: (name, default, parse,
+    fix, encode), the closures holding the control's real range, step and options."""
+    drawn: list[tuple] = []
+    control = state._control
+
+    def recording(name, default, parse, fix, draw, encode=str, omit_default=False):
+        drawn.append((name, default, parse, fix, encode))
+        return control(name, default, parse, fix, draw, encode, omit_default)
+
+    monkeypatch.setattr(state, "_control", recording)
+    return drawn
 
 
-@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
-@pytest.mark.parametrize("junk", GARBAGE)
-def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, query, junk):
-    names = [name for name in open_page(page, query).query_params if name != "view"]
+def _repair(default, parse, fix, encode, raw: str) -> tuple[str, bool]:
+    """What ``ui.state._control`` makes of ``raw`` in the URL: the value it writes back to
+    the URL (encoded) and whether a notice says the value was replaced."""
+    value, problem = parse(raw)
+    try:
+        value = fix(value)
+    except (TypeError, ValueError):
+        value = default
+    return encode(value), problem is not None
+
+
+#: one garbage value per view, in turn, for the run of the whole app (each value reaches
+#: five or more views); every control of every view meets all of them through its own
+#: parse, and tests/test_state.py runs ui.state's whole path for each kind of control
+GARBAGE_CASES = [(page, query, GARBAGE[i % len(GARBAGE)]) for i, (page, query) in enumerate(VIEW_CASES)]
+
+
+@pytest.mark.parametrize(("page", "query", "junk"), GARBAGE_CASES, ids=VIEW_IDS)
+def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, query, junk, monkeypatch):
+    names = [name for name in default_view(page, query).query_params if name != "view"]
+    drawn = _record_controls(monkeypatch)
     at = open_page(page, {**query, **{name: junk for name in names}})
     assert_clean(at)
     assert charts(at)
@@ -87,6 +137,14 @@ def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, query, junk):
     assert_clean(again)
     assert not again.warning, [w.value for w in again.warning]
     assert dict(again.query_params) == repaired
+    # every control the view drew, against every garbage value: a value that is replaced
+    # gets a notice, one that is kept stays as written, and the repaired value is a fixed point
+    assert drawn
+    for name, default, parse, fix, encode in drawn:
+        for raw in GARBAGE:
+            written, noticed = _repair(default, parse, fix, encode, raw)
+            assert noticed == (written != raw), (name, raw, written)
+            assert _repair(default, parse, fix, encode, written) == (written, False), (name, raw, written)
 
 
 @pytest.mark.parametrize("page", LESSON_PAGES)
@@ -262,7 +320,7 @@ def _log_axes_data(spec: dict) -> dict[str, list[float]]:
 def test_labels_on_log_axes_sit_among_the_data(page, query):
     # Plotly places an annotation on a log axis in log10 units (a shape in data units): a
     # label given the data value y = 256 sat at 10^256 and stretched the axis to 10^264
-    for spec in charts(open_page(page, query)):
+    for spec in charts(default_view(page, query)):
         data = _log_axes_data(spec)
         for note in spec["layout"].get("annotations", []):
             for letter in ("x", "y"):
@@ -294,7 +352,7 @@ def test_why_order_bars_stay_on_one_fixed_log_axis_with_their_values_written():
 
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 def test_every_chart_has_a_sentence_for_screen_readers(page, query):
-    at = open_page(page, query)
+    at = default_view(page, query)
     for el in at.get("plotly_chart"):
         assert el.proto.alt.endswith("Its numbers are in the CSV download below."), el.proto.alt
         assert len(el.proto.alt) > 60, el.proto.alt

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.io as pio
 import pytest
-from app_helpers import VIEW_CASES, VIEW_IDS, open_page
+from app_helpers import VIEW_CASES, VIEW_IDS, default_view
 
 from posenc_lab.figures.export import figure_table
 from posenc_lab.ui.layout import CODES, code_prelude
@@ -21,7 +21,7 @@ def run_snippet(code: str) -> np.ndarray:
 
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 def test_every_chart_shows_code_that_reproduces_its_data(page, query):
-    at = open_page(page, query)
+    at = default_view(page, query)
     assert not at.exception
     # a chart drawn as several panels (keys key__1, key__2, ...) shows its code once
     specs = {}

@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 import pytest
-from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
+from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts, default_view, open_page
 
 import posenc
 from posenc_lab import figures
@@ -122,7 +122,7 @@ def test_presenter_mode_puts_each_views_key_controls_above_the_figure(page, quer
     kinds = ("slider", "select_slider", "radio", "toggle", "multiselect", "selectbox", "text_input")
     shell = {"w:view", "w:present", "w:shared"}
     main = [el.key for kind in kinds for el in at.main.get(kind) if str(el.key).startswith("w:")]
-    normal = open_page(page, query)
+    normal = default_view(page, query)
     # a control drawn beside its own table or chart in every mode (not in the sidebar) is in
     # view either way; the key controls are the ones presenter mode moves out of the sidebar
     inline = {el.key for kind in kinds for el in normal.main.get(kind) if str(el.key).startswith("w:")}
