@@ -628,9 +628,18 @@ def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port free now. Run by a pytest-xdist worker (the test suite), it keeps to
+    the worker's own ports, those whose remainder by the number of workers is its index (as
+    tests/app_helpers.free_port), so servers started at once by two workers never collide."""
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port % count == index % count:
+            return port
 
 
 @contextlib.contextmanager

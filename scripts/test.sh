@@ -31,6 +31,36 @@ if [ "${#missing[@]}" -gt 0 ] || [ "$want_nginx" -eq 1 ]; then
   fi
 fi
 
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-exec .venv/bin/python -m pytest "$@"
+# .venv is made once and reused while it is up to date: its stamp holds a hash of the
+# requirements files and of the Python that made it, and every pinned requirement must be
+# installed at its version (pip check: with what it needs). Anything else makes it again.
+stamp=.venv/.requirements.sha256
+want="$({ python3 -VV; cat requirements*.txt; } | sha256sum | cut -d' ' -f1)"
+venv_is_current() {
+  [ -x .venv/bin/python ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || return 1
+  .venv/bin/python - <<'PY' >/dev/null 2>&1 || return 1
+import glob
+import re
+import sys
+from importlib.metadata import version
+
+for name in sorted(glob.glob("requirements*.txt")):
+    for line in open(name, encoding="utf-8"):
+        pin = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[^]]*\])?==(\S+)", line.split("#")[0].strip())
+        if pin and version(pin[1]) != pin[3]:
+            sys.exit(f"{pin[1]} {version(pin[1])} is not {pin[3]}")
+PY
+  .venv/bin/python -m pip check >/dev/null 2>&1
+}
+if ! venv_is_current; then
+  rm -rf .venv
+  python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+  echo "$want" >"$stamp"
+fi
+
+# Two workers (pytest-xdist): the tests that share a server and a browser, or the install's
+# venv, run in one of them, in order (tests/conftest.py); the rest go to whichever is free.
+# Arguments after these win (-n 0 runs it all in this process). pytest's own exit status is
+# the script's: 5 (no test collected) fails like any other.
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

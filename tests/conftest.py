@@ -80,6 +80,70 @@ def pytest_generate_tests(metafunc):
             metafunc.parametrize(name, cases, ids=[case_id(c) for c in cases])
 
 
+# pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadgroup``): tests that share something
+# costly of their process run in one worker, in file order, as a group. The classroom
+# measurements (the ``measured`` fixture) load each view once per mode and scheme for every
+# test that reads it: those of presenter mode are one group, those of the phone and the
+# desktop another, each with its own server and chromium. The other browser tests and the
+# benchmarks' smoke tests share a third; the install tests one venv; a module's other tests
+# the value of its module-scoped fixture. Every other test goes to whichever worker is free.
+# The scheduler hands out the largest groups first, one to each worker.
+
+
+def _uses_a_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
+
+
+def _measured_mode(item) -> str:
+    """The mode of the classroom measurement a ``measured`` test reads: its ``mode`` or
+    ``setting`` parameter, else presenter mode for a test named for it, else the desktop."""
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    mode = params.get("mode") or params.get("setting")
+    if mode is None:
+        mode = "present" if "presenter" in item.originalname else "desktop"
+    return "present" if mode in ("present", "presenter") else mode
+
+
+def _group(item) -> str | None:
+    if item.get_closest_marker("install"):
+        return "install"
+    if "measured" in item.fixturenames:
+        return "measure-present" if _measured_mode(item) == "present" else "measure-views"
+    if item.get_closest_marker("browser") or {"server", "browser"} & set(item.fixturenames):
+        return "browser"
+    if _uses_a_module_fixture(item):
+        return Path(item.nodeid.split("::")[0]).stem
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = None if item.get_closest_marker("xdist_group") else _group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+    yield  # pytest-xdist's worker hook names each item's group in its nodeid (id@group) for the scheduler
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        _name_groups_in_ids(items)
+
+
+def _name_groups_in_ids(items) -> None:
+    """pytest-xdist 3.8.0 writes ``item._nodeid``, which pytest 9.2's structured ids no longer
+    read: its nodeids keep no ``@group`` and every group is scattered over the workers
+    (pytest-xdist issue #1386). Write the suffix where pytest 9.2 keeps the id; a pytest-xdist
+    that does it itself leaves nothing to do here."""
+    from _pytest.nodeid import coerce_node_id
+
+    for item in items:
+        names = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        )
+        suffix = "@" + "_".join(names)
+        if names and not item.nodeid.endswith(suffix):
+            item._id = coerce_node_id(item.nodeid + suffix)
+
+
 # browser tests: one streamlit server and one chromium for the whole session
 
 
@@ -95,6 +159,17 @@ def browser():
     import browser_support
 
     yield from browser_support.launch_browser()
+
+
+@pytest.fixture(scope="session")
+def measured(server, browser):
+    """``measured(name, path, mode, scheme="light")``: the view loaded once in that mode and
+    scheme and measured (browser_support.Measurements), for every test that reads it."""
+    import browser_support
+
+    measurements = browser_support.Measurements(browser, server)
+    yield measurements
+    measurements.close()
 
 
 # the class database (classroom.store): real SQLite and a real, throwaway PostgreSQL server

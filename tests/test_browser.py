@@ -2,6 +2,8 @@
 
 The ``server`` and ``browser`` fixtures (conftest.py, browser_support.py) start
 ``streamlit run app.py`` on a free loopback port and Debian's chromium under Playwright.
+That every page renders, at 1440 px and on a phone, is read off the classroom
+measurement's loads of those pages (the ``measured`` fixture; tests/test_browser_classroom.py).
 Screenshots land in ``artifacts/screenshots``.
 """
 
@@ -19,25 +21,27 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[p[0] for p in PAGES])
-def test_page_renders_without_exception_and_draws_charts(server, browser, name, path):
-    # tall enough for a whole lesson: Streamlit scrolls inside its own container, so a
-    # "full page" screenshot would stop at the viewport
-    page, outside = open_in_browser(browser, f"{server}/{path}", height=2600)
-    try:
-        wait_idle(page)
-        if name != "home":
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-            assert page.locator(".js-plotly-plot").count() >= 1
-        else:
-            # the method table must really draw (a tuple of rows once rendered as nothing)
-            page.wait_for_selector('[data-testid="stTable"] td', timeout=30_000)
-            assert page.locator('[data-testid="stTable"]').get_by_text("ALiBi (Press et al. 2021)").count() == 1
-        assert page.locator('[data-testid="stException"]').count() == 0
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-        assert not outside, f"requests left localhost: {outside[:5]}"
-    finally:
-        page.close()
+def test_page_renders_without_exception_and_draws_charts(measured, name, path):
+    """At 1440 x 2600, on the classroom measurement's load (``measured``: no exception, a
+    visible chart): home's method table really drawn (a tuple of rows once rendered as
+    nothing), nothing asked of a host outside localhost, and the whole page kept as
+    ``{name}.png``."""
+    result = measured(name, path, "desktop")
+    if name == "home":
+        cells = result["table_cells"]
+        assert sum("alibi (press et al. 2021)" in cell.lower() for cell in cells) == 1, cells
+    assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
+    assert str(SHOTS / f"{name}.png") in result["shots"]
+
+
+@pytest.mark.parametrize(("name", "path"), PAGES, ids=[p[0] for p in PAGES])
+def test_phone_width_screenshot(measured, name, path):
+    """A 390 px wide view of every page (a phone), for a person to look at, on the
+    classroom measurement's load (``measured``: no exception, a visible chart): nothing
+    asked of a host outside localhost, and ``phone_tall_{name}.png`` written."""
+    result = measured(name, path, "phone")
+    assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
+    assert str(SHOTS / f"phone_tall_{name}.png") in result["shots"]
 
 
 #: each lesson at settings whose every neighbouring value is cheap: the experiments page trains
@@ -113,22 +117,6 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame === {paused!r}", timeout=5_000)
         assert page.get_by_role("status").first.text_content().startswith("frame ")
         assert page.locator('[data-testid="stException"]').count() == 0
-        assert not outside
-    finally:
-        page.close()
-
-
-@pytest.mark.parametrize(("name", "path"), PAGES, ids=[p[0] for p in PAGES])
-def test_phone_width_screenshot(server, browser, name, path):
-    """A 390 px wide view of every page (a phone), for a person to look at."""
-    page, outside = open_in_browser(browser, f"{server}/{path}", width=390, height=2400)
-    try:
-        wait_idle(page)
-        if name != "home":
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-        assert page.locator('[data-testid="stException"]').count() == 0
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"phone_tall_{name}.png"))
         assert not outside
     finally:
         page.close()

@@ -21,7 +21,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pg_support
 import pytest
-from app_helpers import ROOT
+from app_helpers import ROOT, free_port
 from browser_support import SHOTS, ServerStartError, axe_serious, serve, wait_idle
 
 from posenc_lab import course as lessons
@@ -56,12 +55,6 @@ FOLLOW_WITHIN_MS = 10_000
 PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1920, "height": 1080}
 DESKTOP = {"width": 1366, "height": 900}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -336,7 +329,7 @@ def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(br
     comes back as the teacher after a reload and after the server restarts; another browser
     opening /class gets a student's join page."""
     db = pg_support.fresh_sqlite_url(tmp_path)
-    port = _free_port()
+    port = free_port()
     with people(browser, (DESKTOP, False), (DESKTOP, False)) as (teacher, other):
         with class_server(db, port=port) as base:
             teacher.go(f"{base}/class")
@@ -395,7 +388,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
         new = store.create_class("Behind nginx")
     finally:
         store.close()
-    proxy, one_port, two_port = (_free_port() for _ in range(3))
+    proxy, one_port, two_port = (free_port() for _ in range(3))
     # nginx started as root runs its workers as an unprivileged user, who must reach the run
     # folder's cache; pytest's tmp_path sits under a folder only root may enter
     run_dir = tempfile.mkdtemp(prefix="posenc-deploy-")

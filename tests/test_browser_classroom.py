@@ -10,9 +10,12 @@ references), served by ``streamlit run app.py``:
   reaches past its chart or the screen, and nothing scrolls sideways;
 - axe-core: no serious or critical violation at 1440 px, in presenter mode and on the phone.
 
-Each view is loaded once per (mode, scheme) and measured once (``_measured``); the tests
-then read the numbers. Screenshots: ``artifacts/screenshots/present_{scheme}_{name}.png``
-(1920 x 1080), ``phone_{name}.png`` (390 x 844) and ``phone_tall_{name}.png`` (390 x 2400).
+Each view is loaded once per (mode, scheme) and measured once (the ``measured`` fixture,
+browser_support.Measurements); the tests then read the numbers, and so do
+tests/test_browser.py's checks that every page renders at 1440 px and on a phone, and
+tests/test_browser_margins.py's. Screenshots: ``artifacts/screenshots/present_{scheme}_{name}.png``
+(1920 x 1080), ``phone_{name}.png`` (390 x 844), ``phone_tall_{name}.png`` (390 x 2400)
+and ``{name}.png`` (1440 x 2600).
 ``tools/measure_views.py`` prints the same measurements for every view in one go.
 """
 
@@ -22,9 +25,7 @@ from collections import Counter
 
 import pytest
 from browser_support import (
-    CHARTLESS,
     CLASSROOM_PAGES,
-    ViewTab,
     contrast_violations,
     describe_axe,
     describe_contrast,
@@ -53,62 +54,6 @@ SHOWN = 25
 IDS = [name for name, _ in CLASSROOM_PAGES]
 SCHEMES = ["light", "dark"]
 
-# (mode, scheme, name) -> the measurement, or the message of the error that prevented it
-_MEASURED: dict[tuple[str, str, str], dict | str] = {}
-
-
-class _Tabs:
-    """One reused tab per colour scheme (every view is still a fresh page load)."""
-
-    def __init__(self, browser):
-        self.browser = browser
-        self.open: dict[str, ViewTab] = {}
-
-    def __call__(self, scheme: str) -> ViewTab:
-        if scheme not in self.open:
-            self.open[scheme] = ViewTab(self.browser, scheme)
-        return self.open[scheme]
-
-    def drop(self, scheme: str) -> None:
-        """Forget a tab that failed (it may have crashed); the next view gets a new one."""
-        tab = self.open.pop(scheme, None)
-        if tab is not None:
-            try:
-                tab.close()
-            except Exception:  # already gone
-                pass
-
-
-@pytest.fixture(scope="module")
-def tabs(browser):
-    t = _Tabs(browser)
-    yield t
-    for scheme in list(t.open):
-        t.drop(scheme)
-
-
-def _measured(server, tabs, name: str, path: str, mode: str, scheme: str = "light") -> dict:
-    """The view measured in ``mode`` and ``scheme``, loaded once for every test that asks.
-
-    axe runs in the light scheme (desktop, presenter mode, phone); the screenshots are
-    taken on the same load."""
-    key = (mode, scheme, name)
-    if key not in _MEASURED:
-        try:
-            tab = tabs(scheme)
-            tab.open(server, path, mode)
-            _MEASURED[key] = tab.measure(name, mode, axe=scheme == "light", shots=mode != "desktop")
-        except Exception as exc:  # reported by every test of this view
-            _MEASURED[key] = f"{type(exc).__name__}: {exc}"
-            tabs.drop(scheme)
-    result = _MEASURED[key]
-    if isinstance(result, str):
-        pytest.fail(f"{name} ({mode}, {scheme}) could not be measured: {result}")
-    assert result["exceptions"] == 0, f"{name} ({mode}, {scheme}) shows {result['exceptions']} exception(s)"
-    if name not in CHARTLESS:
-        assert result["report"]["charts"], f"{name} ({mode}, {scheme}): no visible chart"
-    return result
-
 
 def _listing(title: str, items: list, describe) -> str:
     lines = [describe(item) for item in items[:SHOWN]]
@@ -130,8 +75,8 @@ def _by_layer(items: list[dict]) -> str:
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_presenter_mode_chart_text_is_at_least_18px(server, tabs, name, path, scheme):
-    result = _measured(server, tabs, name, path, "present", scheme)
+def test_presenter_mode_chart_text_is_at_least_18px(measured, name, path, scheme):
+    result = measured(name, path, "present", scheme)
     small = min_font_violations(result["report"], PRESENT_FLOOR_PX)
     if small:
         pytest.fail(
@@ -142,8 +87,8 @@ def test_presenter_mode_chart_text_is_at_least_18px(server, tabs, name, path, sc
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_presenter_mode_chart_text_contrast(server, tabs, name, path, scheme):
-    result = _measured(server, tabs, name, path, "present", scheme)
+def test_presenter_mode_chart_text_contrast(measured, name, path, scheme):
+    result = measured(name, path, "present", scheme)
     low = contrast_violations(result["report"], MIN_CONTRAST)
     if low:
         pytest.fail(
@@ -156,8 +101,8 @@ def test_presenter_mode_chart_text_contrast(server, tabs, name, path, scheme):
 
 
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_phone_chart_texts_do_not_overlap(server, tabs, name, path):
-    result = _measured(server, tabs, name, path, "phone")
+def test_phone_chart_texts_do_not_overlap(measured, name, path):
+    result = measured(name, path, "phone")
     overlaps = overlap_violations(result["report"], tol_px=1)
     if overlaps:
         pytest.fail(
@@ -167,17 +112,17 @@ def test_phone_chart_texts_do_not_overlap(server, tabs, name, path):
 
 
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_phone_chart_text_is_large_enough_to_read(server, tabs, name, path):
+def test_phone_chart_text_is_large_enough_to_read(measured, name, path):
     """Plotly shrinks some text to fit (a value on a narrow bar): not below PHONE_FLOOR_PX."""
-    result = _measured(server, tabs, name, path, "phone")
+    result = measured(name, path, "phone")
     small = min_font_violations(result["report"], PHONE_FLOOR_PX)
     if small:
         pytest.fail(f"{name}, phone: chart text below {PHONE_FLOOR_PX}px\n" + _listing("texts", small, describe_text))
 
 
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_phone_chart_texts_stay_inside_chart_and_screen(server, tabs, name, path):
-    result = _measured(server, tabs, name, path, "phone")
+def test_phone_chart_texts_stay_inside_chart_and_screen(measured, name, path):
+    result = measured(name, path, "phone")
     report = result["report"]
     outside = overflow_violations(report, report["viewport"]["w"])
     if outside:
@@ -187,8 +132,8 @@ def test_phone_chart_texts_stay_inside_chart_and_screen(server, tabs, name, path
 
 
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_phone_nothing_scrolls_sideways(server, tabs, name, path):
-    result = _measured(server, tabs, name, path, "phone")
+def test_phone_nothing_scrolls_sideways(measured, name, path):
+    result = measured(name, path, "phone")
     scroll = result["hscroll"]
     if scroll["any"]:
         pytest.fail(f"{name}, phone: horizontal scrolling\n" + _listing("scrolling", describe_scroll(scroll), str))
@@ -199,8 +144,8 @@ def test_phone_nothing_scrolls_sideways(server, tabs, name, path):
 
 @pytest.mark.parametrize("mode", ["desktop", "present", "phone"])
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_axe_finds_no_serious_or_critical_violation(server, tabs, name, path, mode):
-    result = _measured(server, tabs, name, path, mode)
+def test_axe_finds_no_serious_or_critical_violation(measured, name, path, mode):
+    result = measured(name, path, mode)
     serious = result["axe"]
     if serious:
         pytest.fail(

@@ -7,7 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
 from app_helpers import ROOT
+
+# it drives Debian's chromium (benchmarks/browser_feel.py), like the other browser tests
+pytestmark = pytest.mark.browser
 
 
 def test_first_chart_and_redraw_are_measured(server, tmp_path):

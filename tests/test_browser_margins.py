@@ -7,12 +7,15 @@ the one sent was drawn twice. The bottom margin is checked where only the x axis
 they did not fit side by side (that depends on the chart's width in the browser, which the
 server does not know). A chart with a colour bar has its right, top and bottom margins checked,
 and one with a legend above the plot its top margin (not on a phone, where it may wrap).
+
+The margins are read on the classroom measurement's loads (tests/test_browser_classroom.py):
+at 1440 px, in presenter mode at 1920 px (light scheme) and on a 390 px phone.
 """
 
 from __future__ import annotations
 
 import pytest
-from browser_support import PAGES, open_in_browser, wait_idle
+from browser_support import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -29,45 +32,18 @@ VIEWS = [
     "design-similarity",
     "rope-xpos",
 ]
-SETTINGS = {"desktop": (1440, 1000, ""), "presenter": (1920, 1080, "present=1"), "phone": (390, 844, "")}
-
-MARGINS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')).map(gd => {
-  const fl = gd._fullLayout, sent = (gd.layout && gd.layout.margin) || {};
-  const turned = Array.from(gd.querySelectorAll('.xtick text'))
-    .some(t => /rotate\\((?!0[,)])/.test(t.getAttribute('transform') || ''));
-  const legendBelow = fl.showlegend && fl.legend && fl.legend.y < 0;
-  const bar = gd.querySelectorAll('.colorbar').length > 0;
-  return {title: String((fl.meta && (fl.meta.title || fl.meta.chart_title)) || ''),
-          sent: {l: sent.l, b: sent.b, r: sent.r, t: sent.t},
-          drawn: {l: fl._size.l, b: fl._size.b, r: fl._size.r, t: fl._size.t},
-          xOnly: !turned && !legendBelow && !bar,
-          barOnly: bar && !turned && !fl.showlegend,
-          legendAbove: !bar && fl.showlegend && fl.legend && fl.legend.orientation === 'h' && fl.legend.y >= 1};
-})"""
-
-
-def _path(name: str) -> str:
-    return dict(PAGES)[name]
+#: each setting of the check and the classroom measurement's mode that loads it: 1440 px,
+#: presenter mode at 1920 px, a 390 px phone (browser_support.MODES)
+SETTINGS = {"desktop": "desktop", "presenter": "present", "phone": "phone"}
 
 
 @pytest.mark.parametrize("setting", list(SETTINGS))
 @pytest.mark.parametrize("name", VIEWS)
-def test_no_chart_is_drawn_twice_for_its_axes(server, browser, name, setting):
-    width, height, query = SETTINGS[setting]
-    path = _path(name)
-    url = f"{server}/{path}" + (("&" if "?" in path else "?") + query if query else "")
-    page, _ = open_in_browser(browser, url, width=width, height=height)
-    try:
-        wait_idle(page)
-        page.wait_for_function(
-            "() => { const c = document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot');"
-            " return c.length > 0 && Array.from(c).every(gd => gd._fullLayout && gd._fullLayout._size); }",
-            timeout=30_000,
-        )
-        page.wait_for_timeout(500)
-        charts = page.evaluate(MARGINS_JS)
-    finally:
-        page.close()
+def test_no_chart_is_drawn_twice_for_its_axes(measured, name, setting):
+    """Read off the classroom measurement's load of the view (the ``measured`` fixture), once
+    every visible chart is drawn and its text has stopped moving."""
+    charts = measured(name, dict(PAGES)[name], SETTINGS[setting])["margins"]
+    assert all(c["ready"] for c in charts), f"{name} ({setting}): a chart was not drawn: {charts}"
     assert charts
     widened = [c for c in charts if c["drawn"]["l"] > c["sent"]["l"] + 1]
     assert not widened, f"{name} ({setting}): Plotly widened the left margin (a second draw): {widened}"

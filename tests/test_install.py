@@ -15,7 +15,6 @@ import json
 import math
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from app_helpers import free_port
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.NewSession_pb2 import Config
@@ -234,12 +234,6 @@ def test_posenc_lab_prints_its_version(venv, outside):
     assert out.strip() == f"posenc-lab {posenc.__version__}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     url: str
@@ -253,7 +247,7 @@ def server(venv, workdir):
     cwd, home = workdir / "elsewhere", workdir / "home"
     cwd.mkdir()
     home.mkdir()
-    port = _free_port()
+    port = free_port()
     log = workdir / "server.log"
     cmd = [
         venv / "bin" / "posenc-lab",
