@@ -629,17 +629,27 @@ def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict
 
 def free_port() -> int:
     """A loopback port free now. Run by a pytest-xdist worker (the test suite), it keeps to
-    the worker's own ports, those whose remainder by the number of workers is its index (as
-    tests/app_helpers.free_port), so servers started at once by two workers never collide."""
+    a block of ports of the worker's own (as tests/app_helpers.free_port), so servers
+    started at once by two workers never collide."""
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    index = int(worker[2:]) if worker[2:].isdigit() else 0
-    while True:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if count <= 1 or not worker[2:].isdigit():
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port % count == index % count:
+            return s.getsockname()[1]
+    # the worker's own block of 20000 // count ports from 10000, below Linux's ephemeral
+    # range (32768-60999) where the kernel hands out ports of its own; bind(0) cannot be
+    # asked for a block (and prefers even ports for bind, leaving odd ones for connect)
+    span = 20_000 // count
+    low = 10_000 + int(worker[2:]) % count * span
+    for port in random.sample(range(low, low + span), 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
             return port
+    raise RuntimeError(f"no free port in {low}..{low + span - 1}")
 
 
 @contextlib.contextmanager

@@ -877,7 +877,8 @@ def measure_view(
 
     Returns ``{"name", "mode", "scheme", "url", "seconds" (load to measured), "exceptions"
     (count of Streamlit exception boxes), "outside" (requests that left localhost),
-    "table_cells" (the text of every table cell), "report" (``chart_text_report``),
+    "table_cells" (the text of every table cell), "root_px" (the root font size),
+    "speaker_notes" (how many "Speaker notes" texts), "report" (``chart_text_report``),
     "hscroll" (``horizontal_scroll``), "margins" (``MARGINS_JS``), "axe" (``axe_serious``,
     or None unless ``axe``), "shots" (paths written)}``. With ``shots``, writes the screenshots the classroom tests
     keep: presenter mode ``present_{scheme}_{name}.png`` (1920 x 1080), phone
@@ -899,6 +900,9 @@ def measure_view(
         "report": chart_text_report(page),
         "hscroll": horizontal_scroll(page),
         "margins": page.evaluate(MARGINS_JS),
+        # the root font size (presenter mode enlarges it) and the "Speaker notes" expanders
+        "root_px": page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)"),
+        "speaker_notes": page.get_by_text("Speaker notes").count(),
         "axe": None,
         "shots": [],
     }

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import pytest
 from app_helpers import CHEAP
-from browser_support import PAGES, SHOTS, SIGNATURE_JS, open_in_browser, wait_idle
+from browser_support import CLASSROOM_PAGES, PAGES, SHOTS, SIGNATURE_JS, open_in_browser, wait_idle
 
 from posenc_lab.course import LESSONS
 
@@ -122,22 +122,15 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         page.close()
 
 
-@pytest.mark.parametrize("path", ["sinusoidal?present=1", "rope?view=rotation&present=1", "experiments?present=1"])
-def test_presenter_mode_at_projector_resolution(server, browser, path):
-    page, outside = open_in_browser(browser, f"{server}/{path}", width=1920, height=1080)
-    try:
-        wait_idle(page)
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-        assert page.locator('[data-testid="stException"]').count() == 0
-        # the lesson's lead is folded away; the speaker notes hold it
-        assert page.get_by_text("Speaker notes").count() == 1
-        root_px = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
-        assert root_px >= 20
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"present_{path.split('?')[0]}.png"))
-        assert not outside
-    finally:
-        page.close()
+@pytest.mark.parametrize("name", ["sinusoidal-heatmap", "rope-rotation", "experiments-extrapolation"])
+def test_presenter_mode_at_projector_resolution(measured, name):
+    """On the classroom measurement's presenter-mode load (1920 px wide, its first 1080 px kept
+    as ``present_light_{name}.png``): the lesson's lead is folded away into the speaker notes,
+    and the type is larger."""
+    result = measured(name, dict(CLASSROOM_PAGES)[name], "present")
+    assert result["speaker_notes"] == 1
+    assert result["root_px"] >= 20
+    assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
