@@ -63,6 +63,7 @@ def test_every_lesson_runs_at_defaults_with_a_chart_and_a_url(page, query):
     assert at.query_params, "controls are written to the URL"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
 def test_every_slider_at_its_minimum_and_maximum(page, query):
     """Each slider alone at each end, the others at their defaults: one session moves a
@@ -124,6 +125,7 @@ def _repair(default, parse, fix, encode, raw: str) -> tuple[str, bool]:
 GARBAGE_CASES = [(page, query, GARBAGE[i % len(GARBAGE)]) for i, (page, query) in enumerate(VIEW_CASES)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("page", "query", "junk"), GARBAGE_CASES, ids=VIEW_IDS)
 def test_garbage_in_the_url_becomes_a_notice_not_a_traceback(page, query, junk, monkeypatch):
     names = [name for name in default_view(page, query).query_params if name != "view"]
@@ -206,6 +208,7 @@ def _go(at, page: str, view: str | None) -> None:
         at.radio(key="w:view").set_value(view).run()
 
 
+@pytest.mark.slow
 def test_a_session_that_opens_every_view_in_turn_never_fails():
     at = open_page(
         "posenc_lab/lessons/experiments/page.py", CHEAP["posenc_lab/lessons/experiments/page.py"]

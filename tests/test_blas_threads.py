@@ -16,6 +16,9 @@ PROBE = (
     "[p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas']]))"
 )
 
+# each case starts a Python process of its own
+pytestmark = pytest.mark.slow
+
 
 def _probe(value: str | None) -> tuple[int, list[int]]:
     env = {k: v for k, v in os.environ.items() if k != "POSENC_BLAS_THREADS"}

@@ -38,6 +38,7 @@ def _run_on_why_order(server, tmp_path, *options: str, timeout: float) -> tuple[
     return result, row
 
 
+@pytest.mark.slow
 def test_students_load_a_page_download_and_move_a_slider(server, tmp_path):
     options = ["--students", "3", "--moves", "2", "--window", "0.5", "--think", "0.1", "0.3", "--max-seconds", "40"]
     options.append("--downloads")  # each opens the first chart's "Data and code" and fetches its CSV
@@ -55,6 +56,7 @@ def test_students_load_a_page_download_and_move_a_slider(server, tmp_path):
     assert row["ok"] == (result.returncode == 0)
 
 
+@pytest.mark.slow
 def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
     options = ["--students", "2", "--moves", "1000", "--window", "0", "--think", "0.2", "0.4", "--class-minutes", "0.1"]
     _, row = _run_on_why_order(server, tmp_path, *options, timeout=90)
@@ -63,6 +65,7 @@ def test_a_class_of_fixed_length_ends_without_errors(server, tmp_path):
     assert 2 <= row["moves"] < 2 * 1000
 
 
+@pytest.mark.slow
 def test_warm_opens_each_view_once_and_moves_its_slider(server):
     # what deploy/run_two.sh runs on each fresh process before nginx lets a class in
     cmd = [sys.executable, str(ROOT / "benchmarks" / "classroom_load.py"), "--warm", "--url", server]
@@ -124,6 +127,7 @@ def test_only_loopback_urls():
         classroom_load.loopback_target("http://192.0.2.1:8501")
 
 
+@pytest.mark.slow
 def test_a_class_arriving_at_once_on_a_fresh_server_sees_no_error(tmp_path):
     # Regression: on a fresh server, Streamlit imports pandas lazily in one session while
     # Plotly, in others, peeks at the half-imported module; 15 of 40 students opening the
@@ -140,6 +144,7 @@ def test_a_class_arriving_at_once_on_a_fresh_server_sees_no_error(tmp_path):
     assert (row["loads"], row["moves"]) == (40, 0)  # this view has no slider but training ones
 
 
+@pytest.mark.slow
 def test_cpu_per_miss_moves_to_new_values_then_back(tmp_path):
     """The probe of issue 18 on a server of its own (the script starts it and knows its pid):
     one student moves to values nobody chose, then back to them; never a timing test."""

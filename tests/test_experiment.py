@@ -45,17 +45,20 @@ def default_run():
     return ex.run_experiment(ex.ExperimentConfig(steps=150), methods=("none", "learned", "rope", "alibi"))
 
 
+@pytest.mark.slow
 def test_training_loss_falls_on_the_default_setting(default_run):
     for method in ("learned", "rope"):
         losses = default_run["losses"][method]
         assert losses[-10:].mean() < 0.5 * losses[:10].mean(), method
 
 
+@pytest.mark.slow
 def test_learned_positions_have_no_number_past_max_len(default_run):
     accuracy = default_run["accuracy"]["learned"]
     assert accuracy[0] is not None and accuracy[1:] == [None, None, None]
 
 
+@pytest.mark.slow
 def test_without_positions_copying_stays_near_chance_and_with_them_it_is_learned(default_run):
     assert default_run["accuracy"]["none"][0] < 0.4
     assert default_run["accuracy"]["rope"][0] > 0.9

@@ -233,6 +233,7 @@ def test_similarity_view_draws_the_sum_of_cosines_for_the_sinusoid():
 # training
 
 
+@pytest.mark.slow
 def test_train_view_shows_the_stored_classics_at_once_and_trains_the_design_on_request():
     query = {"view": "train", "kind": "binary", "bits": "8", "task": "copy"}
     at = open_page(PAGE, query)

@@ -15,6 +15,7 @@ PAGE = "posenc_lab/lessons/experiments/page.py"
 TINY = {"train_len": "8", "steps": "50", "width": "16", "seed": "3"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
 def test_the_stored_default_results_are_what_a_fresh_run_gives(task):
     cfg = ex.ExperimentConfig(task=task)
@@ -161,6 +162,7 @@ def _decode(y):
 # the context-extension lab
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ex.EXPERIMENT_TASKS)
 def test_the_stored_extension_lab_is_what_a_fresh_run_gives(task):
     cfg = ex.ExperimentConfig(task=task)
