@@ -39,8 +39,8 @@ __all__ = [
     "CODE_LENGTH",
     "JOIN_FAILURES_ALLOWED",
     "JOIN_FAILURE_WINDOW_S",
-    "NETWORK_FAILURES_ALLOWED",
     "MIGRATIONS",
+    "NETWORK_FREE_FAILURES",
     "NICKNAME_CHARS",
     "SETTING",
     "TTL_HOURS",
@@ -66,9 +66,20 @@ NICKNAME_CHARS = 24
 TITLE_CHARS = 60
 JOIN_FAILURES_ALLOWED = 10
 JOIN_FAILURE_WINDOW_S = 300.0
-#: wrong codes from one network address (``join(network=...)``) in the same window: a class
-#: behind one school address makes far fewer typos than this, a guesser far more tries
-NETWORK_FAILURES_ALLOWED = 100
+#: wrong codes from one network address (``join(network=...)``) in the window that are answered
+#: at once: a class behind one school address makes fewer typos than this
+NETWORK_FREE_FAILURES = 20
+#: each wrong code beyond those is answered this much later than the one before, up to the
+#: maximum: a guesser's sessions wait (however many it opens), while a right code is never
+#: refused or slowed for other people's wrong codes
+WRONG_CODE_DELAY_STEP_S = 0.25
+WRONG_CODE_DELAY_MAX_S = 30.0
+#: new students joining from one network address in the window: two classes of a school
+#: behind one address stay under it, a script adding fake classmates does not
+NETWORK_JOINS_ALLOWED = 100
+#: students a class takes unless its teacher sets another cap (1 to MAX_CLASS_CAP)
+CLASS_CAP = 200
+MAX_CLASS_CAP = 1000
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 VOTE_CHARS = 64
@@ -136,6 +147,20 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "CREATE INDEX join_failures_at ON join_failures (at)",
         ),
     ),
+    (
+        2,
+        (
+            # the teacher's cap on students, closing the class to new joins, and how many joins
+            # were refused (locked, full, or too many from one address), shown to the teacher
+            f"ALTER TABLE classes ADD COLUMN cap INTEGER NOT NULL DEFAULT {CLASS_CAP}",
+            "ALTER TABLE classes ADD COLUMN locked INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE classes ADD COLUMN refused INTEGER NOT NULL DEFAULT 0",
+            # new students per network address, kept only for the rate window
+            "CREATE TABLE network_joins (network TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX network_joins_network_at ON network_joins (network, at)",
+            "CREATE INDEX network_joins_at ON network_joins (at)",
+        ),
+    ),
 ]
 
 
@@ -162,12 +187,15 @@ class StoreUnavailable(Exception):
 
 
 class JoinRefused(Exception):
-    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None."""
+    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None,
+    and ``delay``: the seconds the page waits before it answers (a wrong code from an address
+    that sent many)."""
 
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, delay: float = 0.0):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.delay = delay
 
 
 class NotTeacher(PermissionError):
@@ -187,6 +215,9 @@ class ClassInfo:
     title: str
     created: float
     expires: float
+    cap: int = CLASS_CAP
+    locked: bool = False
+    refused: int = 0  # joins refused: class locked, full, or too many from one address
 
 
 @dataclass(frozen=True)
@@ -344,6 +375,13 @@ def _spreadsheet_safe(cell: str) -> str:
     if cell.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(cell):
         return "'" + cell
     return cell
+
+
+def wrong_code_delay(earlier: int) -> float:
+    """Seconds before a wrong code is answered, after ``earlier`` wrong codes from its address
+    in the window: none for a class's typos, then a quarter second more for each, up to 30 s."""
+    extra = earlier + 1 - NETWORK_FREE_FAILURES
+    return 0.0 if extra <= 0 else min(WRONG_CODE_DELAY_MAX_S, WRONG_CODE_DELAY_STEP_S * extra)
 
 
 def _first_line(error: BaseException) -> str:
@@ -672,8 +710,43 @@ class Store:
     def class_info(self, code: str) -> ClassInfo | None:
         code = normalize_code(code)
         with self._tx() as tx:
-            row = tx.one("SELECT code, title, created, expires FROM classes WHERE code = ?", code)
-        return None if row is None else ClassInfo(row[0], row[1], float(row[2]), float(row[3]))
+            row = tx.one("SELECT code, title, created, expires, cap, locked, refused FROM classes WHERE code = ?", code)
+        if row is None:
+            return None
+        return ClassInfo(row[0], row[1], float(row[2]), float(row[3]), int(row[4]), bool(row[5]), int(row[6]))
+
+    def set_cap(self, code: str, teacher_key: str, cap: int) -> None:
+        """The most students the class takes; those already in stay whatever the cap."""
+        if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= MAX_CLASS_CAP:
+            raise ValueError(f"cap must be a whole number from 1 to {MAX_CLASS_CAP}, got {cap!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET cap = ? WHERE code = ?", cap, code)
+
+    def set_locked(self, code: str, teacher_key: str, locked: bool) -> None:
+        """Close the class to new students (those in it stay, and come back with their link)."""
+        if locked not in (True, False):
+            raise ValueError(f"locked must be True or False, got {locked!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET locked = ? WHERE code = ?", int(locked), code)
+
+    def end_class(self, code: str, teacher_key: str) -> None:
+        """End the class now: no more joins or votes; its results stay for the teacher until
+        they are deleted or purged."""
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            now = self._clock()
+            tx.run("UPDATE classes SET expires = ? WHERE code = ? AND expires > ?", now, code, now)
+            tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL", now, code)
+
+    def new_teacher_key(self, code: str, teacher_key: str) -> str:
+        """A new teacher key for the class; the old one (and every link with it) stops working."""
+        fresh = secrets.token_urlsafe(24)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET teacher_hash = ? WHERE code = ?", _hash_key(fresh), code)
+        return fresh
 
     def is_open(self, code: str) -> bool:
         info = self.class_info(code)
@@ -692,16 +765,19 @@ class Store:
     def join(
         self, code: str, nickname: str = "", *, client: str = "", network: str = "", student_id: str | None = None
     ) -> Student:
+        """Join class ``code`` (or come back, with ``student_id``).
+
+        ``client`` is one browser session: its own wrong codes are limited (JOIN_FAILURES_ALLOWED
+        in the window), then refused. ``network`` is the client's address, shared by a class
+        behind one school address: its wrong codes are never a reason to refuse a right code;
+        instead each further wrong code is answered later (``JoinRefused.delay``), so a guesser
+        gains nothing by opening new sessions. New students per address are limited too
+        (NETWORK_JOINS_ALLOWED), as they are per class (its cap) and by the teacher's lock.
+        """
         normalized = normalize_code(code)
         nickname = clean_nickname(nickname)
         client = _require_str(client, "client")[:200]
-        # a second, wider bucket: every client of one network address (a class behind one
-        # school address shares it, so its limit is higher; a guesser cannot escape it by
-        # starting new sessions)
         network = _require_str(network, "network")[:200]
-        buckets = [(client, JOIN_FAILURES_ALLOWED, "this device")]
-        if network:
-            buckets.append(("net:" + network, NETWORK_FAILURES_ALLOWED, "this network"))
         if student_id is not None:
             _check_id(student_id, "student_id")
         refusal: JoinRefused | None = None
@@ -709,32 +785,33 @@ class Store:
             now = self._clock()
             window_start = now - JOIN_FAILURE_WINDOW_S
             tx.run("DELETE FROM join_failures WHERE at <= ?", window_start)
-            for bucket, allowed, who in buckets:
-                failures = [
-                    row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", bucket)
-                ]
-                if len(failures) >= allowed:
-                    # refused until enough failures age out to leave one more try
-                    oldest = failures[len(failures) - allowed]
-                    wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
-                    raise JoinRefused(f"Too many wrong codes from {who}. Try again in {wait} s.", retry_after=wait)
-            expires = tx.value("SELECT expires FROM classes WHERE code = ?", normalized)
-            if expires is None:
-                for bucket, _, _ in buckets:
+            tx.run("DELETE FROM network_joins WHERE at <= ?", window_start)
+            failures = [row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", client)]
+            if len(failures) >= JOIN_FAILURES_ALLOWED:
+                # this session's own wrong codes: refused until enough age out to leave one more try
+                oldest = failures[len(failures) - JOIN_FAILURES_ALLOWED]
+                wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+                raise JoinRefused(f"Too many wrong codes from this device. Try again in {wait} s.", retry_after=wait)
+            row = tx.one("SELECT expires, cap, locked FROM classes WHERE code = ?", normalized)
+            if row is None:
+                buckets = [client] + (["net:" + network] if network else [])
+                earlier = tx.value("SELECT COUNT(*) FROM join_failures WHERE client = ?", buckets[-1]) if network else 0
+                for bucket in buckets:
                     tx.run("INSERT INTO join_failures (client, at) VALUES (?, ?)", bucket, now)
                 # committed below before refusing, so the failure counts
                 refusal = JoinRefused(
-                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen."
+                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen.",
+                    delay=wrong_code_delay(int(earlier or 0)),
                 )
-            elif now >= expires:
+            elif now >= float(row[0]):
                 refusal = JoinRefused(f"Class {normalized} has ended.")
             else:
                 if student_id is not None:
-                    row = tx.one(
+                    found = tx.one(
                         "SELECT nickname FROM students WHERE code = ? AND student_id = ?", normalized, student_id
                     )
-                    if row is not None:
-                        if nickname and nickname != row[0]:
+                    if found is not None:
+                        if nickname and nickname != found[0]:
                             tx.run(
                                 "UPDATE students SET nickname = ? WHERE code = ? AND student_id = ?",
                                 nickname,
@@ -742,17 +819,41 @@ class Store:
                                 student_id,
                             )
                             return Student(student_id, nickname)
-                        return Student(student_id, row[0])
-                new_id = _new_id(9)
-                tx.run(
-                    "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
-                    normalized,
-                    new_id,
-                    nickname,
-                    now,
-                )
-                return Student(new_id, nickname)
+                        return Student(student_id, found[0])
+                refusal = self._new_student_refusal(tx, normalized, network, int(row[1]), bool(row[2]), now)
+                if refusal is None:
+                    new_id = _new_id(9)
+                    tx.run(
+                        "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
+                        normalized,
+                        new_id,
+                        nickname,
+                        now,
+                    )
+                    if network:
+                        tx.run("INSERT INTO network_joins (network, at) VALUES (?, ?)", network, now)
+                    return Student(new_id, nickname)
+                # counted for the teacher, committed below before refusing
+                tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
+
+    def _new_student_refusal(
+        self, tx: _Tx, code: str, network: str, cap: int, locked: bool, now: float
+    ) -> JoinRefused | None:
+        if locked:
+            return JoinRefused(f"Class {code} is closed to new students. Ask your teacher.")
+        if int(tx.value("SELECT COUNT(*) FROM students WHERE code = ?", code)) >= cap:
+            return JoinRefused(f"Class {code} is full ({cap} students). Ask your teacher.")
+        if network:
+            joins = [row[0] for row in tx.all("SELECT at FROM network_joins WHERE network = ? ORDER BY at", network)]
+            if len(joins) >= NETWORK_JOINS_ALLOWED:
+                oldest = joins[len(joins) - NETWORK_JOINS_ALLOWED]
+                wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+                return JoinRefused(
+                    f"Too many students joined from this network in a few minutes. Try again in {wait} s.",
+                    retry_after=wait,
+                )
+        return None
 
     def student(self, code: str, student_id: str) -> Student | None:
         code = normalize_code(code)
@@ -762,6 +863,20 @@ class Store:
                 "SELECT student_id, nickname FROM students WHERE code = ? AND student_id = ?", code, student_id
             )
         return None if row is None else Student(row[0], row[1])
+
+    def remove_student(self, code: str, teacher_key: str, student_id: str) -> bool:
+        """Take a student out of the class with their votes and exercise attempts (a fake
+        classmate); their link stops working. False if no such student was in the class."""
+        _check_id(student_id, "student_id")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run(
+                "DELETE FROM answers WHERE student_id = ? AND round_id IN (SELECT id FROM rounds WHERE code = ?)",
+                student_id,
+                code,
+            )
+            tx.run("DELETE FROM attempts WHERE code = ? AND student_id = ?", code, student_id)
+            return tx.run("DELETE FROM students WHERE code = ? AND student_id = ?", code, student_id) == 1
 
     def students(self, code: str) -> list[Student]:
         code = normalize_code(code)
