@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import os
 import re
 import socket
@@ -29,8 +30,11 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from posenc_lab.classroom import address as client_address
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui import state
+
+_LOG = logging.getLogger(__name__)
 
 #: URL names: the class code, a student's id, the teacher's key
 CODE_PARAM, STUDENT_PARAM, TEACHER_PARAM = "class", "student", "teacher"
@@ -291,25 +295,32 @@ def record_attempt(key: str, answer: str, right: bool) -> None:
 # links
 
 
+def _peer() -> str:
+    """The address of this session's websocket peer, loopback included (``st.context.ip_address``
+    gives None for 127.0.0.1 and ::1, which behind nginx on the same host is every student)."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return ""
+    client = runtime.get_instance().get_client(ctx.session_id)
+    remote = getattr(getattr(client, "client_context", None), "remote_ip", None)
+    return remote if isinstance(remote, str) else ""
+
+
 def network_address() -> str:
-    """The address a request came from, for the rate limit on join codes. Behind the
-    deployment's nginx (deploy/nginx.conf) the peer is loopback, and nginx's own
-    ``X-Real-IP`` names the student; a header a browser sends straight to the app is not
-    trusted, since a guesser could change it on every try."""
-    peer = st.context.ip_address
-    peer = peer if isinstance(peer, str) else ""  # none under AppTest, which has no request
+    """The address a request came from, for the limits on join codes and joins. Behind a
+    trusted proxy (``POSENC_TRUSTED_PROXIES``, loopback by default: deploy/nginx.conf) the
+    proxy's ``X-Real-IP`` names the student; from anyone else those headers are ignored,
+    since a guesser could change them on every try."""
     try:
-        local = ipaddress.ip_address(peer).is_loopback
-    except ValueError:
-        local = False
-    if local:
-        real = st.context.headers.get("X-Real-Ip") if st.context.headers else None
-        real = real.strip() if isinstance(real, str) else ""
-        try:
-            return str(ipaddress.ip_address(real))
-        except ValueError:
-            pass
-    return peer
+        trusted = client_address.trusted_proxies()
+    except ValueError as exc:
+        _LOG.warning("%s; no proxy is trusted", exc)
+        trusted = ()
+    headers = st.context.headers
+    return client_address.client_address(_peer(), dict(headers) if headers else {}, trusted)
 
 
 def client_id() -> str:

@@ -1,0 +1,136 @@
+"""Issue 36 on the Class page under AppTest, against real databases (``class_db_url``: a
+SQLite file and a fresh PostgreSQL database). Each AppTest is one browser session.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_helpers import open_page
+
+from posenc_lab import course as lessons
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import classroom
+
+PAGE = lessons.CLASS.path
+CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
+
+
+@pytest.fixture
+def db_url(class_db_url, monkeypatch):
+    monkeypatch.setenv(class_store.SETTING, class_db_url)
+    return class_db_url
+
+
+def _button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _has_button(at, label: str) -> bool:
+    return any(b.label == label for b in at.button)
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [s.value for s in at.success] + [c.value for c in at.caption]
+    parts += [c.value for c in at.code]
+    # as read on the page: the Markdown escapes of people's text (classroom.plain) dropped
+    return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
+
+
+def _start_class(query: dict | None = None) -> tuple:
+    at = open_page(PAGE, query)
+    _button(at, "Start a class").click().run()
+    assert not at.exception
+    code, key = at.session_state[classroom.TEACHER]
+    return at, code, key
+
+
+def _join(code: str, nickname: str = ""):
+    at = open_page(PAGE, {"class": code})
+    if nickname:
+        next(t for t in at.text_input if t.label.startswith("Nickname")).set_value(nickname)
+    _button(at, "Join").click().run()
+    assert not at.exception
+    return at
+
+
+def test_the_private_link_is_never_on_the_page_unless_asked_for(db_url):
+    teacher, code, key = _start_class()
+    assert key not in _texts(teacher)  # right after Start a class, nothing shows it
+    teacher.run()
+    assert key not in _texts(teacher)
+    _button(teacher, "Show my private link").click().run()
+    assert f"teacher={key}" in "\n".join(c.value for c in teacher.code)
+    teacher.run()  # shown for that one request only
+    assert key not in _texts(teacher)
+    projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
+    assert not _has_button(projected, "Show my private link") and key not in _texts(projected)
+
+
+def test_end_class_now(db_url):
+    teacher, code, key = _start_class()
+    student = _join(code)
+    _button(teacher, "End the class for everyone").click().run()
+    assert not teacher.exception
+    assert f"Class {code} has ended" in _texts(teacher)
+    student.run()
+    assert f"Class {code} has ended" in _texts(student)
+    late = _join(code)
+    assert f"Class {code} has ended" in _texts(late)
+
+
+def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
+    teacher, code, old = _start_class()
+    other_tab = open_page(PAGE, {"class": code, "teacher": old})
+    assert _has_button(other_tab, "Open the vote")
+    _button(teacher, "New teacher link").click().run()
+    _, fresh = teacher.session_state[classroom.TEACHER]
+    assert fresh != old
+    assert f"teacher={fresh}" in "\n".join(c.value for c in teacher.code)  # shown once, to copy
+    assert _has_button(teacher, "Open the vote")
+    other_tab.run()  # a session still holding the old key loses the teacher view
+    assert "This teacher link no longer works" in _texts(other_tab)
+    assert not _has_button(other_tab, "Open the vote")
+    stale = open_page(PAGE, {"class": code, "teacher": old})
+    assert "not valid for class" in _texts(stale) and not _has_button(stale, "Open the vote")
+
+
+def test_the_teacher_locks_caps_sees_refused_joins_and_removes_a_student(db_url):
+    teacher, code, key = _start_class()
+    bot, kim = _join(code, "bot"), _join(code, "Kim")
+    teacher.toggle(key="class_locked").set_value(True).run()
+    refused = _join(code, "late")
+    assert "closed to new students" in _texts(refused)
+    teacher.run()
+    assert "1 join refused" in _texts(teacher) and "1 join was refused" in _texts(teacher)
+    teacher.toggle(key="class_locked").set_value(False).run()
+    teacher.number_input(key="class_cap").set_value(2).run()
+    full = _join(code)
+    assert f"Class {code} is full (2 students)" in _texts(full)
+
+    teacher.selectbox(key="class_poll").set_value(CHOICE.key).run()
+    _button(teacher, "Open the vote").click().run()
+    for student in (bot, kim):
+        student.run()
+        student.radio[0].set_value(0)
+        _button(student, "Send my answer").click().run()
+    teacher.run()
+    assert "2 of 2 students answered" in _texts(teacher)
+    bot_id = bot.session_state[classroom.MEMBER].student_id
+    teacher.selectbox(key="class_remove").set_value(bot_id).run()
+    _button(teacher, "Remove from the class").click().run()
+    assert not teacher.exception
+    teacher.run()
+    assert "1 of 1 students answered" in _texts(teacher)
+    bot.run()
+    assert "You are not in class" in _texts(bot) and not bot.radio
+
+
+def test_a_crafted_link_shows_its_text_not_markdown(db_url):
+    crafted = "[CLICK](https://evil.example)![](http://127.0.0.1:8899/p.png)"
+    at = open_page(PAGE, {"class": crafted, "teacher": "x"})
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert errors and all("](" not in body for body in errors), errors
