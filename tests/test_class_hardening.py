@@ -219,3 +219,54 @@ def test_a_new_teacher_link_makes_the_old_one_useless(store, clock):
     with pytest.raises(NotTeacher):
         store.open_poll(new.code, new.teacher_key, "poll-one")
     assert store.open_poll(new.code, fresh, "poll-one").number == 1
+
+
+def test_joins_at_once_never_pass_the_cap(class_db_url):
+    """Two stores (two app processes), 24 sessions joining at the same moment, cap 5."""
+    import threading
+
+    with open_store(class_db_url) as one, open_store(class_db_url) as two:
+        new = one.create_class()
+        one.set_cap(new.code, new.teacher_key, 5)
+        start = threading.Barrier(24)
+        outcomes: list[str] = []
+
+        def join(i: int) -> None:
+            start.wait()
+            try:
+                (one if i % 2 else two).join(new.code, client=f"c{i}", network=f"192.0.2.{i}")
+                outcomes.append("in")
+            except JoinRefused:
+                outcomes.append("refused")
+
+        threads = [threading.Thread(target=join, args=(i,)) for i in range(24)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes).count("in") == 5
+        assert len(one.students(new.code)) == 5 and one.class_info(new.code).refused == 19
+
+
+# ------------------------------------------------------------------ 6: a deleted SQLite file
+
+
+def test_a_deleted_sqlite_file_is_said_plainly_not_written_to(tmp_path, clock):
+    import os
+
+    from posenc_lab.classroom.store import StoreUnavailable
+
+    path = tmp_path / "classes.sqlite3"
+    with open_store(str(path), clock=clock) as store:
+        new = store.create_class()
+        kim = store.join(new.code, client="a", network="192.0.2.1")
+        rnd = store.open_poll(new.code, new.teacher_key, "poll-one")
+        assert store.answer(rnd.id, kim.student_id, "0", False)  # the pool now holds a connection
+        for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if name.exists():
+                os.unlink(name)
+        with pytest.raises(StoreUnavailable, match="deleted while the app was running"):
+            store.answer(rnd.id, kim.student_id, "1", True)
+        with pytest.raises(StoreUnavailable, match="deleted while the app was running"):
+            store.join(new.code, client="b", network="192.0.2.2")
+        assert not path.exists()  # no new, empty file made in its place

@@ -440,19 +440,49 @@ class _Backend:
     def migration_lock(self, tx: _Tx) -> None: ...
 
 
+DELETED_FILE = (
+    "its file was deleted while the app was running, so what was saved in it is lost unless a backup has it; "
+    "restore the file, or restart the app to begin with an empty one"
+)
+
+
+class _SQLiteConnection(sqlite3.Connection):
+    """A connection that remembers which file (device, inode) it opened."""
+
+    identity: tuple[int, int] | None = None
+
+
 class _SQLite(_Backend):
     kind = "sqlite"
 
     def __init__(self, path: str):
         self.path = path
         self.where = path
+        self.identity: tuple[int, int] | None = None  # (device, inode) of the file once opened
         if sqlite3.sqlite_version_info < (3, 24):  # INSERT ... ON CONFLICT DO UPDATE
             raise StoreUnavailable.of(self.kind, path, f"SQLite {sqlite3.sqlite_version} is too old (3.24 needed)")
 
+    def _identity(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino)
+
     def connect(self):
+        # a file this store made or opened that is gone now was deleted under the running app:
+        # SQLite would quietly start a new, empty one; say so instead
+        if self.identity is not None and self._identity() is None:
+            raise sqlite3.OperationalError(DELETED_FILE)
         # autocommit (isolation_level=None) with explicit BEGIN IMMEDIATE for writes: the write
         # lock is taken up front, so two writers never deadlock upgrading a read lock
-        conn = sqlite3.connect(self.path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=SQLITE_BUSY_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=_SQLiteConnection,
+        )
         try:
             conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
             mode = self._set_wal(conn)
@@ -462,6 +492,9 @@ class _SQLite(_Backend):
         except BaseException:
             conn.close()
             raise
+        conn.identity = self._identity()
+        if self.identity is None:
+            self.identity = conn.identity
         return conn
 
     @staticmethod
@@ -485,7 +518,9 @@ class _SQLite(_Backend):
         return isinstance(error, sqlite3.OperationalError) or type(error) is sqlite3.DatabaseError
 
     def is_broken(self, conn) -> bool:
-        return False
+        # checked as a pooled connection is handed out: one whose file was deleted or replaced
+        # would write where nobody will read (checked again by connect)
+        return conn.identity is None or conn.identity != self._identity()
 
     def migration_lock(self, tx: _Tx) -> None:
         pass  # BEGIN IMMEDIATE already holds the only write lock
@@ -792,7 +827,7 @@ class Store:
                 oldest = failures[len(failures) - JOIN_FAILURES_ALLOWED]
                 wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
                 raise JoinRefused(f"Too many wrong codes from this device. Try again in {wait} s.", retry_after=wait)
-            row = tx.one("SELECT expires, cap, locked FROM classes WHERE code = ?", normalized)
+            row = tx.one("SELECT expires FROM classes WHERE code = ?", normalized)
             if row is None:
                 buckets = [client] + (["net:" + network] if network else [])
                 earlier = tx.value("SELECT COUNT(*) FROM join_failures WHERE client = ?", buckets[-1]) if network else 0
@@ -820,7 +855,7 @@ class Store:
                             )
                             return Student(student_id, nickname)
                         return Student(student_id, found[0])
-                refusal = self._new_student_refusal(tx, normalized, network, int(row[1]), bool(row[2]), now)
+                refusal = self._new_student_refusal(tx, normalized, network, now)
                 if refusal is None:
                     new_id = _new_id(9)
                     tx.run(
@@ -837,9 +872,12 @@ class Store:
                 tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
 
-    def _new_student_refusal(
-        self, tx: _Tx, code: str, network: str, cap: int, locked: bool, now: float
-    ) -> JoinRefused | None:
+    def _new_student_refusal(self, tx: _Tx, code: str, network: str, now: float) -> JoinRefused | None:
+        # the class's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes) makes
+        # joins at once count one after another, so that a flood cannot pass the cap
+        tx.run("UPDATE classes SET cap = cap WHERE code = ?", code)
+        cap, locked = tx.one("SELECT cap, locked FROM classes WHERE code = ?", code)
+        cap = int(cap)
         if locked:
             return JoinRefused(f"Class {code} is closed to new students. Ask your teacher.")
         if int(tx.value("SELECT COUNT(*) FROM students WHERE code = ?", code)) >= cap:
