@@ -147,7 +147,9 @@ def _start_class(teacher: _Person) -> str:
 
 
 def _teacher_link(teacher: _Person) -> str:
-    """The private link, from the code block shown open right after starting (desktop only)."""
+    """The private link, from the code block the "Show my private link" switch opens (desktop only)."""
+    teacher.page.get_by_text("Show my private link").click()
+    wait_idle(teacher.page)
     block = teacher.page.locator('[data-testid="stCode"]').filter(has_text="teacher=").first
     return re.search(r"http\S+teacher=\S+", block.inner_text()).group(0)
 
@@ -447,3 +449,93 @@ def test_class_poll_counts_every_answer_of_a_small_class(tmp_path, monkeypatch):
     assert run.unseen == 0 and len(run.latencies) == 5
     # the teacher's view went from nobody to everybody, through the live fragment
     assert run.counts[0][1] == 0 and run.counts[-1][1] == 5
+
+
+# issue 36: the teacher's key off the projected page, and the class's controls
+
+
+LAPTOP = {"width": 1280, "height": 800}
+
+
+def _page_text(person: _Person) -> str:
+    # the whole document, scrolled into view or not
+    return person.page.evaluate("() => document.documentElement.innerText")
+
+
+def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with (
+        class_server(db) as base,
+        people(browser, (PROJECTOR, False), (LAPTOP, False), (PHONE, True), (PHONE, True)) as (
+            teacher,
+            laptop,
+            kim,
+            late,
+        ),
+    ):
+        # Start a class outside presenter mode on a projector-sized screen (the issue's case)
+        teacher.go(f"{base}/class")
+        code = _start_class(teacher)
+        code_, key = __import__("json").loads(
+            teacher.page.evaluate("() => sessionStorage.getItem('posenc-lab:teacher:v1')")
+        )
+        assert code_ == code and len(key) >= 32
+        assert key not in _page_text(teacher), "the teacher key is on the page"
+        teacher.shot("h36_teacher_start_1920.png")
+        teacher.shot("h36_teacher_running_1920.png", anchor="Running the class")
+        # the same teacher on a laptop, and in presenter mode: no key, no controls on the projector
+        laptop.go(f"{base}/class?class={code}&teacher={key}&present=1")
+        laptop.text("joined")
+        # presenter mode scales the root font (posenc_lab/ui/shell.py) once its style is in
+        laptop.page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize !== '16px'")
+        assert laptop.presenting() and key not in _page_text(laptop)
+        assert not laptop.shows("Running the class") and not laptop.shows("Show my private link")
+        laptop.shot("h36_teacher_present_1280.png")
+
+        _join_by_link(kim, base, code, "www.evil.example")
+        # a name that looks like an address is shown as text, never as a link
+        teacher.text("1 joined: www")
+        for person in (kim, teacher):
+            assert person.page.locator("a", has_text="evil").count() == 0
+        teacher.page.get_by_text("Closed to new students").first.click()
+        wait_idle(teacher.page)
+        late.go(f"{base}/class?class={code}")
+        late.page.get_by_role("textbox", name="Class code").fill(code)
+        late.click("Join")
+        late.text("is closed to new students")
+        late.shot("h36_phone_join_refused.png")
+        teacher.page.reload(wait_until="domcontentloaded")
+        wait_idle(teacher.page)
+        teacher.text("1 join refused")
+        teacher.shot("h36_teacher_refused_1920.png", anchor="Running the class")
+
+        teacher.click("Open the vote")
+        teacher.page.get_by_role("combobox", name="Remove a student").click()
+        teacher.page.get_by_role("option", name=re.compile(r"www\.evil\.example")).click()
+        wait_idle(teacher.page)
+        teacher.click("Remove from the class")
+        teacher.text("Removed from the class")
+        kim.page.get_by_role("button", name="Send my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+        kim.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[0], exact=True).click()
+        kim.click("Send my answer")
+        kim.text("You are not in class")
+        kim.shot("h36_phone_removed.png")
+
+        teacher.page.get_by_text("Show my private link").click()
+        teacher.text("teacher=")
+        assert key in _page_text(teacher)
+        teacher.click("New teacher link")
+        teacher.text("teacher=")
+        fresh = re.search(r"teacher=(\S+)", _page_text(teacher)).group(1)
+        assert fresh != key
+        laptop.page.reload(wait_until="domcontentloaded")
+        laptop.text("no longer works")
+        laptop.shot("h36_old_link_1280.png")
+
+        teacher.page.get_by_role("button", name="End class now").click()
+        teacher.click("End the class for everyone")
+        teacher.text(f"Class {code} has ended")
+        teacher.shot("h36_teacher_ended_1920.png")
+        for person in (teacher, laptop, kim, late):
+            person.no_exception()
+            assert not person.outside, f"requests left localhost: {person.outside[:5]}"

@@ -270,3 +270,110 @@ def test_a_deleted_sqlite_file_is_said_plainly_not_written_to(tmp_path, clock):
         with pytest.raises(StoreUnavailable, match="deleted while the app was running"):
             store.join(new.code, client="b", network="192.0.2.2")
         assert not path.exists()  # no new, empty file made in its place
+
+
+# ------------------------------------------------------------------ 7: nothing kept forever
+
+
+def _rows_of(url: str, sql: str) -> list[tuple]:
+    import sqlite3
+
+    if url.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            return list(conn.execute(sql).fetchall())
+    conn = sqlite3.connect(url)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
+
+
+def _everything_of(url: str, code: str) -> list[int]:
+    """Rows left of class ``code`` in each table."""
+    return [
+        _rows_of(url, f"SELECT COUNT(*) FROM {table} WHERE code = '{code}'")[0][0]
+        for table in ("classes", "students", "rounds", "attempts")
+    ] + [
+        _rows_of(url, f"SELECT COUNT(*) FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.code = '{code}'")[0][
+            0
+        ]
+    ]
+
+
+def _busy_class(store):
+    new = store.create_class(ttl_hours=1)
+    kim = store.join(new.code, "Kim", client="a", network="192.0.2.1")
+    rnd = store.open_poll(new.code, new.teacher_key, "poll-one")
+    store.answer(rnd.id, kim.student_id, "0", True)
+    store.record_attempt(new.code, kim.student_id, "ex-one", "3", True)
+    return new
+
+
+def test_the_teacher_deletes_a_class_and_everything_in_it(store, class_db_url):
+    gone, kept = _busy_class(store), _busy_class(store)
+    with pytest.raises(NotTeacher):
+        store.delete_class(gone.code, "wrong key")
+    store.delete_class(gone.code, gone.teacher_key)
+    assert _everything_of(class_db_url, gone.code) == [0, 0, 0, 0, 0]
+    assert _everything_of(class_db_url, kept.code) == [1, 1, 1, 1, 1]
+    assert not store.is_teacher(gone.code, gone.teacher_key)
+
+
+def test_old_classes_are_purged_on_a_schedule_after_the_retention(store, clock, class_db_url):
+    old = _busy_class(store)  # ends at T0 + 1 h
+    clock.now = T0 + 3600 + 7 * 86400 - 1800  # half an hour before its retention ends
+    recent = _busy_class(store)
+    assert store.purge_if_due(7) == 0  # the first call purges (nothing is old enough yet)
+    clock.now += 1860  # the retention has passed...
+    assert store.purge_if_due(7) is None  # ...but the last purge was less than an hour ago
+    clock.now += class_store.PURGE_EVERY_S
+    assert store.purge_if_due(7) == 1
+    assert _everything_of(class_db_url, old.code) == [0, 0, 0, 0, 0]
+    assert _everything_of(class_db_url, recent.code) == [1, 1, 1, 1, 1]
+    assert _rows_of(class_db_url, "SELECT COUNT(*) FROM join_failures")[0][0] == 0
+
+
+@pytest.mark.parametrize(("value", "days"), [("", 7.0), ("0", 0.0), (" 30 ", 30.0), ("1.5", 1.5)])
+def test_the_retention_is_one_setting(value, days):
+    assert class_store.retention_days({class_store.RETENTION_SETTING: value}) == days
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "nan", "inf"])
+def test_a_bad_retention_is_refused_naming_the_setting(value):
+    with pytest.raises(ValueError, match=class_store.RETENTION_SETTING):
+        class_store.retention_days({class_store.RETENTION_SETTING: value})
+
+
+# ------------------------------------------------------------------ low: names
+
+
+@pytest.mark.parametrize(
+    ("typed", "refused"),
+    [
+        ("\u3164", "visible letter"),  # Hangul filler
+        ("\u2800\u2800\u2800", "visible letter"),  # blank Braille
+        ("\u115f", "visible letter"),  # Hangul choseong filler
+        ("\u3164 \u2800", "visible letter"),
+        ("T\u0435acher", "kept for the teacher"),  # Cyrillic е
+        ("TEACHER", "kept for the teacher"),
+        ("Te\u0301acher", "kept for the teacher"),  # an accent on the e
+        ("the teacher", "kept for the teacher"),
+        ("\u03a4eacher", "kept for the teacher"),  # Greek Tau
+    ],
+)
+def test_invisible_names_and_the_teachers_name_are_refused(store, typed, refused):
+    new = store.create_class()
+    with pytest.raises(JoinRefused, match=refused):
+        store.join(new.code, typed, client="a", network="192.0.2.1")
+    assert store.students(new.code) == []
+
+
+def test_names_keep_their_accents_but_not_a_tower_of_them(store):
+    new = store.create_class()
+    tower = store.join(new.code, "Zo" + "\u0308" * 23, client="a", network="192.0.2.1")
+    assert tower.nickname == "Zo\u0308\u0308".replace("o\u0308", "\u00f6")  # two marks on the o, composed
+    assert store.join(new.code, "Zoë Nguyễn", client="b", network="192.0.2.1").nickname == "Zoë Nguyễn"
+    assert store.join(new.code, "", client="c", network="192.0.2.1").nickname == ""  # anonymous
+    assert store.join(new.code, "teach3r", client="d", network="192.0.2.1").nickname == "teach3r"

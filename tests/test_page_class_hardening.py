@@ -11,7 +11,7 @@ from app_helpers import open_page
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import classroom
+from posenc_lab.ui import class_views, classroom
 
 PAGE = lessons.CLASS.path
 CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
@@ -61,12 +61,14 @@ def test_the_private_link_is_never_on_the_page_unless_asked_for(db_url):
     assert key not in _texts(teacher)  # right after Start a class, nothing shows it
     teacher.run()
     assert key not in _texts(teacher)
-    _button(teacher, "Show my private link").click().run()
+    teacher.toggle(key=class_views.SHOW_LINK).set_value(True).run()
     assert f"teacher={key}" in "\n".join(c.value for c in teacher.code)
-    teacher.run()  # shown for that one request only
+    teacher.run()  # until the teacher turns it off
+    assert f"teacher={key}" in "\n".join(c.value for c in teacher.code)
+    teacher.toggle(key=class_views.SHOW_LINK).set_value(False).run()
     assert key not in _texts(teacher)
     projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
-    assert not _has_button(projected, "Show my private link") and key not in _texts(projected)
+    assert not [t for t in projected.toggle if t.label == "Show my private link"] and key not in _texts(projected)
 
 
 def test_end_class_now(db_url):
@@ -134,3 +136,34 @@ def test_a_crafted_link_shows_its_text_not_markdown(db_url):
     assert not at.exception
     errors = [e.value for e in at.error]
     assert errors and all("](" not in body for body in errors), errors
+
+
+def test_the_class_page_purges_classes_past_the_retention(db_url):
+    import time
+
+    long_ago = time.time() - 30 * 86400
+    with class_store.open_store(db_url, clock=lambda: long_ago) as past:
+        old = past.create_class("Last month", ttl_hours=1)
+    with class_store.open_store(db_url) as now:
+        current = now.create_class("Today")
+    open_page(PAGE)  # any visit: the process purges once an hour
+    with class_store.open_store(db_url) as store:
+        assert store.class_info(old.code) is None
+        assert store.class_info(current.code) is not None
+    stale = open_page(PAGE, {"class": old.code, "teacher": old.teacher_key})
+    assert "not valid for class" in _texts(stale) and not _has_button(stale, "Open the vote")
+
+
+def test_the_teacher_downloads_then_deletes_the_class(db_url):
+    teacher, code, key = _start_class()
+    student = _join(code, "Kim")
+    assert any(b.label == "Gradebook (CSV)" for b in teacher.get("download_button"))
+    assert "deleted 7 days after it ends" in _texts(teacher)
+    _button(teacher, "Delete the class and its data").click().run()
+    assert not teacher.exception
+    assert f"Class {code} and everything in it were deleted" in _texts(teacher)
+    assert not _has_button(teacher, "Open the vote")
+    with class_store.open_store(db_url) as store:
+        assert store.class_info(code) is None and store.students(code) == []
+    student.run()
+    assert f"No class has the code {code}" in _texts(student)

@@ -77,6 +77,11 @@ WRONG_CODE_DELAY_MAX_S = 30.0
 #: new students joining from one network address in the window: two classes of a school
 #: behind one address stay under it, a script adding fake classmates does not
 NETWORK_JOINS_ALLOWED = 100
+#: days a class's data is kept after it ends (POSENC_CLASS_RETENTION_DAYS), and how often a
+#: process deletes what is older
+RETENTION_SETTING = "POSENC_CLASS_RETENTION_DAYS"
+RETENTION_DAYS = 7.0
+PURGE_EVERY_S = 3600.0
 #: students a class takes unless its teacher sets another cap (1 to MAX_CLASS_CAP)
 CLASS_CAP = 200
 MAX_CLASS_CAP = 1000
@@ -279,6 +284,21 @@ def database_url(environ: Mapping[str, str] = os.environ) -> str:
     return str(path)
 
 
+def retention_days(environ: Mapping[str, str] = os.environ) -> float:
+    """Days a class's data is kept after the class ends: ``$POSENC_CLASS_RETENTION_DAYS``
+    (a number from 0; 0 deletes it within the hour after it ends), else RETENTION_DAYS."""
+    text = (environ.get(RETENTION_SETTING) or "").strip()
+    if not text:
+        return RETENTION_DAYS
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not math.isfinite(days) or days < 0:
+        raise ValueError(f"{RETENTION_SETTING} must be a number of days from 0, got {text!r:.40}")
+    return days
+
+
 def _require_str(value, name: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{name} must be a string, got {type(value).__name__}")
@@ -303,17 +323,59 @@ def _clean_text(text: str, limit: int) -> str:
     return " ".join(text.split())[:limit].strip()
 
 
+#: letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern, the
+#: Mongolian vowel separator, ...): a name made of them looks empty, or like someone else's
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5\u034f\ufffc")
+#: combining marks kept on one letter: enough for any script's accents, not for a tower
+MARKS_PER_LETTER = 2
+#: letters of other scripts drawn like Latin ones, to see through "Tеacher" (Cyrillic е)
+_LOOKALIKE = str.maketrans(
+    "аАвВеЕһНіІјЈкКмМоОрРсСтТуУхХѕЅԁԛԝαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
+    "aABBeEhHiIjJkKmMoOpPcCtTyYxXsSdqwaABBeEHHiIkKMMvNoOpPtTuYxX",
+)
+RESERVED_NAMES = ("teacher",)
+
+
+def _skeleton(text: str) -> str:
+    """What a name looks like, roughly: accents off, look-alike letters made Latin, lower
+    case, letters and digits only (1 and l, 0 and o read the same)."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    plain = plain.translate(_LOOKALIKE).casefold().replace("1", "l").replace("0", "o")
+    return "".join(ch for ch in plain if ch.isalnum())
+
+
 def clean_nickname(text: str) -> str:
     """Plain text for a nickname: control and format characters (bidi overrides, zero-width
-    joiners) removed, whitespace collapsed to single spaces, cut to NICKNAME_CHARS.
+    joiners) and blank-looking letters removed, at most MARKS_PER_LETTER accents on a letter,
+    whitespace collapsed to single spaces, cut to NICKNAME_CHARS.
 
     Markdown and HTML are left as typed: the page shows the text escaped. "" is allowed
-    (an anonymous student).
+    (an anonymous student); ``check_nickname`` refuses the names a class must not have.
 
     >>> clean_nickname("  Ada\\n\\u202eLovelace  ")
     'Ada Lovelace'
     """
-    return _clean_text(_require_str(text, "nickname"), NICKNAME_CHARS)
+    # decomposed, so that an accent a letter carries counts as one of its marks
+    text = unicodedata.normalize("NFD", _require_str(text, "nickname"))
+    kept, marks = [], 0
+    for ch in text:
+        if ch in BLANK_LOOKING:
+            continue
+        marks = marks + 1 if unicodedata.combining(ch) else 0
+        if marks <= MARKS_PER_LETTER:
+            kept.append(ch)
+    return _clean_text("".join(kept), NICKNAME_CHARS)
+
+
+def check_nickname(typed: str) -> str:
+    """The nickname to store for ``typed``, or ValueError (a sentence for the student) for a
+    name with nothing visible in it or one that passes for the teacher's."""
+    name = clean_nickname(typed)
+    if typed.strip() and not any(ch.isalnum() or unicodedata.category(ch)[0] in "PS" for ch in name):
+        raise ValueError("A nickname needs a visible letter or digit. Leave it empty to stay anonymous.")
+    if any(reserved in _skeleton(name) for reserved in RESERVED_NAMES):
+        raise ValueError("Pick another nickname: names that read as “Teacher” are kept for the teacher.")
+    return name
 
 
 def _check_key(value, name: str) -> str:
@@ -610,6 +672,7 @@ class Store:
         self._idle: list = []
         self._lock = threading.Lock()
         self._closed = False
+        self._purged_at: float | None = None  # clock time of this store's last scheduled purge
 
     def __repr__(self) -> str:
         return f"<Store {self.kind} at {self.where}>"
@@ -810,7 +873,12 @@ class Store:
         (NETWORK_JOINS_ALLOWED), as they are per class (its cap) and by the teacher's lock.
         """
         normalized = normalize_code(code)
-        nickname = clean_nickname(nickname)
+        try:
+            nickname = check_nickname(_require_str(nickname, "nickname"))
+        except ValueError as exc:
+            if not isinstance(nickname, str):
+                raise
+            raise JoinRefused(str(exc)) from None
         client = _require_str(client, "client")[:200]
         network = _require_str(network, "network")[:200]
         if student_id is not None:
@@ -1174,7 +1242,27 @@ class Store:
                 tx.run(f"DELETE FROM {table} WHERE code IN ({old})", cutoff)
             deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
             tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+            tx.run("DELETE FROM network_joins WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
         return int(deleted)
+
+    def purge_if_due(self, retention_days: float = RETENTION_DAYS) -> int | None:
+        """``purge(retention_days)`` at most once every PURGE_EVERY_S in this store (the app
+        calls it whenever it uses the database); None when it was not due."""
+        with self._lock:
+            now = self._clock()
+            if self._purged_at is not None and now - self._purged_at < PURGE_EVERY_S:
+                return None
+            self._purged_at = now
+        return self.purge(retention_days)
+
+    def delete_class(self, code: str, teacher_key: str) -> None:
+        """Delete a class and everything in it (students, votes, exercises) now; its teacher
+        and student links stop working."""
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code = ?)", code)
+            for table in ("rounds", "students", "attempts", "classes"):
+                tx.run(f"DELETE FROM {table} WHERE code = ?", code)
 
     def close(self) -> None:
         with self._lock:

@@ -38,8 +38,9 @@ DASHBOARD_EVERY_S = 5.0
 DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
-SHOW_LINK = "_class:show_link"  # True for one run: the teacher asked to see the private link
+SHOW_LINK = "class_show_link"  # the toggle that shows the private link (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
+DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
 HOURS = (1, 2, 4, 8, 12, 24)
 
 LEAD = (
@@ -118,8 +119,9 @@ def page(course: Course) -> None:
     refused = classroom.keep_teacher_link()
     db = classroom.database()
     if db is not None:
-        classroom.keep_teacher_in_tab()
-        refused = refused or _check_teacher(db)
+        classroom.purge_old(db)
+    if db is not None:
+        refused = refused or classroom.keep_teacher_in_tab() or _check_teacher(db)
     if db is None:
         st.title("Class mode")
         _unavailable()
@@ -128,6 +130,9 @@ def page(course: Course) -> None:
         st.title("Class mode")
     if refused:
         st.error(classroom.plain(refused))
+    deleted = st.session_state.pop(DELETED, None)
+    if deleted:
+        st.success(deleted)
     try:
         if classroom.teacher() is not None:
             teacher_view(course, db, *classroom.teacher())
@@ -229,7 +234,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     else:
         # during the questions the votes need the screen: the way in shrinks to a line
         st.markdown(
-            f"Join with code **{_spaced(code)}** at {classroom.plain(base)}/class: **{len(students)}** joined."
+            f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: **{len(students)}** joined."
             + _refused_note(info)
         )
         with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
@@ -269,10 +274,12 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
                 st.session_state[FLASH + "ok"] = "Removed from the class, with their answers."
         elif action == "end":
             db.end_class(code, key)
+        elif action == "delete":
+            db.delete_class(code, key)
+            classroom.stop_teaching()
+            st.session_state[DELETED] = f"Class {code} and everything in it were deleted."
         elif action == "new_key":
             classroom.set_teacher(code, db.new_teacher_key(code, key))
-            st.session_state[SHOW_LINK] = True
-        elif action == "show":
             st.session_state[SHOW_LINK] = True
     except class_store.NotTeacher:
         st.session_state[FLASH] = "Only the teacher link controls this class."
@@ -344,17 +351,36 @@ def _running(
             on_click=_admin,
             args=("remove", code, key, "class_remove"),
         )
-    with st.popover("End class now", icon=":material/stop_circle:", disabled=ended):
+    keep = class_store.RETENTION_DAYS
+    try:
+        keep = class_store.retention_days()
+    except ValueError:
+        pass  # purge_old logs it
+    ends = st.container(horizontal=True, gap="small")
+    with ends.popover("End class now", icon=":material/stop_circle:", disabled=ended):
         st.write("Nobody can join or vote any more. The results stay on this page and in the gradebook.")
         st.button("End the class for everyone", type="primary", on_click=_admin, args=("end", code, key))
+    with ends.popover("Delete the class", icon=":material/delete:"):
+        st.write(
+            "Deletes the class and everything in it now: names, votes, exercises. Download the gradebook first "
+            "if you need it. Student and teacher links stop working."
+        )
+        st.button("Delete the class and its data", type="primary", on_click=_admin, args=("delete", code, key))
+    st.caption(
+        f"Otherwise everything in the class is deleted {keep:g} days after it ends "
+        f"({_day(info.expires + keep * 86400.0)})."
+    )
     st.markdown("**Your private teacher link**")
     st.caption(
-        "It alone opens, closes and reveals questions and shows the results. It is never shown on this page "
-        "unless you ask, and presenter mode hides all of this. This tab remembers it while it is open. If it "
+        "It alone opens, closes and reveals questions and shows the results. It is shown only while the "
+        "switch below is on, and presenter mode hides all of this. This tab remembers it while it is open. If it "
         "leaked, make a new one: the old link stops working at once."
     )
+    shown = st.toggle("Show my private link", key=SHOW_LINK)
+    if shown:
+        held = classroom.teacher()
+        st.code(classroom.teacher_link(base, code, held[1] if held else key), language=None, wrap_lines=True)
     row = st.container(horizontal=True, gap="small")
-    row.button("Show my private link", icon=":material/key:", on_click=_admin, args=("show", code, key))
     row.button("New teacher link", icon=":material/autorenew:", on_click=_admin, args=("new_key", code, key))
     row.button(
         "Stop teaching on this device",
@@ -362,19 +388,16 @@ def _running(
         on_click=classroom.stop_teaching,
         help="Back to the join page; the private link brings the teacher view back.",
     )
-    if st.session_state.pop(SHOW_LINK, False):
-        held = classroom.teacher()
-        st.code(classroom.teacher_link(base, code, held[1] if held else key), language=None, wrap_lines=True)
 
 
 def _join_panel(base: str, code: str, joined: int, expires: float, info: class_store.ClassInfo) -> None:
     link = classroom.join_link(base, code)
     show, qr = st.columns([3, 2], gap="large")
     with show:
-        st.markdown(f"Scan the code, or open **{classroom.plain(base)}/class** and type:")
+        st.markdown(f"Scan the code, or open **{classroom.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
         st.markdown(f"**{joined}** joined. The class ends at {_clock(expires)}." + _refused_note(info))
-        st.caption(f"Join link: {classroom.plain(link)}")
+        st.caption(f"Join link: {classroom.address_text(link)}")
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
     if classroom.is_local(base):
@@ -385,6 +408,10 @@ def _join_panel(base: str, code: str, joined: int, expires: float, info: class_s
             + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
             + f", or set {classroom.PUBLIC_URL} to the address students use."
         )
+
+
+def _day(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%d %B %Y, %H:%M UTC")
 
 
 def _clock(epoch: float) -> str:
@@ -718,6 +745,9 @@ def _vote_form(
             if db.answer(round_id, me.student_id, vote, right):
                 st.session_state[VOTED + round_id] = vote
                 sent = vote
+            elif db.student(me.code, me.student_id) is None:
+                st.warning("This answer was not counted: you are not in this class any more.")
+                return
             else:
                 st.warning("Voting has just closed: this answer was not counted.")
     if sent:

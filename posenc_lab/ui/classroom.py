@@ -86,6 +86,20 @@ def database() -> class_store.Store | None:
     return held.store
 
 
+def purge_old(db: class_store.Store) -> None:
+    """Delete the classes that ended more than the retention ago (POSENC_CLASS_RETENTION_DAYS),
+    at most once an hour per process: called whenever the class page uses the database."""
+    try:
+        days = class_store.retention_days()
+    except ValueError as exc:
+        _LOG.warning("%s; keeping classes %g days", exc, class_store.RETENTION_DAYS)
+        days = class_store.RETENTION_DAYS
+    try:
+        db.purge_if_due(days)
+    except class_store.StoreUnavailable as exc:
+        _LOG.warning("purging old classes failed: %s", exc.reason)
+
+
 def problem() -> str:
     """Why the database could not be reached ("" when it can)."""
     held = _connections().get(class_store.database_url())
@@ -220,10 +234,12 @@ _TAB = st.components.v2.component("posenc_teacher_tab", js=_TAB_JS)
 FORGET = "_class:forget_tab"
 
 
-def keep_teacher_in_tab() -> None:
+def keep_teacher_in_tab() -> str | None:
     """On the class page: keep the teacher's (code, key) in this tab's sessionStorage, so a
     reload or a server restart mid-class brings the teacher view back without the key
-    ever showing in the address bar; and take it back from there when the session lost it."""
+    ever showing in the address bar; and take it back from there when the session lost it.
+    Returns a message when the key the tab remembered no longer opens its class (a new
+    teacher link replaced it), and forgets it."""
     current = teacher()
     forget = st.session_state.pop(FORGET, False)
     result = _TAB(
@@ -233,20 +249,28 @@ def keep_teacher_in_tab() -> None:
         on_stored_change=lambda: None,
     )
     if current is not None or forget:
-        return
+        return None
     raw = result.get("stored")
     try:
         code, key = json.loads(raw) if isinstance(raw, str) else (None, None)
     except (ValueError, TypeError):
-        return
+        return None
     if not (isinstance(code, str) and isinstance(key, str)):
-        return
+        return None
     db = database()
     try:
-        if db is not None and db.is_teacher(class_store.normalize_code(code), key):
+        if db is None:
+            return None
+        if db.is_teacher(class_store.normalize_code(code), key):
             set_teacher(class_store.normalize_code(code), key)
+            return None
     except (class_store.StoreUnavailable, ValueError):
-        return
+        return None
+    stop_teaching()  # the tab forgets the stale key on the next run
+    return (
+        "The teacher link this tab remembered no longer works: a new teacher link replaced it, "
+        "or the class ended and was deleted."
+    )
 
 
 def stop_teaching() -> None:
@@ -381,7 +405,20 @@ def teacher_link(base: str, code: str, key: str) -> str:
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
 
 
+#: an invisible word joiner before ".", "@" and ":": the Markdown renderer turns
+#: www.example.org, a@example.org and http://... into links even when escaped (and takes a
+#: joiner after the dot as part of the domain), but finds no "www.", no address and no scheme
+#: once the joiner stands before the dot, the @ or the colon
+_AUTOLINK = re.compile(r"(\\?[.@:])")
+
+
+def address_text(url: str) -> str:
+    """The app's own address (``public_base``) as Markdown: escaped, and left for the renderer
+    to link, so that the teacher can open it."""
+    return _MARKDOWN.sub(r"\\\1", url)
+
+
 def plain(text: str) -> str:
     """A person's text (a nickname, a class name) as Markdown that shows it literally:
     no link, image, emphasis or HTML can come out of it."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return _AUTOLINK.sub("\u2060\\1", _MARKDOWN.sub(r"\\\1", text))
