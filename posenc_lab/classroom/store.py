@@ -74,9 +74,10 @@ NETWORK_FREE_FAILURES = 20
 #: refused or slowed for other people's wrong codes
 WRONG_CODE_DELAY_STEP_S = 0.25
 WRONG_CODE_DELAY_MAX_S = 30.0
-#: new students joining from one network address in the window: two classes of a school
-#: behind one address stay under it, a script adding fake classmates does not
-NETWORK_JOINS_ALLOWED = 100
+#: new students joining from one network address in the window: two lecture halls of 200
+#: behind one school address stay under it; a script adding fake classmates across classes
+#: does not (within one class, its cap and the teacher's lock hold it)
+NETWORK_JOINS_ALLOWED = 400
 #: days a class's data is kept after it ends (POSENC_CLASS_RETENTION_DAYS), and how often a
 #: process deletes what is older
 RETENTION_SETTING = "POSENC_CLASS_RETENTION_DAYS"
