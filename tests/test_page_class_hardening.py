@@ -167,3 +167,59 @@ def test_the_teacher_downloads_then_deletes_the_class(db_url):
         assert store.class_info(code) is None and store.students(code) == []
     student.run()
     assert f"No class has the code {code}" in _texts(student)
+
+
+# ------------------------------------------------------------------ low: when the database is down
+
+
+def test_the_unavailable_message_names_no_host_user_path_or_secret(monkeypatch, caplog):
+    url = "postgresql://posenc:secret@127.0.0.1:1/classes?sslpassword=hunter2&connect_timeout=2"
+    monkeypatch.setenv(class_store.SETTING, url)
+    with caplog.at_level("WARNING", logger="posenc_lab.ui.classroom"):
+        at = open_page(PAGE)
+    assert not at.exception
+    shown = _texts(at)
+    assert "Class mode is unavailable: the class database cannot be reached right now" in shown
+    for leak in ("127.0.0.1", "posenc", "secret", "hunter2", "PostgreSQL at"):
+        assert leak not in shown.replace("posenc-lab", ""), leak
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "127.0.0.1" in logged  # the details are in the server's log...
+    assert "secret" not in logged and "hunter2" not in logged  # ...without its secrets
+
+
+def test_a_database_back_within_a_second_is_used_again(tmp_path, monkeypatch):
+    """A restart of a fraction of a second must not leave the class page 'unavailable' for 10 s."""
+    blocker = tmp_path / "folder"
+    blocker.write_text("a file where the database's folder should be")
+    monkeypatch.setenv(class_store.SETTING, str(blocker / "classes.sqlite3"))
+
+    class Clock:
+        now = 1000.0
+
+        @classmethod
+        def monotonic(cls) -> float:
+            return cls.now
+
+    monkeypatch.setattr(classroom, "time", Clock)
+    assert classroom.database() is None
+    blocker.unlink()
+    blocker.mkdir()  # the database is back
+    Clock.now += 0.3
+    db = classroom.database()
+    assert db is not None
+    db.close()
+    classroom._connections().clear()
+
+
+def test_a_deleted_sqlite_file_is_said_plainly_on_the_page(db_url):
+    if db_url.startswith("postgresql"):
+        pytest.skip("a SQLite file")
+    import os
+
+    teacher, code, key = _start_class()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db_url + suffix):
+            os.unlink(db_url + suffix)
+    teacher.run()
+    assert not teacher.exception
+    assert "its file was deleted while the app was running" in _texts(teacher)

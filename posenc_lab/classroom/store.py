@@ -463,7 +463,9 @@ def _postgres_where(url: str) -> str:
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
         netloc = userinfo.split(":", 1)[0] + "@" + host
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"], safe="/")
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if "password" not in k.lower()], safe="/"
+    )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 

@@ -105,7 +105,7 @@ def _poll_label(course: Course, poll: Poll) -> str:
 
 def _unavailable() -> None:
     st.error(
-        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached.'} "
+        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached right now'}. "
         "Every lesson still works, and exercises you solve are kept in this browser."
     )
 
@@ -285,7 +285,7 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
         st.session_state[FLASH] = "Only the teacher link controls this class."
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
-        st.session_state[FLASH] = str(exc)
+        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
     _class_state.clear()
 
 
@@ -445,7 +445,7 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
         st.session_state[FLASH] = "Only the teacher link controls this class."
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
-        st.session_state[FLASH] = str(exc)
+        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
     _class_state.clear()
 
 

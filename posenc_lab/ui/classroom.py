@@ -43,8 +43,11 @@ MEMBER = "_class:member"  # Member, for a student
 TEACHER = "_class:teacher"  # (code, key), for the teacher
 RESTORED = "_class:restored"  # the (code, student id) whose solved exercises were loaded
 UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
-#: a failed connection is retried after this many seconds, not on every run
-RETRY_S = 10.0
+#: a failed connection is tried again after RETRY_FIRST_S, twice as long after each further
+#: failure, up to RETRY_MAX_S: a database restart of a fraction of a second is over before
+#: most students notice, and one that stays down is not asked on every run
+RETRY_FIRST_S = 0.25
+RETRY_MAX_S = 10.0
 #: the app's public address for join links and QR codes, when the browser's is not it
 PUBLIC_URL = "POSENC_PUBLIC_URL"
 
@@ -62,8 +65,9 @@ class Member:
 @dataclass
 class _Connection:
     store: class_store.Store | None
-    error: str
+    error: str  # the sentence pages show (no host, user, path or secret: the log has those)
     at: float
+    failures: int = 0  # failed tries in a row
 
 
 @st.cache_resource(show_spinner=False)
@@ -72,18 +76,41 @@ def _connections() -> dict[str, _Connection]:
     return {}
 
 
+def retry_after(failures: int) -> float:
+    """Seconds before a database that failed ``failures`` times in a row is tried again:
+    RETRY_FIRST_S, doubling up to RETRY_MAX_S."""
+    return min(RETRY_MAX_S, RETRY_FIRST_S * 2 ** max(0, failures - 1))
+
+
+def said(exc: class_store.StoreUnavailable) -> str:
+    """What a page says about a database failure: a plain sentence for everyone, naming the
+    cause only when it is one of the app's own (a deleted file, a full disk)."""
+    if exc.reason == class_store.DELETED_FILE:
+        return f"the class database cannot be used: {exc.reason}"
+    if "disk is full" in exc.reason or "disk I/O error" in exc.reason:
+        return "the class database cannot be written: the server's disk is full or failing"
+    return "the class database cannot be reached right now"
+
+
+def _failed(url: str, exc: class_store.StoreUnavailable, before: _Connection | None) -> _Connection:
+    failures = (before.failures if before is not None and before.store is None else 0) + 1
+    if failures == 1:  # the first of a run of failures; the details stay in the server's log
+        _LOG.warning("%s", exc)
+    return _Connection(None, said(exc), time.monotonic(), failures)
+
+
 def database() -> class_store.Store | None:
     """This server's class database, or None when it cannot be reached (``problem()`` says why)."""
     url = class_store.database_url()
     held = _connections().get(url)
-    if held is not None and (held.store is not None or time.monotonic() - held.at < RETRY_S):
+    if held is not None and (held.store is not None or time.monotonic() - held.at < retry_after(held.failures)):
         return held.store
     try:
-        held = _Connection(class_store.open_store(url), "", time.monotonic())
+        fresh = _Connection(class_store.open_store(url), "", time.monotonic())
     except class_store.StoreUnavailable as exc:
-        held = _Connection(None, str(exc), time.monotonic())
-    _connections()[url] = held
-    return held.store
+        fresh = _failed(url, exc, held)
+    _connections()[url] = fresh
+    return fresh.store
 
 
 def purge_old(db: class_store.Store) -> None:
@@ -101,16 +128,16 @@ def purge_old(db: class_store.Store) -> None:
 
 
 def problem() -> str:
-    """Why the database could not be reached ("" when it can)."""
+    """Why the database could not be reached, as a page may say it ("" when it can)."""
     held = _connections().get(class_store.database_url())
     return held.error if held is not None else ""
 
 
 def lost(exc: class_store.StoreUnavailable) -> None:
-    """Forget a connection that failed mid-class: the next call tries again (after RETRY_S)."""
+    """Forget a connection that failed mid-class: the next call tries again (``retry_after``)."""
     url = class_store.database_url()
     old = _connections().get(url)
-    _connections()[url] = _Connection(None, str(exc), time.monotonic())
+    _connections()[url] = _failed(url, exc, old)
     if old is not None and old.store is not None:
         try:
             old.store.close()
@@ -307,7 +334,7 @@ def record_attempt(key: str, answer: str, right: bool) -> None:
     db = database()
     try:
         if db is None:
-            raise class_store.StoreUnavailable(problem() or "the class database cannot be reached")
+            raise class_store.StoreUnavailable(problem() or "the class database cannot be reached right now")
         db.record_attempt(current.code, current.student_id, key, answer[:64], right)
     except class_store.StoreUnavailable as exc:
         lost(exc)
