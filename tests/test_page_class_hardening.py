@@ -223,3 +223,20 @@ def test_a_deleted_sqlite_file_is_said_plainly_on_the_page(db_url):
     teacher.run()
     assert not teacher.exception
     assert "its file was deleted while the app was running" in _texts(teacher)
+
+
+def test_a_vote_sent_just_after_close_says_it_was_not_counted(db_url):
+    teacher, code, key = _start_class()
+    student = _join(code)
+    teacher.selectbox(key="class_poll").set_value(CHOICE.key).run()
+    _button(teacher, "Open the vote").click().run()
+    student.run()
+    student.radio[0].set_value(0)  # picked on the open form...
+    _button(teacher, "Close the vote").click().run()
+    _button(student, "Send my answer").click().run()  # ...and sent once the vote had closed
+    assert not student.exception
+    assert "Your answer was not counted: voting closed before it arrived" in _texts(student)
+    teacher.run()
+    assert "0 of 1 students answered" in _texts(teacher)
+    student.run()  # said once, for that answer
+    assert "not counted" not in _texts(student)

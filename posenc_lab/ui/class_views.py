@@ -37,6 +37,7 @@ DASHBOARD_EVERY_S = 5.0
 #: session keys
 DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
+SEND = "class_send_"  # + round id: the vote form's submit button
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
 SHOW_LINK = "class_show_link"  # the toggle that shows the private link (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
@@ -698,6 +699,9 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
     if revealed:
         _reveal(course, poll, vote=sent)
     elif closed:
+        if st.session_state.get(SEND + round_id):
+            # the student pressed Send on the open form, and the teacher closed the vote first
+            st.warning("Your answer was not counted: voting closed before it arrived.")
         st.info(
             "Voting is closed"
             + (f"; you answered **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**" if sent else "")
@@ -736,7 +740,9 @@ def _vote_form(
                 placeholder=f"between {poll.low:g} and {poll.high:g}",
             )
             vote = None if value is None else tally.encode_number(float(value), poll.integer)
-        pressed = st.form_submit_button("Change my answer" if sent else "Send my answer", type="primary")
+        pressed = st.form_submit_button(
+            "Change my answer" if sent else "Send my answer", type="primary", key=SEND + round_id
+        )
     if pressed:
         if vote is None:
             st.warning("Pick an answer first.")
