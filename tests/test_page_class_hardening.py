@@ -240,3 +240,27 @@ def test_a_vote_sent_just_after_close_says_it_was_not_counted(db_url):
     assert "0 of 1 students answered" in _texts(teacher)
     student.run()  # said once, for that answer
     assert "not counted" not in _texts(student)
+
+
+def test_an_exercise_solved_while_the_database_is_down_reaches_the_class_later(db_url, tmp_path, monkeypatch):
+    _, code, key = _start_class()
+    student = _join(code, "Lin")
+    me = student.session_state[classroom.MEMBER]
+    lesson = lessons.LESSONS[2]  # learned: its first exercise is multiple choice
+    first = lesson.exercises[0]
+    page = open_page(lesson.path, {"class": code, "student": me.student_id})
+    blocker = tmp_path / "down"
+    blocker.write_text("a file where the database's folder should be")
+    monkeypatch.setenv(class_store.SETTING, str(blocker / "classes.sqlite3"))  # the database is down
+    page.radio(key=f"ex_{first.key}_choice").set_value(first.answer_index)
+    page.button(key=f"ex_{first.key}_check").click().run()
+    assert not page.exception
+    assert "goes to the class when the database is back" in " ".join(t.value for t in page.toast)
+    with class_store.open_store(db_url) as store:
+        assert store.solved(code, me.student_id) == set()
+    monkeypatch.setenv(class_store.SETTING, db_url)  # back
+    page.run()
+    assert not page.exception
+    with class_store.open_store(db_url) as store:
+        assert store.solved(code, me.student_id) == {first.key}
+    assert "have reached the class" in " ".join(t.value for t in page.toast)

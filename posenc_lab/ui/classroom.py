@@ -43,6 +43,8 @@ MEMBER = "_class:member"  # Member, for a student
 TEACHER = "_class:teacher"  # (code, key), for the teacher
 RESTORED = "_class:restored"  # the (code, student id) whose solved exercises were loaded
 UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
+PENDING = "_class:pending"  # exercise answers not sent yet: (code, student id, key, answer, right)
+PENDING_MAX = 500  # a session's unsent answers kept at most (a lesson has a few dozen exercises)
 #: a failed connection is tried again after RETRY_FIRST_S, twice as long after each further
 #: failure, up to RETRY_MAX_S: a database restart of a fraction of a second is over before
 #: most students notice, and one that stays down is not asked on every run
@@ -188,6 +190,7 @@ def follow_link() -> None:
         params[CODE_PARAM] = current.code
         params[STUDENT_PARAM] = current.student_id
         state.own(CODE_PARAM, STUDENT_PARAM)
+    send_pending()
 
 
 def _follow(code: str, student_id: str) -> None:
@@ -327,20 +330,42 @@ def restore_solved(solved: set[str], valid) -> None:
 
 
 def record_attempt(key: str, answer: str, right: bool) -> None:
-    """Send a checked exercise answer to the class (nothing outside a class)."""
+    """Send a checked exercise answer to the class (nothing outside a class); one that cannot
+    be sent waits in this session and goes when the database is back (``send_pending``)."""
     current = member()
     if current is None:
+        return
+    pending = st.session_state.setdefault(PENDING, [])
+    if len(pending) < PENDING_MAX:
+        pending.append((current.code, current.student_id, key, answer[:64], right))
+    send_pending()
+
+
+def send_pending() -> None:
+    """Send the exercise answers this session could not send (every run calls it; nothing
+    to do unless the database was down)."""
+    pending = st.session_state.get(PENDING)
+    if not pending:
         return
     db = database()
     try:
         if db is None:
             raise class_store.StoreUnavailable(problem() or "the class database cannot be reached right now")
-        db.record_attempt(current.code, current.student_id, key, answer[:64], right)
+        while pending:
+            db.record_attempt(*pending[0])
+            pending.pop(0)
     except class_store.StoreUnavailable as exc:
-        lost(exc)
+        if db is not None:
+            lost(exc)
         if not st.session_state.get(UNSENT):
             st.session_state[UNSENT] = True
-            st.toast("The class database cannot be reached: this answer is kept in this browser only.")
+            st.toast(
+                "The class database cannot be reached: your answer is kept in this browser and goes to the "
+                "class when the database is back."
+            )
+        return
+    if st.session_state.pop(UNSENT, False):
+        st.toast("The class database is back: your answers have reached the class.")
 
 
 # links
