@@ -146,12 +146,22 @@ def _start_class(teacher: _Person) -> str:
     return code
 
 
+def _teacher_key(teacher: _Person) -> str:
+    """The teacher key, from the code block the "Show my teacher key" switch opens (desktop only)."""
+    switch = teacher.page.get_by_text("Show my teacher key")
+    if not teacher.page.locator('[data-testid="stCode"]').count():
+        switch.click()
+    block = teacher.page.locator('[data-testid="stCode"]').first
+    block.wait_for()
+    return block.inner_text().strip()
+
+
 def _teacher_link(teacher: _Person) -> str:
-    """The private link, from the code block the "Show my private link" switch opens (desktop only)."""
-    teacher.page.get_by_text("Show my private link").click()
-    wait_idle(teacher.page)
-    block = teacher.page.locator('[data-testid="stCode"]').filter(has_text="teacher=").first
-    return re.search(r"http\S+teacher=\S+", block.inner_text()).group(0)
+    """A teacher link (``?teacher=KEY``, still accepted) made from the key the page shows."""
+    key = _teacher_key(teacher)
+    link = teacher.page.get_by_text(re.compile(r"/class\?class=")).first.inner_text()
+    base, code = re.search(r"(http://[^/]+)/class\?class=([A-Z0-9]+)", link).groups()
+    return f"{base}/class?class={code}&teacher={key}"
 
 
 def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
@@ -489,7 +499,7 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         # presenter mode scales the root font (posenc_lab/ui/shell.py) once its style is in
         laptop.page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize !== '16px'")
         assert laptop.presenting() and key not in _page_text(laptop)
-        assert not laptop.shows("Running the class") and not laptop.shows("Show my private link")
+        assert not laptop.shows("Running the class") and not laptop.shows("Show my teacher key")
         laptop.shot("h36_teacher_present_1280.png")
 
         _join_by_link(kim, base, code, "www.evil.example")
@@ -521,13 +531,10 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         kim.text("You are not in class")
         kim.shot("h36_phone_removed.png")
 
-        teacher.page.get_by_text("Show my private link").click()
-        teacher.text("teacher=")
-        assert key in _page_text(teacher)
+        assert _teacher_key(teacher) == key
         teacher.click("New teacher link")
-        teacher.text("teacher=")
-        fresh = re.search(r"teacher=(\S+)", _page_text(teacher)).group(1)
-        assert fresh != key
+        fresh = _teacher_key(teacher)
+        assert fresh != key and len(fresh) >= 32
         laptop.page.reload(wait_until="domcontentloaded")
         laptop.text("no longer works")
         laptop.shot("h36_old_link_1280.png")
@@ -539,3 +546,56 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         for person in (teacher, laptop, kim, late):
             person.no_exception()
             assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):
+    """The teacher continues a class on a second browser by typing the key: no request the
+    browser sends, and nothing in its history file, carries it."""
+    import sqlite3 as sqlite
+
+    from browser_support import CHROMIUM, FLAGS
+    from playwright.sync_api import sync_playwright
+
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_store.open_store(db) as store:
+        new = store.create_class("History")
+    profile = tmp_path / "profile"
+    requests: list[str] = []
+
+    def teach(base: str) -> None:
+        # a browser of its own with a profile on disk (its history file), in a thread of its
+        # own: the session's Playwright holds this thread's event loop
+        with sync_playwright() as pw:
+            context = pw.chromium.launch_persistent_context(
+                str(profile), executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=LAPTOP
+            )
+            try:
+                page = context.pages[0] if context.pages else context.new_page()
+                page.on("request", lambda r: requests.append(r.url + " " + (r.post_data or "")))
+                page.goto(f"{base}/class", wait_until="domcontentloaded")
+                wait_idle(page)
+                page.get_by_text("Continue teaching a class").click()
+                form = page.locator(".st-key-class_resume_code input")
+                form.wait_for()
+                form.fill(new.code)
+                page.locator(".st-key-class_resume_key input").fill(new.teacher_key)
+                page.get_by_role("button", name="Continue teaching").click()
+                page.get_by_role("button", name="Open the vote").wait_for(timeout=30_000)
+                wait_idle(page)
+                page.goto(f"{base}/", wait_until="domcontentloaded")  # another page, so history is written
+                wait_idle(page)
+            finally:
+                context.close()
+
+    with class_server(db) as base, ThreadPoolExecutor(1) as pool:
+        pool.submit(teach, base).result()
+    assert requests and not [r for r in requests if new.teacher_key in r]
+    copy = tmp_path / "History.copy"
+    copy.write_bytes((profile / "Default" / "History").read_bytes())
+    conn = sqlite.connect(copy)
+    try:
+        urls = [row[0] for row in conn.execute("SELECT url FROM urls")]
+    finally:
+        conn.close()
+    assert any("/class" in url for url in urls), urls  # the history was written...
+    assert not [url for url in urls if new.teacher_key in url]  # ...without the key

@@ -62,13 +62,13 @@ def test_the_private_link_is_never_on_the_page_unless_asked_for(db_url):
     teacher.run()
     assert key not in _texts(teacher)
     teacher.toggle(key=class_views.SHOW_LINK).set_value(True).run()
-    assert f"teacher={key}" in "\n".join(c.value for c in teacher.code)
+    assert [c.value for c in teacher.code] == [key]
     teacher.run()  # until the teacher turns it off
-    assert f"teacher={key}" in "\n".join(c.value for c in teacher.code)
+    assert [c.value for c in teacher.code] == [key]
     teacher.toggle(key=class_views.SHOW_LINK).set_value(False).run()
     assert key not in _texts(teacher)
     projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
-    assert not [t for t in projected.toggle if t.label == "Show my private link"] and key not in _texts(projected)
+    assert not [t for t in projected.toggle if t.label == "Show my teacher key"] and key not in _texts(projected)
 
 
 def test_end_class_now(db_url):
@@ -90,7 +90,7 @@ def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
     _button(teacher, "New teacher link").click().run()
     _, fresh = teacher.session_state[classroom.TEACHER]
     assert fresh != old
-    assert f"teacher={fresh}" in "\n".join(c.value for c in teacher.code)  # shown once, to copy
+    assert [c.value for c in teacher.code] == [fresh]  # shown, to keep
     assert _has_button(teacher, "Open the vote")
     other_tab.run()  # a session still holding the old key loses the teacher view
     assert "This teacher link no longer works" in _texts(other_tab)
@@ -264,3 +264,18 @@ def test_an_exercise_solved_while_the_database_is_down_reaches_the_class_later(d
     with class_store.open_store(db_url) as store:
         assert store.solved(code, me.student_id) == {first.key}
     assert "have reached the class" in " ".join(t.value for t in page.toast)
+
+
+def test_the_teacher_continues_a_class_by_typing_the_key_never_by_a_link(db_url):
+    _, code, key = _start_class()
+    other = open_page(PAGE)  # another device: no key in any URL
+    other.text_input(key="class_resume_code").set_value(code.lower())
+    other.text_input(key="class_resume_key").set_value(key[:-1] + ("x" if key[-1] != "x" else "y"))
+    _button(other, "Continue teaching").click().run()
+    assert "do not open a class" in _texts(other) and not _has_button(other, "Open the vote")
+    other.text_input(key="class_resume_key").set_value(key)
+    _button(other, "Continue teaching").click().run()
+    assert not other.exception
+    assert other.session_state[classroom.TEACHER] == (code, key)
+    assert _has_button(other, "Open the vote")
+    assert "teacher" not in other.query_params

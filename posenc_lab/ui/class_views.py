@@ -39,7 +39,7 @@ DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
 SEND = "class_send_"  # + round id: the vote form's submit button
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
-SHOW_LINK = "class_show_link"  # the toggle that shows the private link (off unless the teacher turns it on)
+SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
 HOURS = (1, 2, 4, 8, 12, 24)
@@ -205,9 +205,26 @@ def landing(db: class_store.Store) -> None:
             classroom.set_teacher(new.code, new.teacher_key)
             st.rerun()
         st.caption(
-            "You get a join code, a link and a QR code for the room, and a private link that alone "
+            "You get a join code, a link and a QR code for the room, and a private teacher key that alone "
             "controls the class. A class ends after the time you choose."
         )
+        # the key is typed here, never carried in a link: no browser history, server or proxy
+        # log keeps it
+        with st.expander("Continue teaching a class", icon=":material/key:"):
+            with st.form("class_resume", border=False):
+                code = st.text_input("Class code", key="class_resume_code", max_chars=12)
+                key = st.text_input("Teacher key", key="class_resume_key", type="password", max_chars=64)
+                resumed = st.form_submit_button("Continue teaching", icon=":material/login:")
+            if resumed:
+                normalized = class_store.normalize_code(code)
+                try:
+                    ok = bool(key) and db.is_teacher(normalized, key.strip())
+                except ValueError:
+                    ok = False
+                if ok:
+                    classroom.set_teacher(normalized, key.strip())
+                    st.rerun()
+                st.error("This code and key do not open a class: check both against the teacher key you kept.")
 
 
 # the teacher's side
@@ -371,23 +388,28 @@ def _running(
         f"Otherwise everything in the class is deleted {keep:g} days after it ends "
         f"({_day(info.expires + keep * 86400.0)})."
     )
-    st.markdown("**Your private teacher link**")
+    st.markdown("**Your teacher key**")
     st.caption(
         "It alone opens, closes and reveals questions and shows the results. It is shown only while the "
         "switch below is on, and presenter mode hides all of this. This tab remembers it while it is open. If it "
-        "leaked, make a new one: the old link stops working at once."
+        "leaked, make a new one: the old key stops working at once."
     )
-    shown = st.toggle("Show my private link", key=SHOW_LINK)
+    shown = st.toggle("Show my teacher key", key=SHOW_LINK)
     if shown:
         held = classroom.teacher()
-        st.code(classroom.teacher_link(base, code, held[1] if held else key), language=None, wrap_lines=True)
+        st.code(held[1] if held else key, language=None)
+        st.caption(
+            f"On another device or in another tab: open {classroom.address_text(base)}/class, press *Continue "
+            f"teaching a class*, and type the code {code} and this key. It never goes into a link, so no browser "
+            "history and no server log keeps it."
+        )
     row = st.container(horizontal=True, gap="small")
     row.button("New teacher link", icon=":material/autorenew:", on_click=_admin, args=("new_key", code, key))
     row.button(
         "Stop teaching on this device",
         icon=":material/logout:",
         on_click=classroom.stop_teaching,
-        help="Back to the join page; the private link brings the teacher view back.",
+        help="Back to the join page; the teacher key brings the teacher view back.",
     )
 
 

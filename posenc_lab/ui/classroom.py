@@ -8,9 +8,10 @@ votes, progress. A session only remembers *which* class and student it is:
   (``/class?class=K7QM3P&student=...``); the shell keeps both in the address bar on every
   page, so a reload, a bookmark or a server restart brings back the same student, and
   the exercises solved in class come back from the database;
-- the teacher's private link carries the class code and the teacher key. The key is read
-  once, kept in the session, and taken out of the address bar: a projected address bar
-  must not hand the class to the room.
+- the teacher types the class code and the teacher key (*Continue teaching a class*), so the
+  key is in no link, browser history or log; it is kept in the session and in the tab's
+  sessionStorage. An older teacher link (``?teacher=KEY``) still works: its key is read once
+  and taken out of the address bar.
 
 When the database cannot be reached the class page says so, and the lessons go on: an
 exercise answer that cannot be sent is kept in the browser as always (``ui.progress``).
