@@ -599,3 +599,24 @@ def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):
         conn.close()
     assert any("/class" in url for url in urls), urls  # the history was written...
     assert not [url for url in urls if new.teacher_key in url]  # ...without the key
+
+
+def test_a_student_shares_a_view_without_their_class_identity(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_store.open_store(db) as store:
+        new = store.create_class("Share")
+        kim = store.join(new.code, "Kim", client="a")
+    with class_server(db) as base, people(browser, (PHONE, True), (LAPTOP, False)) as (phone, laptop):
+        for person, name in ((phone, "phone"), (laptop, "laptop")):
+            person.go(f"{base}/{LESSON.url_path}?class={new.code}&student={kim.student_id}")
+            assert kim.student_id in person.page.url  # the address bar keeps the student in the class
+            button = person.page.get_by_role("button", name="Link to this view, without your class")
+            button.scroll_into_view_if_needed()
+            button.click()
+            field = person.page.get_by_role("textbox", name="Link to this view")
+            field.wait_for()
+            shared = field.input_value()
+            assert shared.startswith(f"{base}/{LESSON.url_path}"), shared
+            assert kim.student_id not in shared and new.code not in shared, shared
+            person.shot(f"h36_share_{name}.png", anchor="Link to this view, without your class")
+            person.no_exception()

@@ -304,6 +304,56 @@ def keep_teacher_in_tab() -> str | None:
     )
 
 
+# "share this view" for a student in a class
+
+#: the link is made in the browser from the address bar as it is when pressed (a lesson's
+#: controls change it without a new run of the page), minus the class code and student id
+_SHARE_HTML = """
+<div class="posenc-share">
+  <button type="button">Link to this view, without your class</button>
+  <input type="text" readonly aria-label="Link to this view" hidden>
+  <span role="status"></span>
+</div>
+"""
+_SHARE_JS = """
+export default function ({ parentElement }) {
+  const root = parentElement.querySelector('.posenc-share');
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = '1';
+  const button = root.querySelector('button');
+  const field = root.querySelector('input');
+  const status = root.querySelector('span');
+  button.addEventListener('click', () => {
+    const url = new URL(window.location.href);
+    for (const name of ['class', 'student']) url.searchParams.delete(name);
+    field.value = url.toString();
+    field.hidden = false;
+    field.select();
+    const copied = () => { status.textContent = 'Copied: anyone with it sees this view, not your class.'; };
+    const shown = () => { status.textContent = 'Copy it from the box: it does not name your class.'; };
+    try {
+      navigator.clipboard.writeText(field.value).then(copied, shown);
+    } catch (e) { shown(); }
+  });
+}
+"""
+_SHARE_CSS = """
+.posenc-share { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
+.posenc-share button { font: inherit; padding: 0.25rem 0.75rem; border-radius: 0.5rem;
+  border: 1px solid rgba(49, 51, 63, 0.3); background: transparent; color: inherit; cursor: pointer; }
+.posenc-share input { font: inherit; flex: 1 1 16rem; min-width: 0; max-width: 100%; padding: 0.25rem; }
+.posenc-share span { font-size: 0.875rem; }
+"""
+_SHARE = st.components.v2.component("posenc_share_view", html=_SHARE_HTML, js=_SHARE_JS, css=_SHARE_CSS)
+
+
+def share_view() -> None:
+    """For a student in a class, on a lesson page: a link to the view they see that does not
+    carry their class code and student id (the address bar does, to keep them in the class)."""
+    if member() is not None:
+        _SHARE(key="class_share_view")
+
+
 def stop_teaching() -> None:
     """Leave the teacher view on this device (the private link brings it back)."""
     st.session_state.pop(TEACHER, None)
