@@ -619,4 +619,5 @@ def test_a_student_shares_a_view_without_their_class_identity(browser, tmp_path)
             assert shared.startswith(f"{base}/{LESSON.url_path}"), shared
             assert kim.student_id not in shared and new.code not in shared, shared
             person.shot(f"h36_share_{name}.png", anchor="Link to this view, without your class")
+            _no_serious_axe(person, f"a lesson with the share link, {name}")
             person.no_exception()

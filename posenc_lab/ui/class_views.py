@@ -120,8 +120,6 @@ def page(course: Course) -> None:
     refused = classroom.keep_teacher_link()
     db = classroom.database()
     if db is not None:
-        classroom.purge_old(db)
-    if db is not None:
         refused = refused or classroom.keep_teacher_in_tab() or _check_teacher(db)
     if db is None:
         st.title("Class mode")

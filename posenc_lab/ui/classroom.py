@@ -107,18 +107,23 @@ def database() -> class_store.Store | None:
     url = class_store.database_url()
     held = _connections().get(url)
     if held is not None and (held.store is not None or time.monotonic() - held.at < retry_after(held.failures)):
+        if held.store is not None:
+            purge_old(held.store)
         return held.store
     try:
         fresh = _Connection(class_store.open_store(url), "", time.monotonic())
     except class_store.StoreUnavailable as exc:
         fresh = _failed(url, exc, held)
     _connections()[url] = fresh
+    if fresh.store is not None:
+        purge_old(fresh.store)
     return fresh.store
 
 
 def purge_old(db: class_store.Store) -> None:
     """Delete the classes that ended more than the retention ago (POSENC_CLASS_RETENTION_DAYS),
-    at most once an hour per process: called whenever the class page uses the database."""
+    at most once an hour per process: ``database()`` calls it whenever a page uses the database
+    (a check of the clock until a purge is due)."""
     try:
         days = class_store.retention_days()
     except ValueError as exc:
