@@ -210,7 +210,7 @@ def landing(db: class_store.Store) -> None:
         # log keeps it
         with st.expander("Continue teaching a class", icon=":material/key:"):
             with st.form("class_resume", border=False):
-                code = st.text_input("Class code", key="class_resume_code", max_chars=12)
+                code = st.text_input("Your class's code", key="class_resume_code", max_chars=12)
                 key = st.text_input("Teacher key", key="class_resume_key", type="password", max_chars=64)
                 resumed = st.form_submit_button("Continue teaching", icon=":material/login:")
             if resumed:
