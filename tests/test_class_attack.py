@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pg_support
@@ -89,6 +90,13 @@ def two_behind_nginx(fresh_db):
         assert not tracebacks, f"a traceback in the server log: {tracebacks}"
 
 
+def _run(coroutine) -> None:
+    """``asyncio.run`` in a thread of its own: Playwright's sync API (the browser tests of the
+    same session) may hold an event loop in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coroutine).result()
+
+
 def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
     url, access_log, db = two_behind_nginx
     args = class_attack.parse_args(
@@ -98,7 +106,7 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
     run = class_attack.Attack()
     run.code, key = class_attack.start_class(db)
 
-    asyncio.run(class_attack.guess(args, target, run))
+    _run(class_attack.guess(args, target, run))
     assert run.errors == []
     sent = args.guessers * args.tries
     assert len(run.wrong) == sent and all("No class has the code" in said for _, said in run.wrong)
@@ -111,12 +119,12 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
     slowest = max(ms for ms, _ in run.wrong)
     assert slowest >= 1000 * class_store.wrong_code_delay(sent - 1) > 0
 
-    asyncio.run(class_attack.classmate(args, target, run))
+    _run(class_attack.classmate(args, target, run))
     assert run.classmate_joined, run.classmate_said  # never refused for the guessers' codes
 
     with class_store.open_store(db) as store:
         store.set_cap(run.code, key, args.cap)
-    asyncio.run(class_attack.flood(args, target, run))
+    _run(class_attack.flood(args, target, run))
     assert run.errors == []
     assert (run.flood_joined, run.flood_refused) == (args.cap - 1, args.flood - args.cap + 1)
     with class_store.open_store(db) as store:
@@ -125,7 +133,7 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
 
     # a teacher link through nginx: its key, and the students' ids, stay out of the access log
     teacher = class_attack._client(-1, {"class": run.code, "teacher": key}, args, target, None)
-    asyncio.run(_open_and_close(teacher))
+    _run(_open_and_close(teacher))
     logged = access_log.read_text()
     assert '"GET /class HTTP/1.1"' in logged
     assert key not in logged and "?" not in logged
