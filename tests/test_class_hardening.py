@@ -378,3 +378,53 @@ def test_names_keep_their_accents_but_not_a_tower_of_them(store):
     assert store.join(new.code, "Zoë Nguyễn", client="b", network="192.0.2.1").nickname == "Zoë Nguyễn"
     assert store.join(new.code, "", client="c", network="192.0.2.1").nickname == ""  # anonymous
     assert store.join(new.code, "teach3r", client="d", network="192.0.2.1").nickname == "teach3r"
+
+
+# ------------------------------------------------------------------ an existing database
+
+
+def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_classes(class_db_url, monkeypatch):
+    """A class database made before issue 36 (migration 1 only) opens: migration 2 adds the
+    cap, lock and refused count, and its running class keeps its students and teacher key."""
+    monkeypatch.setattr(class_store, "MIGRATIONS", class_store.MIGRATIONS[:1])
+    with open_store(class_db_url) as old:
+        assert old.schema_versions() == [1]
+    monkeypatch.undo()
+    # a class as the previous version wrote it (no cap, locked or refused columns)
+    import time as _time
+
+    from posenc_lab.classroom.store import _hash_key
+
+    key = "k" * 32
+    _exec(
+        class_db_url,
+        "INSERT INTO classes (code, teacher_hash, title, created, expires) VALUES "
+        f"('OLDCLS', '{_hash_key(key)}', 'Before', {_time.time()}, {_time.time() + 3600})",
+    )
+    _exec(
+        class_db_url,
+        f"INSERT INTO students (code, student_id, nickname, joined) VALUES ('OLDCLS', 's1', 'Kim', {_time.time()})",
+    )
+    with open_store(class_db_url) as store:
+        assert store.schema_versions() == [1, 2]
+        info = store.class_info("OLDCLS")
+        assert (info.cap, info.locked, info.refused) == (class_store.CLASS_CAP, False, 0)
+        assert store.is_teacher("OLDCLS", key) and [s.nickname for s in store.students("OLDCLS")] == ["Kim"]
+        assert store.join("OLDCLS", client="b", network="192.0.2.1").student_id
+
+
+def _exec(url: str, sql: str) -> None:
+    import sqlite3
+
+    if url.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            conn.execute(sql)
+        return
+    conn = sqlite3.connect(url)
+    try:
+        conn.execute(sql)
+        conn.commit()
+    finally:
+        conn.close()
