@@ -428,3 +428,12 @@ def _exec(url: str, sql: str) -> None:
         conn.commit()
     finally:
         conn.close()
+
+
+def test_identical_nicknames_get_a_number_so_the_teacher_tells_them_apart(store):
+    new = store.create_class()
+    names = [store.join(new.code, name, client=f"c{i}").nickname for i, name in enumerate(["Kim", "kim", "Kim", ""])]
+    assert names == ["Kim", "kim 2", "Kim 3", ""]
+    long = "x" * class_store.NICKNAME_CHARS
+    assert store.join(new.code, long, client="d").nickname == long
+    assert store.join(new.code, long, client="e").nickname == "x" * (class_store.NICKNAME_CHARS - 2) + " 2"

@@ -928,6 +928,7 @@ class Store:
                         return Student(student_id, found[0])
                 refusal = self._new_student_refusal(tx, normalized, network, now)
                 if refusal is None:
+                    nickname = self._distinct(tx, normalized, nickname)
                     new_id = _new_id(9)
                     tx.run(
                         "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
@@ -942,6 +943,19 @@ class Store:
                 # counted for the teacher, committed below before refusing
                 tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
+
+    def _distinct(self, tx: _Tx, code: str, nickname: str) -> str:
+        """``nickname``, or with a number after it ("Kim 2") when a classmate already has it
+        (in any case), so that the teacher's list tells students apart."""
+        if not nickname:
+            return nickname
+        taken = {row[0].casefold() for row in tx.all("SELECT nickname FROM students WHERE code = ?", code)}
+        candidate, number = nickname, 1
+        while candidate.casefold() in taken:
+            number += 1
+            suffix = f" {number}"
+            candidate = nickname[: NICKNAME_CHARS - len(suffix)].rstrip() + suffix
+        return candidate
 
     def _new_student_refusal(self, tx: _Tx, code: str, network: str, now: float) -> JoinRefused | None:
         # the class's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes) makes
