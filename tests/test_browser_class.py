@@ -139,10 +139,22 @@ def _start_class(teacher: _Person) -> str:
     return code
 
 
+def _teacher_key(teacher: _Person) -> str:
+    """The teacher key, from the code block the "Show my teacher key" switch opens (desktop only)."""
+    switch = teacher.page.get_by_text("Show my teacher key")
+    if not teacher.page.locator('[data-testid="stCode"]').count():
+        switch.click()
+    block = teacher.page.locator('[data-testid="stCode"]').first
+    block.wait_for()
+    return block.inner_text().strip()
+
+
 def _teacher_link(teacher: _Person) -> str:
-    """The private link, from the code block shown open right after starting (desktop only)."""
-    block = teacher.page.locator('[data-testid="stCode"]').filter(has_text="teacher=").first
-    return re.search(r"http\S+teacher=\S+", block.inner_text()).group(0)
+    """A teacher link (``?teacher=KEY``, still accepted) made from the key the page shows."""
+    key = _teacher_key(teacher)
+    link = teacher.page.get_by_text(re.compile(r"/class\?class=")).first.inner_text()
+    base, code = re.search(r"(http://[^/]+)/class\?class=([A-Z0-9]+)", link).groups()
+    return f"{base}/class?class={code}&teacher={key}"
 
 
 def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
@@ -440,3 +452,165 @@ def test_class_poll_counts_every_answer_of_a_small_class(tmp_path, monkeypatch):
     assert run.unseen == 0 and len(run.latencies) == 5
     # the teacher's view went from nobody to everybody, through the live fragment
     assert run.counts[0][1] == 0 and run.counts[-1][1] == 5
+
+
+# issue 36: the teacher's key off the projected page, and the class's controls
+
+
+LAPTOP = {"width": 1280, "height": 800}
+
+
+def _page_text(person: _Person) -> str:
+    # the whole document, scrolled into view or not
+    return person.page.evaluate("() => document.documentElement.innerText")
+
+
+def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with (
+        class_server(db) as base,
+        people(browser, (PROJECTOR, False), (LAPTOP, False), (PHONE, True), (PHONE, True)) as (
+            teacher,
+            laptop,
+            kim,
+            late,
+        ),
+    ):
+        # Start a class outside presenter mode on a projector-sized screen (the issue's case)
+        teacher.go(f"{base}/class")
+        code = _start_class(teacher)
+        code_, key = __import__("json").loads(
+            teacher.page.evaluate("() => sessionStorage.getItem('posenc-lab:teacher:v1')")
+        )
+        assert code_ == code and len(key) >= 32
+        assert key not in _page_text(teacher), "the teacher key is on the page"
+        teacher.shot("h36_teacher_start_1920.png")
+        teacher.shot("h36_teacher_running_1920.png", anchor="Running the class")
+        # the same teacher on a laptop, and in presenter mode: no key, no controls on the projector
+        laptop.go(f"{base}/class?class={code}&teacher={key}&present=1")
+        laptop.text("joined")
+        # presenter mode scales the root font (posenc_lab/ui/shell.py) once its style is in
+        laptop.page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize !== '16px'")
+        assert laptop.presenting() and key not in _page_text(laptop)
+        assert not laptop.shows("Running the class") and not laptop.shows("Show my teacher key")
+        laptop.shot("h36_teacher_present_1280.png")
+
+        _join_by_link(kim, base, code, "www.evil.example")
+        # a name that looks like an address is shown as text, never as a link
+        teacher.text("1 joined: www")
+        for person in (kim, teacher):
+            assert person.page.locator("a", has_text="evil").count() == 0
+        teacher.page.get_by_text("Closed to new students").first.click()
+        wait_idle(teacher.page)
+        late.go(f"{base}/class?class={code}")
+        late.page.get_by_role("textbox", name="Class code").fill(code)
+        late.click("Join")
+        late.text("is closed to new students")
+        late.shot("h36_phone_join_refused.png")
+        teacher.page.reload(wait_until="domcontentloaded")
+        wait_idle(teacher.page)
+        teacher.text("1 join refused")
+        teacher.shot("h36_teacher_refused_1920.png", anchor="Running the class")
+
+        teacher.click("Open the vote")
+        teacher.page.get_by_role("combobox", name="Remove a student").click()
+        teacher.page.get_by_role("option", name=re.compile(r"www\.evil\.example")).click()
+        wait_idle(teacher.page)
+        teacher.click("Remove from the class")
+        teacher.text("Removed from the class")
+        kim.page.get_by_role("button", name="Send my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+        kim.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[0], exact=True).click()
+        kim.click("Send my answer")
+        kim.text("You are not in class")
+        kim.shot("h36_phone_removed.png")
+
+        assert _teacher_key(teacher) == key
+        teacher.click("New teacher link")
+        fresh = _teacher_key(teacher)
+        assert fresh != key and len(fresh) >= 32
+        laptop.page.reload(wait_until="domcontentloaded")
+        laptop.text("no longer works")
+        laptop.shot("h36_old_link_1280.png")
+
+        teacher.page.get_by_role("button", name="End class now").click()
+        teacher.click("End the class for everyone")
+        teacher.text(f"Class {code} has ended")
+        teacher.shot("h36_teacher_ended_1920.png")
+        for person in (teacher, laptop, kim, late):
+            person.no_exception()
+            assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):
+    """The teacher continues a class on a second browser by typing the key: no request the
+    browser sends, and nothing in its history file, carries it."""
+    import sqlite3 as sqlite
+
+    from browser_support import CHROMIUM, FLAGS
+    from playwright.sync_api import sync_playwright
+
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_store.open_store(db) as store:
+        new = store.create_class("History")
+    profile = tmp_path / "profile"
+    requests: list[str] = []
+
+    def teach(base: str) -> None:
+        # a browser of its own with a profile on disk (its history file), in a thread of its
+        # own: the session's Playwright holds this thread's event loop
+        with sync_playwright() as pw:
+            context = pw.chromium.launch_persistent_context(
+                str(profile), executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=LAPTOP
+            )
+            try:
+                page = context.pages[0] if context.pages else context.new_page()
+                page.on("request", lambda r: requests.append(r.url + " " + (r.post_data or "")))
+                page.goto(f"{base}/class", wait_until="domcontentloaded")
+                wait_idle(page)
+                page.get_by_text("Continue teaching a class").click()
+                form = page.locator(".st-key-class_resume_code input")
+                form.wait_for()
+                form.fill(new.code)
+                page.locator(".st-key-class_resume_key input").fill(new.teacher_key)
+                page.get_by_role("button", name="Continue teaching").click()
+                page.get_by_role("button", name="Open the vote").wait_for(timeout=30_000)
+                wait_idle(page)
+                page.goto(f"{base}/", wait_until="domcontentloaded")  # another page, so history is written
+                wait_idle(page)
+            finally:
+                context.close()
+
+    with class_server(db) as base, ThreadPoolExecutor(1) as pool:
+        pool.submit(teach, base).result()
+    assert requests and not [r for r in requests if new.teacher_key in r]
+    copy = tmp_path / "History.copy"
+    copy.write_bytes((profile / "Default" / "History").read_bytes())
+    conn = sqlite.connect(copy)
+    try:
+        urls = [row[0] for row in conn.execute("SELECT url FROM urls")]
+    finally:
+        conn.close()
+    assert any("/class" in url for url in urls), urls  # the history was written...
+    assert not [url for url in urls if new.teacher_key in url]  # ...without the key
+
+
+def test_a_student_shares_a_view_without_their_class_identity(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_store.open_store(db) as store:
+        new = store.create_class("Share")
+        kim = store.join(new.code, "Kim", client="a")
+    with class_server(db) as base, people(browser, (PHONE, True), (LAPTOP, False)) as (phone, laptop):
+        for person, name in ((phone, "phone"), (laptop, "laptop")):
+            person.go(f"{base}/{LESSON.url_path}?class={new.code}&student={kim.student_id}")
+            assert kim.student_id in person.page.url  # the address bar keeps the student in the class
+            button = person.page.get_by_role("button", name="Link to this view, without your class")
+            button.scroll_into_view_if_needed()
+            button.click()
+            field = person.page.get_by_role("textbox", name="Link to this view")
+            field.wait_for()
+            shared = field.input_value()
+            assert shared.startswith(f"{base}/{LESSON.url_path}"), shared
+            assert kim.student_id not in shared and new.code not in shared, shared
+            person.shot(f"h36_share_{name}.png", anchor="Link to this view, without your class")
+            _no_serious_axe(person, f"a lesson with the share link, {name}")
+            person.no_exception()

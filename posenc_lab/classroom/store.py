@@ -39,8 +39,8 @@ __all__ = [
     "CODE_LENGTH",
     "JOIN_FAILURES_ALLOWED",
     "JOIN_FAILURE_WINDOW_S",
-    "NETWORK_FAILURES_ALLOWED",
     "MIGRATIONS",
+    "NETWORK_FREE_FAILURES",
     "NICKNAME_CHARS",
     "SETTING",
     "TTL_HOURS",
@@ -66,9 +66,26 @@ NICKNAME_CHARS = 24
 TITLE_CHARS = 60
 JOIN_FAILURES_ALLOWED = 10
 JOIN_FAILURE_WINDOW_S = 300.0
-#: wrong codes from one network address (``join(network=...)``) in the same window: a class
-#: behind one school address makes far fewer typos than this, a guesser far more tries
-NETWORK_FAILURES_ALLOWED = 100
+#: wrong codes from one network address (``join(network=...)``) in the window that are answered
+#: at once: a class behind one school address makes fewer typos than this
+NETWORK_FREE_FAILURES = 20
+#: each wrong code beyond those is answered this much later than the one before, up to the
+#: maximum: a guesser's sessions wait (however many it opens), while a right code is never
+#: refused or slowed for other people's wrong codes
+WRONG_CODE_DELAY_STEP_S = 0.25
+WRONG_CODE_DELAY_MAX_S = 30.0
+#: new students joining from one network address in the window: two lecture halls of 200
+#: behind one school address stay under it; a script adding fake classmates across classes
+#: does not (within one class, its cap and the teacher's lock hold it)
+NETWORK_JOINS_ALLOWED = 400
+#: days a class's data is kept after it ends (POSENC_CLASS_RETENTION_DAYS), and how often a
+#: process deletes what is older
+RETENTION_SETTING = "POSENC_CLASS_RETENTION_DAYS"
+RETENTION_DAYS = 7.0
+PURGE_EVERY_S = 3600.0
+#: students a class takes unless its teacher sets another cap (1 to MAX_CLASS_CAP)
+CLASS_CAP = 200
+MAX_CLASS_CAP = 1000
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 VOTE_CHARS = 64
@@ -136,6 +153,20 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "CREATE INDEX join_failures_at ON join_failures (at)",
         ),
     ),
+    (
+        2,
+        (
+            # the teacher's cap on students, closing the class to new joins, and how many joins
+            # were refused (locked, full, or too many from one address), shown to the teacher
+            f"ALTER TABLE classes ADD COLUMN cap INTEGER NOT NULL DEFAULT {CLASS_CAP}",
+            "ALTER TABLE classes ADD COLUMN locked INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE classes ADD COLUMN refused INTEGER NOT NULL DEFAULT 0",
+            # new students per network address, kept only for the rate window
+            "CREATE TABLE network_joins (network TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX network_joins_network_at ON network_joins (network, at)",
+            "CREATE INDEX network_joins_at ON network_joins (at)",
+        ),
+    ),
 ]
 
 
@@ -162,12 +193,15 @@ class StoreUnavailable(Exception):
 
 
 class JoinRefused(Exception):
-    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None."""
+    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None,
+    and ``delay``: the seconds the page waits before it answers (a wrong code from an address
+    that sent many)."""
 
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, delay: float = 0.0):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.delay = delay
 
 
 class NotTeacher(PermissionError):
@@ -187,6 +221,9 @@ class ClassInfo:
     title: str
     created: float
     expires: float
+    cap: int = CLASS_CAP
+    locked: bool = False
+    refused: int = 0  # joins refused: class locked, full, or too many from one address
 
 
 @dataclass(frozen=True)
@@ -248,6 +285,21 @@ def database_url(environ: Mapping[str, str] = os.environ) -> str:
     return str(path)
 
 
+def retention_days(environ: Mapping[str, str] = os.environ) -> float:
+    """Days a class's data is kept after the class ends: ``$POSENC_CLASS_RETENTION_DAYS``
+    (a number from 0; 0 deletes it within the hour after it ends), else RETENTION_DAYS."""
+    text = (environ.get(RETENTION_SETTING) or "").strip()
+    if not text:
+        return RETENTION_DAYS
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not math.isfinite(days) or days < 0:
+        raise ValueError(f"{RETENTION_SETTING} must be a number of days from 0, got {text!r:.40}")
+    return days
+
+
 def _require_str(value, name: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{name} must be a string, got {type(value).__name__}")
@@ -272,17 +324,59 @@ def _clean_text(text: str, limit: int) -> str:
     return " ".join(text.split())[:limit].strip()
 
 
+#: letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern, the
+#: Mongolian vowel separator, ...): a name made of them looks empty, or like someone else's
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5\u034f\ufffc")
+#: combining marks kept on one letter: enough for any script's accents, not for a tower
+MARKS_PER_LETTER = 2
+#: letters of other scripts drawn like Latin ones, to see through "Tеacher" (Cyrillic е)
+_LOOKALIKE = str.maketrans(
+    "аАвВеЕһНіІјЈкКмМоОрРсСтТуУхХѕЅԁԛԝαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
+    "aABBeEhHiIjJkKmMoOpPcCtTyYxXsSdqwaABBeEHHiIkKMMvNoOpPtTuYxX",
+)
+RESERVED_NAMES = ("teacher",)
+
+
+def _skeleton(text: str) -> str:
+    """What a name looks like, roughly: accents off, look-alike letters made Latin, lower
+    case, letters and digits only (1 and l, 0 and o read the same)."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    plain = plain.translate(_LOOKALIKE).casefold().replace("1", "l").replace("0", "o")
+    return "".join(ch for ch in plain if ch.isalnum())
+
+
 def clean_nickname(text: str) -> str:
     """Plain text for a nickname: control and format characters (bidi overrides, zero-width
-    joiners) removed, whitespace collapsed to single spaces, cut to NICKNAME_CHARS.
+    joiners) and blank-looking letters removed, at most MARKS_PER_LETTER accents on a letter,
+    whitespace collapsed to single spaces, cut to NICKNAME_CHARS.
 
     Markdown and HTML are left as typed: the page shows the text escaped. "" is allowed
-    (an anonymous student).
+    (an anonymous student); ``check_nickname`` refuses the names a class must not have.
 
     >>> clean_nickname("  Ada\\n\\u202eLovelace  ")
     'Ada Lovelace'
     """
-    return _clean_text(_require_str(text, "nickname"), NICKNAME_CHARS)
+    # decomposed, so that an accent a letter carries counts as one of its marks
+    text = unicodedata.normalize("NFD", _require_str(text, "nickname"))
+    kept, marks = [], 0
+    for ch in text:
+        if ch in BLANK_LOOKING:
+            continue
+        marks = marks + 1 if unicodedata.combining(ch) else 0
+        if marks <= MARKS_PER_LETTER:
+            kept.append(ch)
+    return _clean_text("".join(kept), NICKNAME_CHARS)
+
+
+def check_nickname(typed: str) -> str:
+    """The nickname to store for ``typed``, or ValueError (a sentence for the student) for a
+    name with nothing visible in it or one that passes for the teacher's."""
+    name = clean_nickname(typed)
+    if typed.strip() and not any(ch.isalnum() or unicodedata.category(ch)[0] in "PS" for ch in name):
+        raise ValueError("A nickname needs a visible letter or digit. Leave it empty to stay anonymous.")
+    if any(reserved in _skeleton(name) for reserved in RESERVED_NAMES):
+        raise ValueError("Pick another nickname: names that read as “Teacher” are kept for the teacher.")
+    return name
 
 
 def _check_key(value, name: str) -> str:
@@ -346,6 +440,13 @@ def _spreadsheet_safe(cell: str) -> str:
     return cell
 
 
+def wrong_code_delay(earlier: int) -> float:
+    """Seconds before a wrong code is answered, after ``earlier`` wrong codes from its address
+    in the window: none for a class's typos, then a quarter second more for each, up to 30 s."""
+    extra = earlier + 1 - NETWORK_FREE_FAILURES
+    return 0.0 if extra <= 0 else min(WRONG_CODE_DELAY_MAX_S, WRONG_CODE_DELAY_STEP_S * extra)
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     line = text[0].strip().rstrip(".") if text else type(error).__name__
@@ -362,7 +463,9 @@ def _postgres_where(url: str) -> str:
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
         netloc = userinfo.split(":", 1)[0] + "@" + host
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"], safe="/")
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if "password" not in k.lower()], safe="/"
+    )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
@@ -402,19 +505,49 @@ class _Backend:
     def migration_lock(self, tx: _Tx) -> None: ...
 
 
+DELETED_FILE = (
+    "its file was deleted while the app was running, so what was saved in it is lost unless a backup has it; "
+    "restore the file, or restart the app to begin with an empty one"
+)
+
+
+class _SQLiteConnection(sqlite3.Connection):
+    """A connection that remembers which file (device, inode) it opened."""
+
+    identity: tuple[int, int] | None = None
+
+
 class _SQLite(_Backend):
     kind = "sqlite"
 
     def __init__(self, path: str):
         self.path = path
         self.where = path
+        self.identity: tuple[int, int] | None = None  # (device, inode) of the file once opened
         if sqlite3.sqlite_version_info < (3, 24):  # INSERT ... ON CONFLICT DO UPDATE
             raise StoreUnavailable.of(self.kind, path, f"SQLite {sqlite3.sqlite_version} is too old (3.24 needed)")
 
+    def _identity(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino)
+
     def connect(self):
+        # a file this store made or opened that is gone now was deleted under the running app:
+        # SQLite would quietly start a new, empty one; say so instead
+        if self.identity is not None and self._identity() is None:
+            raise sqlite3.OperationalError(DELETED_FILE)
         # autocommit (isolation_level=None) with explicit BEGIN IMMEDIATE for writes: the write
         # lock is taken up front, so two writers never deadlock upgrading a read lock
-        conn = sqlite3.connect(self.path, timeout=SQLITE_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=SQLITE_BUSY_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=_SQLiteConnection,
+        )
         try:
             conn.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_MS}")
             mode = self._set_wal(conn)
@@ -424,6 +557,9 @@ class _SQLite(_Backend):
         except BaseException:
             conn.close()
             raise
+        conn.identity = self._identity()
+        if self.identity is None:
+            self.identity = conn.identity
         return conn
 
     @staticmethod
@@ -447,7 +583,9 @@ class _SQLite(_Backend):
         return isinstance(error, sqlite3.OperationalError) or type(error) is sqlite3.DatabaseError
 
     def is_broken(self, conn) -> bool:
-        return False
+        # checked as a pooled connection is handed out: one whose file was deleted or replaced
+        # would write where nobody will read (checked again by connect)
+        return conn.identity is None or conn.identity != self._identity()
 
     def migration_lock(self, tx: _Tx) -> None:
         pass  # BEGIN IMMEDIATE already holds the only write lock
@@ -537,6 +675,7 @@ class Store:
         self._idle: list = []
         self._lock = threading.Lock()
         self._closed = False
+        self._purged_at: float | None = None  # clock time of this store's last scheduled purge
 
     def __repr__(self) -> str:
         return f"<Store {self.kind} at {self.where}>"
@@ -672,8 +811,43 @@ class Store:
     def class_info(self, code: str) -> ClassInfo | None:
         code = normalize_code(code)
         with self._tx() as tx:
-            row = tx.one("SELECT code, title, created, expires FROM classes WHERE code = ?", code)
-        return None if row is None else ClassInfo(row[0], row[1], float(row[2]), float(row[3]))
+            row = tx.one("SELECT code, title, created, expires, cap, locked, refused FROM classes WHERE code = ?", code)
+        if row is None:
+            return None
+        return ClassInfo(row[0], row[1], float(row[2]), float(row[3]), int(row[4]), bool(row[5]), int(row[6]))
+
+    def set_cap(self, code: str, teacher_key: str, cap: int) -> None:
+        """The most students the class takes; those already in stay whatever the cap."""
+        if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= MAX_CLASS_CAP:
+            raise ValueError(f"cap must be a whole number from 1 to {MAX_CLASS_CAP}, got {cap!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET cap = ? WHERE code = ?", cap, code)
+
+    def set_locked(self, code: str, teacher_key: str, locked: bool) -> None:
+        """Close the class to new students (those in it stay, and come back with their link)."""
+        if locked not in (True, False):
+            raise ValueError(f"locked must be True or False, got {locked!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET locked = ? WHERE code = ?", int(locked), code)
+
+    def end_class(self, code: str, teacher_key: str) -> None:
+        """End the class now: no more joins or votes; its results stay for the teacher until
+        they are deleted or purged."""
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            now = self._clock()
+            tx.run("UPDATE classes SET expires = ? WHERE code = ? AND expires > ?", now, code, now)
+            tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL", now, code)
+
+    def new_teacher_key(self, code: str, teacher_key: str) -> str:
+        """A new teacher key for the class; the old one (and every link with it) stops working."""
+        fresh = secrets.token_urlsafe(24)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET teacher_hash = ? WHERE code = ?", _hash_key(fresh), code)
+        return fresh
 
     def is_open(self, code: str) -> bool:
         info = self.class_info(code)
@@ -692,16 +866,24 @@ class Store:
     def join(
         self, code: str, nickname: str = "", *, client: str = "", network: str = "", student_id: str | None = None
     ) -> Student:
+        """Join class ``code`` (or come back, with ``student_id``).
+
+        ``client`` is one browser session: its own wrong codes are limited (JOIN_FAILURES_ALLOWED
+        in the window), then refused. ``network`` is the client's address, shared by a class
+        behind one school address: its wrong codes are never a reason to refuse a right code;
+        instead each further wrong code is answered later (``JoinRefused.delay``), so a guesser
+        gains nothing by opening new sessions. New students per address are limited too
+        (NETWORK_JOINS_ALLOWED), as they are per class (its cap) and by the teacher's lock.
+        """
         normalized = normalize_code(code)
-        nickname = clean_nickname(nickname)
+        try:
+            nickname = check_nickname(_require_str(nickname, "nickname"))
+        except ValueError as exc:
+            if not isinstance(nickname, str):
+                raise
+            raise JoinRefused(str(exc)) from None
         client = _require_str(client, "client")[:200]
-        # a second, wider bucket: every client of one network address (a class behind one
-        # school address shares it, so its limit is higher; a guesser cannot escape it by
-        # starting new sessions)
         network = _require_str(network, "network")[:200]
-        buckets = [(client, JOIN_FAILURES_ALLOWED, "this device")]
-        if network:
-            buckets.append(("net:" + network, NETWORK_FAILURES_ALLOWED, "this network"))
         if student_id is not None:
             _check_id(student_id, "student_id")
         refusal: JoinRefused | None = None
@@ -709,32 +891,33 @@ class Store:
             now = self._clock()
             window_start = now - JOIN_FAILURE_WINDOW_S
             tx.run("DELETE FROM join_failures WHERE at <= ?", window_start)
-            for bucket, allowed, who in buckets:
-                failures = [
-                    row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", bucket)
-                ]
-                if len(failures) >= allowed:
-                    # refused until enough failures age out to leave one more try
-                    oldest = failures[len(failures) - allowed]
-                    wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
-                    raise JoinRefused(f"Too many wrong codes from {who}. Try again in {wait} s.", retry_after=wait)
-            expires = tx.value("SELECT expires FROM classes WHERE code = ?", normalized)
-            if expires is None:
-                for bucket, _, _ in buckets:
+            tx.run("DELETE FROM network_joins WHERE at <= ?", window_start)
+            failures = [row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", client)]
+            if len(failures) >= JOIN_FAILURES_ALLOWED:
+                # this session's own wrong codes: refused until enough age out to leave one more try
+                oldest = failures[len(failures) - JOIN_FAILURES_ALLOWED]
+                wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+                raise JoinRefused(f"Too many wrong codes from this device. Try again in {wait} s.", retry_after=wait)
+            row = tx.one("SELECT expires FROM classes WHERE code = ?", normalized)
+            if row is None:
+                buckets = [client] + (["net:" + network] if network else [])
+                earlier = tx.value("SELECT COUNT(*) FROM join_failures WHERE client = ?", buckets[-1]) if network else 0
+                for bucket in buckets:
                     tx.run("INSERT INTO join_failures (client, at) VALUES (?, ?)", bucket, now)
                 # committed below before refusing, so the failure counts
                 refusal = JoinRefused(
-                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen."
+                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen.",
+                    delay=wrong_code_delay(int(earlier or 0)),
                 )
-            elif now >= expires:
+            elif now >= float(row[0]):
                 refusal = JoinRefused(f"Class {normalized} has ended.")
             else:
                 if student_id is not None:
-                    row = tx.one(
+                    found = tx.one(
                         "SELECT nickname FROM students WHERE code = ? AND student_id = ?", normalized, student_id
                     )
-                    if row is not None:
-                        if nickname and nickname != row[0]:
+                    if found is not None:
+                        if nickname and nickname != found[0]:
                             tx.run(
                                 "UPDATE students SET nickname = ? WHERE code = ? AND student_id = ?",
                                 nickname,
@@ -742,17 +925,58 @@ class Store:
                                 student_id,
                             )
                             return Student(student_id, nickname)
-                        return Student(student_id, row[0])
-                new_id = _new_id(9)
-                tx.run(
-                    "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
-                    normalized,
-                    new_id,
-                    nickname,
-                    now,
-                )
-                return Student(new_id, nickname)
+                        return Student(student_id, found[0])
+                refusal = self._new_student_refusal(tx, normalized, network, now)
+                if refusal is None:
+                    nickname = self._distinct(tx, normalized, nickname)
+                    new_id = _new_id(9)
+                    tx.run(
+                        "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
+                        normalized,
+                        new_id,
+                        nickname,
+                        now,
+                    )
+                    if network:
+                        tx.run("INSERT INTO network_joins (network, at) VALUES (?, ?)", network, now)
+                    return Student(new_id, nickname)
+                # counted for the teacher, committed below before refusing
+                tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
+
+    def _distinct(self, tx: _Tx, code: str, nickname: str) -> str:
+        """``nickname``, or with a number after it ("Kim 2") when a classmate already has it
+        (in any case), so that the teacher's list tells students apart."""
+        if not nickname:
+            return nickname
+        taken = {row[0].casefold() for row in tx.all("SELECT nickname FROM students WHERE code = ?", code)}
+        candidate, number = nickname, 1
+        while candidate.casefold() in taken:
+            number += 1
+            suffix = f" {number}"
+            candidate = nickname[: NICKNAME_CHARS - len(suffix)].rstrip() + suffix
+        return candidate
+
+    def _new_student_refusal(self, tx: _Tx, code: str, network: str, now: float) -> JoinRefused | None:
+        # the class's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes) makes
+        # joins at once count one after another, so that a flood cannot pass the cap
+        tx.run("UPDATE classes SET cap = cap WHERE code = ?", code)
+        cap, locked = tx.one("SELECT cap, locked FROM classes WHERE code = ?", code)
+        cap = int(cap)
+        if locked:
+            return JoinRefused(f"Class {code} is closed to new students. Ask your teacher.")
+        if int(tx.value("SELECT COUNT(*) FROM students WHERE code = ?", code)) >= cap:
+            return JoinRefused(f"Class {code} is full ({cap} students). Ask your teacher.")
+        if network:
+            joins = [row[0] for row in tx.all("SELECT at FROM network_joins WHERE network = ? ORDER BY at", network)]
+            if len(joins) >= NETWORK_JOINS_ALLOWED:
+                oldest = joins[len(joins) - NETWORK_JOINS_ALLOWED]
+                wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+                return JoinRefused(
+                    f"Too many students joined from this network in a few minutes. Try again in {wait} s.",
+                    retry_after=wait,
+                )
+        return None
 
     def student(self, code: str, student_id: str) -> Student | None:
         code = normalize_code(code)
@@ -762,6 +986,20 @@ class Store:
                 "SELECT student_id, nickname FROM students WHERE code = ? AND student_id = ?", code, student_id
             )
         return None if row is None else Student(row[0], row[1])
+
+    def remove_student(self, code: str, teacher_key: str, student_id: str) -> bool:
+        """Take a student out of the class with their votes and exercise attempts (a fake
+        classmate); their link stops working. False if no such student was in the class."""
+        _check_id(student_id, "student_id")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run(
+                "DELETE FROM answers WHERE student_id = ? AND round_id IN (SELECT id FROM rounds WHERE code = ?)",
+                student_id,
+                code,
+            )
+            tx.run("DELETE FROM attempts WHERE code = ? AND student_id = ?", code, student_id)
+            return tx.run("DELETE FROM students WHERE code = ? AND student_id = ?", code, student_id) == 1
 
     def students(self, code: str) -> list[Student]:
         code = normalize_code(code)
@@ -1021,7 +1259,27 @@ class Store:
                 tx.run(f"DELETE FROM {table} WHERE code IN ({old})", cutoff)
             deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
             tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+            tx.run("DELETE FROM network_joins WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
         return int(deleted)
+
+    def purge_if_due(self, retention_days: float = RETENTION_DAYS) -> int | None:
+        """``purge(retention_days)`` at most once every PURGE_EVERY_S in this store (the app
+        calls it whenever it uses the database); None when it was not due."""
+        with self._lock:
+            now = self._clock()
+            if self._purged_at is not None and now - self._purged_at < PURGE_EVERY_S:
+                return None
+            self._purged_at = now
+        return self.purge(retention_days)
+
+    def delete_class(self, code: str, teacher_key: str) -> None:
+        """Delete a class and everything in it (students, votes, exercises) now; its teacher
+        and student links stop working."""
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code = ?)", code)
+            for table in ("rounds", "students", "attempts", "classes"):
+                tx.run(f"DELETE FROM {table} WHERE code = ?", code)
 
     def close(self) -> None:
         with self._lock:

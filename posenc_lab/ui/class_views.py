@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
 
 import pandas as pd
 import streamlit as st
@@ -36,9 +37,11 @@ DASHBOARD_EVERY_S = 5.0
 #: session keys
 DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
+SEND = "class_send_"  # + round id: the vote form's submit button
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
-NEW_CLASS = "_class:new"  # True right after starting a class: show the private link open
+SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
+DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
 HOURS = (1, 2, 4, 8, 12, 24)
 
 LEAD = (
@@ -103,7 +106,7 @@ def _poll_label(course: Course, poll: Poll) -> str:
 
 def _unavailable() -> None:
     st.error(
-        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached.'} "
+        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached right now'}. "
         "Every lesson still works, and exercises you solve are kept in this browser."
     )
 
@@ -117,7 +120,7 @@ def page(course: Course) -> None:
     refused = classroom.keep_teacher_link()
     db = classroom.database()
     if db is not None:
-        classroom.keep_teacher_in_tab()
+        refused = refused or classroom.keep_teacher_in_tab() or _check_teacher(db)
     if db is None:
         st.title("Class mode")
         _unavailable()
@@ -125,7 +128,10 @@ def page(course: Course) -> None:
     if classroom.teacher() is None:
         st.title("Class mode")
     if refused:
-        st.error(refused)
+        st.error(classroom.plain(refused))
+    deleted = st.session_state.pop(DELETED, None)
+    if deleted:
+        st.success(deleted)
     try:
         if classroom.teacher() is not None:
             teacher_view(course, db, *classroom.teacher())
@@ -136,6 +142,22 @@ def page(course: Course) -> None:
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
         _unavailable()
+
+
+def _check_teacher(db: class_store.Store) -> str | None:
+    """A teacher key that no longer opens its class (a new teacher link replaced it, or the
+    class was deleted) ends the teacher view on this device."""
+    held = classroom.teacher()
+    if held is None:
+        return None
+    try:
+        still = db.is_teacher(*held)
+    except class_store.StoreUnavailable:
+        return None  # the page says so below; the key is checked again on the next run
+    if still:
+        return None
+    classroom.stop_teaching()
+    return "This teacher link no longer works: a new teacher link replaced it, or the class was deleted."
 
 
 def landing(db: class_store.Store) -> None:
@@ -160,7 +182,11 @@ def landing(db: class_store.Store) -> None:
             try:
                 student = db.join(code, nickname, client=classroom.client_id(), network=classroom.network_address())
             except class_store.JoinRefused as exc:
-                st.error(exc.reason)
+                # a wrong code from an address that sent many waits here: the session cannot
+                # try again before it is answered, however it is driven
+                if exc.delay > 0:
+                    time.sleep(exc.delay)
+                st.error(classroom.plain(exc.reason))
             else:
                 classroom.set_member(
                     classroom.Member(class_store.normalize_code(code), student.student_id, student.nickname)
@@ -175,12 +201,28 @@ def landing(db: class_store.Store) -> None:
         if started:
             new = db.create_class(title, ttl_hours=float(hours))
             classroom.set_teacher(new.code, new.teacher_key)
-            st.session_state[NEW_CLASS] = True
             st.rerun()
         st.caption(
-            "You get a join code, a link and a QR code for the room, and a private link that alone "
+            "You get a join code, a link and a QR code for the room, and a private teacher key that alone "
             "controls the class. A class ends after the time you choose."
         )
+        # the key is typed here, never carried in a link: no browser history, server or proxy
+        # log keeps it
+        with st.expander("Continue teaching a class", icon=":material/key:"):
+            with st.form("class_resume", border=False):
+                code = st.text_input("Your class's code", key="class_resume_code", max_chars=12)
+                key = st.text_input("Teacher key", key="class_resume_key", type="password", max_chars=64)
+                resumed = st.form_submit_button("Continue teaching", icon=":material/login:")
+            if resumed:
+                normalized = class_store.normalize_code(code)
+                try:
+                    ok = bool(key) and db.is_teacher(normalized, key.strip())
+                except ValueError:
+                    ok = False
+                if ok:
+                    classroom.set_teacher(normalized, key.strip())
+                    st.rerun()
+                st.error("This code and key do not open a class: check both against the teacher key you kept.")
 
 
 # the teacher's side
@@ -204,12 +246,15 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         st.warning(f"Class {code} has ended: students can no longer join or vote. Its results stay below.")
     if current is None:
         # before the first question the room needs the way in, large
-        _join_panel(base, code, len(students), info.expires)
+        _join_panel(base, code, len(students), info.expires, info)
     else:
         # during the questions the votes need the screen: the way in shrinks to a line
-        st.markdown(f"Join with code **{_spaced(code)}** at {classroom.plain(base)}/class: **{len(students)}** joined.")
+        st.markdown(
+            f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: **{len(students)}** joined."
+            + _refused_note(info)
+        )
         with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
-            _join_panel(base, code, len(students), info.expires)
+            _join_panel(base, code, len(students), info.expires, info)
     _question_controls(course, db, code, key, ended, current)
     _live_results(course, code)
     if current is not None and current.revealed is not None:
@@ -218,31 +263,162 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         # never on the projector: it shows right answers before their reveal, and nicknames
         st.divider()
         _dashboard(course, code, key)
-        with st.expander(
-            "Your private teacher link", icon=":material/key:", expanded=st.session_state.pop(NEW_CLASS, False)
-        ):
-            st.code(classroom.teacher_link(base, code, key), language=None, wrap_lines=True)
-            st.caption(
-                "Keep it: it alone opens, closes and reveals questions and shows the results. It is taken out of "
-                "the address bar, so the room cannot copy it from the projector; this tab remembers it while it "
-                "is open (a reload or a server restart keeps the teacher view). Hidden in presenter mode."
-            )
-            st.button(
-                "Stop teaching on this device",
-                icon=":material/logout:",
-                on_click=classroom.stop_teaching,
-                help="Back to the join page; the private link brings the teacher view back.",
-            )
+        _running(db, info, key, students, base, ended)
 
 
-def _join_panel(base: str, code: str, joined: int, expires: float) -> None:
+def _refused_note(info: class_store.ClassInfo) -> str:
+    """ " Closed to new students; 3 joins refused." for the line under the join code ("" if neither)."""
+    parts = ["closed to new students"] if info.locked else []
+    if info.refused:
+        parts.append(f"{info.refused} join{'s' if info.refused != 1 else ''} refused")
+    return (" " + "; ".join(parts).capitalize() + ".") if parts else ""
+
+
+def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
+    """A teacher's class control (a callback: it runs before the page is drawn again)."""
+    db = classroom.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(classroom.problem())
+        if action == "lock":
+            db.set_locked(code, key, bool(st.session_state[widget]))
+        elif action == "cap":
+            db.set_cap(code, key, int(st.session_state[widget]))
+        elif action == "remove":
+            student_id = st.session_state.get(widget)
+            if student_id and db.remove_student(code, key, student_id):
+                st.session_state[FLASH + "ok"] = "Removed from the class, with their answers."
+        elif action == "end":
+            db.end_class(code, key)
+        elif action == "delete":
+            db.delete_class(code, key)
+            classroom.stop_teaching()
+            st.session_state[DELETED] = f"Class {code} and everything in it were deleted."
+        elif action == "new_key":
+            classroom.set_teacher(code, db.new_teacher_key(code, key))
+            st.session_state[SHOW_LINK] = True
+    except class_store.NotTeacher:
+        st.session_state[FLASH] = "Only the teacher link controls this class."
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
+    _class_state.clear()
+
+
+def _running(
+    db: class_store.Store,
+    info: class_store.ClassInfo,
+    key: str,
+    students: list[class_store.Student],
+    base: str,
+    ended: bool,
+) -> None:
+    """The class's controls, on the teacher's own screen (presenter mode hides them): who may
+    join, removing a fake classmate, ending the class, and the private link."""
+    code = info.code
+    st.subheader("Running the class")
+    done = st.session_state.pop(FLASH + "ok", None)
+    if done:
+        st.success(done)
+    if info.refused:
+        st.warning(
+            f"{info.refused} join{'s were' if info.refused != 1 else ' was'} refused: the class was closed to new "
+            "students or full, or too many students joined from one network address in a few minutes."
+        )
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.toggle(
+            "Closed to new students",
+            value=info.locked,
+            key="class_locked",
+            disabled=ended,
+            on_change=_admin,
+            args=("lock", code, key, "class_locked"),
+            help="Students in the class stay and come back with their link; nobody new can join.",
+        )
+        st.number_input(
+            "Most students in the class",
+            min_value=1,
+            max_value=class_store.MAX_CLASS_CAP,
+            value=info.cap,
+            step=1,
+            key="class_cap",
+            disabled=ended,
+            on_change=_admin,
+            args=("cap", code, key, "class_cap"),
+            help="Joins beyond it are refused; students already in stay.",
+        )
+    with right:
+        ids = [s.student_id for s in students]
+        names = {s.student_id: f"{s.nickname or 'anonymous'} ({s.student_id[:4]})" for s in students}
+        st.selectbox(
+            "Remove a student",
+            ids,
+            index=None,
+            key="class_remove",
+            format_func=lambda sid: names.get(sid, sid[:4]),
+            placeholder="A fake classmate, or a duplicate",
+            help="Removes them and their votes and exercises from the class; their link stops working.",
+        )
+        st.button(
+            "Remove from the class",
+            icon=":material/person_remove:",
+            disabled=not ids,
+            on_click=_admin,
+            args=("remove", code, key, "class_remove"),
+        )
+    keep = class_store.RETENTION_DAYS
+    try:
+        keep = class_store.retention_days()
+    except ValueError:
+        pass  # purge_old logs it
+    ends = st.container(horizontal=True, gap="small")
+    with ends.popover("End class now", icon=":material/stop_circle:", disabled=ended):
+        st.write("Nobody can join or vote any more. The results stay on this page and in the gradebook.")
+        st.button("End the class for everyone", type="primary", on_click=_admin, args=("end", code, key))
+    with ends.popover("Delete the class", icon=":material/delete:"):
+        st.write(
+            "Deletes the class and everything in it now: names, votes, exercises. Download the gradebook first "
+            "if you need it. Student and teacher links stop working."
+        )
+        st.button("Delete the class and its data", type="primary", on_click=_admin, args=("delete", code, key))
+    st.caption(
+        f"Otherwise everything in the class is deleted {keep:g} days after it ends "
+        f"({_day(info.expires + keep * 86400.0)})."
+    )
+    st.markdown("**Your teacher key**")
+    st.caption(
+        "It alone opens, closes and reveals questions and shows the results. It is shown only while the "
+        "switch below is on, and presenter mode hides all of this. This tab remembers it while it is open. If it "
+        "leaked, make a new one: the old key stops working at once."
+    )
+    shown = st.toggle("Show my teacher key", key=SHOW_LINK)
+    if shown:
+        held = classroom.teacher()
+        st.code(held[1] if held else key, language=None)
+        st.caption(
+            f"On another device or in another tab: open {classroom.address_text(base)}/class, press *Continue "
+            f"teaching a class*, and type the code {code} and this key. It never goes into a link, so no browser "
+            "history and no server log keeps it."
+        )
+    row = st.container(horizontal=True, gap="small")
+    row.button("New teacher link", icon=":material/autorenew:", on_click=_admin, args=("new_key", code, key))
+    row.button(
+        "Stop teaching on this device",
+        icon=":material/logout:",
+        on_click=classroom.stop_teaching,
+        help="Back to the join page; the teacher key brings the teacher view back.",
+    )
+
+
+def _join_panel(base: str, code: str, joined: int, expires: float, info: class_store.ClassInfo) -> None:
     link = classroom.join_link(base, code)
     show, qr = st.columns([3, 2], gap="large")
     with show:
-        st.markdown(f"Scan the code, or open **{classroom.plain(base)}/class** and type:")
+        st.markdown(f"Scan the code, or open **{classroom.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
-        st.markdown(f"**{joined}** joined. The class ends at {_clock(expires)}.")
-        st.caption(f"Join link: {classroom.plain(link)}")
+        st.markdown(f"**{joined}** joined. The class ends at {_clock(expires)}." + _refused_note(info))
+        st.caption(f"Join link: {classroom.address_text(link)}")
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
     if classroom.is_local(base):
@@ -253,6 +429,10 @@ def _join_panel(base: str, code: str, joined: int, expires: float) -> None:
             + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
             + f", or set {classroom.PUBLIC_URL} to the address students use."
         )
+
+
+def _day(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%d %B %Y, %H:%M UTC")
 
 
 def _clock(epoch: float) -> str:
@@ -286,7 +466,7 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
         st.session_state[FLASH] = "Only the teacher link controls this class."
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
-        st.session_state[FLASH] = str(exc)
+        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
     _class_state.clear()
 
 
@@ -497,6 +677,13 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
         st.error(f"No class has the code {me.code}.")
         _leave_button()
         return
+    if db.student(me.code, me.student_id) is None:
+        st.warning(
+            f"You are not in class {me.code} any more: your teacher removed this student link. "
+            "Join again with the code if your teacher lets you."
+        )
+        _leave_button()
+        return
     who = classroom.plain(me.nickname) if me.nickname else "anonymous"
     st.markdown(
         f"You are in class **{me.code}**{' (' + classroom.plain(info.title) + ')' if info.title else ''} as **{who}**."
@@ -532,6 +719,9 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
     if revealed:
         _reveal(course, poll, vote=sent)
     elif closed:
+        if st.session_state.get(SEND + round_id):
+            # the student pressed Send on the open form, and the teacher closed the vote first
+            st.warning("Your answer was not counted: voting closed before it arrived.")
         st.info(
             "Voting is closed"
             + (f"; you answered **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**" if sent else "")
@@ -570,7 +760,9 @@ def _vote_form(
                 placeholder=f"between {poll.low:g} and {poll.high:g}",
             )
             vote = None if value is None else tally.encode_number(float(value), poll.integer)
-        pressed = st.form_submit_button("Change my answer" if sent else "Send my answer", type="primary")
+        pressed = st.form_submit_button(
+            "Change my answer" if sent else "Send my answer", type="primary", key=SEND + round_id
+        )
     if pressed:
         if vote is None:
             st.warning("Pick an answer first.")
@@ -579,6 +771,9 @@ def _vote_form(
             if db.answer(round_id, me.student_id, vote, right):
                 st.session_state[VOTED + round_id] = vote
                 sent = vote
+            elif db.student(me.code, me.student_id) is None:
+                st.warning("This answer was not counted: you are not in this class any more.")
+                return
             else:
                 st.warning("Voting has just closed: this answer was not counted.")
     if sent:

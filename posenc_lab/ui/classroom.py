@@ -8,9 +8,10 @@ votes, progress. A session only remembers *which* class and student it is:
   (``/class?class=K7QM3P&student=...``); the shell keeps both in the address bar on every
   page, so a reload, a bookmark or a server restart brings back the same student, and
   the exercises solved in class come back from the database;
-- the teacher's private link carries the class code and the teacher key. The key is read
-  once, kept in the session, and taken out of the address bar: a projected address bar
-  must not hand the class to the room.
+- the teacher types the class code and the teacher key (*Continue teaching a class*), so the
+  key is in no link, browser history or log; it is kept in the session and in the tab's
+  sessionStorage. An older teacher link (``?teacher=KEY``) still works: its key is read once
+  and taken out of the address bar.
 
 When the database cannot be reached the class page says so, and the lessons go on: an
 exercise answer that cannot be sent is kept in the browser as always (``ui.progress``).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import os
 import re
 import socket
@@ -29,8 +31,11 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from posenc_lab.classroom import address as client_address
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui import state
+
+_LOG = logging.getLogger(__name__)
 
 #: URL names: the class code, a student's id, the teacher's key
 CODE_PARAM, STUDENT_PARAM, TEACHER_PARAM = "class", "student", "teacher"
@@ -39,8 +44,13 @@ MEMBER = "_class:member"  # Member, for a student
 TEACHER = "_class:teacher"  # (code, key), for the teacher
 RESTORED = "_class:restored"  # the (code, student id) whose solved exercises were loaded
 UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
-#: a failed connection is retried after this many seconds, not on every run
-RETRY_S = 10.0
+PENDING = "_class:pending"  # exercise answers not sent yet: (code, student id, key, answer, right)
+PENDING_MAX = 500  # a session's unsent answers kept at most (a lesson has a few dozen exercises)
+#: a failed connection is tried again after RETRY_FIRST_S, twice as long after each further
+#: failure, up to RETRY_MAX_S: a database restart of a fraction of a second is over before
+#: most students notice, and one that stays down is not asked on every run
+RETRY_FIRST_S = 0.25
+RETRY_MAX_S = 10.0
 #: the app's public address for join links and QR codes, when the browser's is not it
 PUBLIC_URL = "POSENC_PUBLIC_URL"
 
@@ -58,8 +68,9 @@ class Member:
 @dataclass
 class _Connection:
     store: class_store.Store | None
-    error: str
+    error: str  # the sentence pages show (no host, user, path or secret: the log has those)
     at: float
+    failures: int = 0  # failed tries in a row
 
 
 @st.cache_resource(show_spinner=False)
@@ -68,31 +79,73 @@ def _connections() -> dict[str, _Connection]:
     return {}
 
 
+def retry_after(failures: int) -> float:
+    """Seconds before a database that failed ``failures`` times in a row is tried again:
+    RETRY_FIRST_S, doubling up to RETRY_MAX_S."""
+    return min(RETRY_MAX_S, RETRY_FIRST_S * 2 ** max(0, failures - 1))
+
+
+def said(exc: class_store.StoreUnavailable) -> str:
+    """What a page says about a database failure: a plain sentence for everyone, naming the
+    cause only when it is one of the app's own (a deleted file, a full disk)."""
+    if exc.reason == class_store.DELETED_FILE:
+        return f"the class database cannot be used: {exc.reason}"
+    if "disk is full" in exc.reason or "disk I/O error" in exc.reason:
+        return "the class database cannot be written: the server's disk is full or failing"
+    return "the class database cannot be reached right now"
+
+
+def _failed(url: str, exc: class_store.StoreUnavailable, before: _Connection | None) -> _Connection:
+    failures = (before.failures if before is not None and before.store is None else 0) + 1
+    if failures == 1:  # the first of a run of failures; the details stay in the server's log
+        _LOG.warning("%s", exc)
+    return _Connection(None, said(exc), time.monotonic(), failures)
+
+
 def database() -> class_store.Store | None:
     """This server's class database, or None when it cannot be reached (``problem()`` says why)."""
     url = class_store.database_url()
     held = _connections().get(url)
-    if held is not None and (held.store is not None or time.monotonic() - held.at < RETRY_S):
+    if held is not None and (held.store is not None or time.monotonic() - held.at < retry_after(held.failures)):
+        if held.store is not None:
+            purge_old(held.store)
         return held.store
     try:
-        held = _Connection(class_store.open_store(url), "", time.monotonic())
+        fresh = _Connection(class_store.open_store(url), "", time.monotonic())
     except class_store.StoreUnavailable as exc:
-        held = _Connection(None, str(exc), time.monotonic())
-    _connections()[url] = held
-    return held.store
+        fresh = _failed(url, exc, held)
+    _connections()[url] = fresh
+    if fresh.store is not None:
+        purge_old(fresh.store)
+    return fresh.store
+
+
+def purge_old(db: class_store.Store) -> None:
+    """Delete the classes that ended more than the retention ago (POSENC_CLASS_RETENTION_DAYS),
+    at most once an hour per process: ``database()`` calls it whenever a page uses the database
+    (a check of the clock until a purge is due)."""
+    try:
+        days = class_store.retention_days()
+    except ValueError as exc:
+        _LOG.warning("%s; keeping classes %g days", exc, class_store.RETENTION_DAYS)
+        days = class_store.RETENTION_DAYS
+    try:
+        db.purge_if_due(days)
+    except class_store.StoreUnavailable as exc:
+        _LOG.warning("purging old classes failed: %s", exc.reason)
 
 
 def problem() -> str:
-    """Why the database could not be reached ("" when it can)."""
+    """Why the database could not be reached, as a page may say it ("" when it can)."""
     held = _connections().get(class_store.database_url())
     return held.error if held is not None else ""
 
 
 def lost(exc: class_store.StoreUnavailable) -> None:
-    """Forget a connection that failed mid-class: the next call tries again (after RETRY_S)."""
+    """Forget a connection that failed mid-class: the next call tries again (``retry_after``)."""
     url = class_store.database_url()
     old = _connections().get(url)
-    _connections()[url] = _Connection(None, str(exc), time.monotonic())
+    _connections()[url] = _failed(url, exc, old)
     if old is not None and old.store is not None:
         try:
             old.store.close()
@@ -143,6 +196,7 @@ def follow_link() -> None:
         params[CODE_PARAM] = current.code
         params[STUDENT_PARAM] = current.student_id
         state.own(CODE_PARAM, STUDENT_PARAM)
+    send_pending()
 
 
 def _follow(code: str, student_id: str) -> None:
@@ -216,10 +270,12 @@ _TAB = st.components.v2.component("posenc_teacher_tab", js=_TAB_JS)
 FORGET = "_class:forget_tab"
 
 
-def keep_teacher_in_tab() -> None:
+def keep_teacher_in_tab() -> str | None:
     """On the class page: keep the teacher's (code, key) in this tab's sessionStorage, so a
     reload or a server restart mid-class brings the teacher view back without the key
-    ever showing in the address bar; and take it back from there when the session lost it."""
+    ever showing in the address bar; and take it back from there when the session lost it.
+    Returns a message when the key the tab remembered no longer opens its class (a new
+    teacher link replaced it), and forgets it."""
     current = teacher()
     forget = st.session_state.pop(FORGET, False)
     result = _TAB(
@@ -229,20 +285,78 @@ def keep_teacher_in_tab() -> None:
         on_stored_change=lambda: None,
     )
     if current is not None or forget:
-        return
+        return None
     raw = result.get("stored")
     try:
         code, key = json.loads(raw) if isinstance(raw, str) else (None, None)
     except (ValueError, TypeError):
-        return
+        return None
     if not (isinstance(code, str) and isinstance(key, str)):
-        return
+        return None
     db = database()
     try:
-        if db is not None and db.is_teacher(class_store.normalize_code(code), key):
+        if db is None:
+            return None
+        if db.is_teacher(class_store.normalize_code(code), key):
             set_teacher(class_store.normalize_code(code), key)
+            return None
     except (class_store.StoreUnavailable, ValueError):
-        return
+        return None
+    stop_teaching()  # the tab forgets the stale key on the next run
+    return (
+        "The teacher link this tab remembered no longer works: a new teacher link replaced it, "
+        "or the class ended and was deleted."
+    )
+
+
+# "share this view" for a student in a class
+
+#: the link is made in the browser from the address bar as it is when pressed (a lesson's
+#: controls change it without a new run of the page), minus the class code and student id
+_SHARE_HTML = """
+<div class="posenc-share">
+  <button type="button">Link to this view, without your class</button>
+  <input type="text" readonly aria-label="Link to this view" hidden>
+  <span role="status"></span>
+</div>
+"""
+_SHARE_JS = """
+export default function ({ parentElement }) {
+  const root = parentElement.querySelector('.posenc-share');
+  if (!root || root.dataset.ready) return;
+  root.dataset.ready = '1';
+  const button = root.querySelector('button');
+  const field = root.querySelector('input');
+  const status = root.querySelector('span');
+  button.addEventListener('click', () => {
+    const url = new URL(window.location.href);
+    for (const name of ['class', 'student']) url.searchParams.delete(name);
+    field.value = url.toString();
+    field.hidden = false;
+    field.select();
+    const copied = () => { status.textContent = 'Copied: anyone with it sees this view, not your class.'; };
+    const shown = () => { status.textContent = 'Copy it from the box: it does not name your class.'; };
+    try {
+      navigator.clipboard.writeText(field.value).then(copied, shown);
+    } catch (e) { shown(); }
+  });
+}
+"""
+_SHARE_CSS = """
+.posenc-share { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
+.posenc-share button { font: inherit; padding: 0.25rem 0.75rem; border-radius: 0.5rem;
+  border: 1px solid rgba(49, 51, 63, 0.3); background: transparent; color: inherit; cursor: pointer; }
+.posenc-share input { font: inherit; flex: 1 1 16rem; min-width: 0; max-width: 100%; padding: 0.25rem; }
+.posenc-share span { font-size: 0.875rem; }
+"""
+_SHARE = st.components.v2.component("posenc_share_view", html=_SHARE_HTML, js=_SHARE_JS, css=_SHARE_CSS)
+
+
+def share_view() -> None:
+    """For a student in a class, on a lesson page: a link to the view they see that does not
+    carry their class code and student id (the address bar does, to keep them in the class)."""
+    if member() is not None:
+        _SHARE(key="class_share_view")
 
 
 def stop_teaching() -> None:
@@ -272,44 +386,73 @@ def restore_solved(solved: set[str], valid) -> None:
 
 
 def record_attempt(key: str, answer: str, right: bool) -> None:
-    """Send a checked exercise answer to the class (nothing outside a class)."""
+    """Send a checked exercise answer to the class (nothing outside a class); one that cannot
+    be sent waits in this session and goes when the database is back (``send_pending``)."""
     current = member()
     if current is None:
+        return
+    pending = st.session_state.setdefault(PENDING, [])
+    if len(pending) < PENDING_MAX:
+        pending.append((current.code, current.student_id, key, answer[:64], right))
+    send_pending()
+
+
+def send_pending() -> None:
+    """Send the exercise answers this session could not send (every run calls it; nothing
+    to do unless the database was down)."""
+    pending = st.session_state.get(PENDING)
+    if not pending:
         return
     db = database()
     try:
         if db is None:
-            raise class_store.StoreUnavailable(problem() or "the class database cannot be reached")
-        db.record_attempt(current.code, current.student_id, key, answer[:64], right)
+            raise class_store.StoreUnavailable(problem() or "the class database cannot be reached right now")
+        while pending:
+            db.record_attempt(*pending[0])
+            pending.pop(0)
     except class_store.StoreUnavailable as exc:
-        lost(exc)
+        if db is not None:
+            lost(exc)
         if not st.session_state.get(UNSENT):
             st.session_state[UNSENT] = True
-            st.toast("The class database cannot be reached: this answer is kept in this browser only.")
+            st.toast(
+                "The class database cannot be reached: your answer is kept in this browser and goes to the "
+                "class when the database is back."
+            )
+        return
+    if st.session_state.pop(UNSENT, False):
+        st.toast("The class database is back: your answers have reached the class.")
 
 
 # links
 
 
+def _peer() -> str:
+    """The address of this session's websocket peer, loopback included (``st.context.ip_address``
+    gives None for 127.0.0.1 and ::1, which behind nginx on the same host is every student)."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return ""
+    client = runtime.get_instance().get_client(ctx.session_id)
+    remote = getattr(getattr(client, "client_context", None), "remote_ip", None)
+    return remote if isinstance(remote, str) else ""
+
+
 def network_address() -> str:
-    """The address a request came from, for the rate limit on join codes. Behind the
-    deployment's nginx (deploy/nginx.conf) the peer is loopback, and nginx's own
-    ``X-Real-IP`` names the student; a header a browser sends straight to the app is not
-    trusted, since a guesser could change it on every try."""
-    peer = st.context.ip_address
-    peer = peer if isinstance(peer, str) else ""  # none under AppTest, which has no request
+    """The address a request came from, for the limits on join codes and joins. Behind a
+    trusted proxy (``POSENC_TRUSTED_PROXIES``, loopback by default: deploy/nginx.conf) the
+    proxy's ``X-Real-IP`` names the student; from anyone else those headers are ignored,
+    since a guesser could change them on every try."""
     try:
-        local = ipaddress.ip_address(peer).is_loopback
-    except ValueError:
-        local = False
-    if local:
-        real = st.context.headers.get("X-Real-Ip") if st.context.headers else None
-        real = real.strip() if isinstance(real, str) else ""
-        try:
-            return str(ipaddress.ip_address(real))
-        except ValueError:
-            pass
-    return peer
+        trusted = client_address.trusted_proxies()
+    except ValueError as exc:
+        _LOG.warning("%s; no proxy is trusted", exc)
+        trusted = ()
+    headers = st.context.headers
+    return client_address.client_address(_peer(), dict(headers) if headers else {}, trusted)
 
 
 def client_id() -> str:
@@ -370,7 +513,20 @@ def teacher_link(base: str, code: str, key: str) -> str:
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
 
 
+#: an invisible word joiner before ".", "@" and ":": the Markdown renderer turns
+#: www.example.org, a@example.org and http://... into links even when escaped (and takes a
+#: joiner after the dot as part of the domain), but finds no "www.", no address and no scheme
+#: once the joiner stands before the dot, the @ or the colon
+_AUTOLINK = re.compile(r"(\\?[.@:])")
+
+
+def address_text(url: str) -> str:
+    """The app's own address (``public_base``) as Markdown: escaped, and left for the renderer
+    to link, so that the teacher can open it."""
+    return _MARKDOWN.sub(r"\\\1", url)
+
+
 def plain(text: str) -> str:
     """A person's text (a nickname, a class name) as Markdown that shows it literally:
     no link, image, emphasis or HTML can come out of it."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return _AUTOLINK.sub("\u2060\\1", _MARKDOWN.sub(r"\\\1", text))

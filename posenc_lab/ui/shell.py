@@ -121,6 +121,7 @@ def run(page: st.Page, course: Course) -> None:
     page.run()
     if current is not None:
         exercises.render(current)
+        classroom.share_view()
         _neighbours(current)
     layout.draw_speaker_notes()
     state.finish_run(notice_area)
