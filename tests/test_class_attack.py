@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 import pg_support
 import psycopg
 import pytest
-from app_helpers import ROOT
+from app_helpers import ROOT, free_port
 
 from posenc_lab.classroom import store as class_store
 
@@ -33,12 +32,6 @@ import class_attack  # noqa: E402
 
 pytestmark = pytest.mark.browser
 SCRIPT = str(ROOT / "deploy" / "run_two.sh")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _rows(url: str, sql: str) -> list[tuple]:
@@ -69,12 +62,12 @@ def two_behind_nginx(fresh_db):
     # nginx started as root runs its workers as an unprivileged user, who must reach the run folder
     run_dir = tempfile.mkdtemp(prefix="posenc-attack-")
     os.chmod(run_dir, 0o755)
-    proxy = _free_port()
+    proxy = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if k != "NGINX"},
         "RUN_DIR": run_dir,
         "PROXY_PORT": str(proxy),
-        "BACKEND_PORTS": f"{_free_port()} {_free_port()}",
+        "BACKEND_PORTS": f"{free_port()} {free_port()}",
         "PYTHON": sys.executable,
         "WARM": "0",
         class_store.SETTING: fresh_db,
