@@ -290,8 +290,11 @@ CHARTLESS = frozenset({ref.url_path for ref in REFERENCE} | {CLASS.url_path})
 MODES = {
     "present": {"width": 1920, "height": 2600, "shot": (1920, 1080), "present": True},
     "phone": {"width": 390, "height": 2400, "shot": (390, 844), "present": False},
-    "desktop": {"width": 1440, "height": 2600, "shot": None, "present": False},
+    "desktop": {"width": 1280, "height": 2600, "shot": None, "present": False},
 }
+#: the first screen of a laptop (1280 x 800) and of a phone (390 x 844): the measured
+#: viewports are taller, and nothing above a view's chart depends on the viewport's height
+FIRST_SCREEN = {"desktop": 800, "phone": 844, "present": 1080}
 
 
 def with_query(path: str, **params: str) -> str:
@@ -324,6 +327,19 @@ _LAYOUT_SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly
   }
   return n + ':' + s.toFixed(1);
 }).join('|') + '#' + document.querySelectorAll('[data-testid="stPlotlyChart"]').length"""
+
+
+# where a view's key controls (ui.layout.key_control) and its figure (the first chart or
+# table after them) lie, top and bottom in CSS px from the top of the page, unscrolled
+FIRST_SCREEN_JS = """() => {
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+  const controls = document.querySelector('[data-testid="stMain"] .st-key-key_controls');
+  const figures = Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stPlotlyChart"], [data-testid="stMain"] [data-testid="stTable"]'));
+  const below = controls ? controls.getBoundingClientRect().bottom : 0;
+  const after = figures.find(f => f.getBoundingClientRect().top >= below);
+  return {controls: box(controls), figure: box(after || figures[0])};
+}"""
 
 
 def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
@@ -856,6 +872,7 @@ def measure_view(
 
     Returns ``{"name", "mode", "scheme", "url", "seconds" (load to measured), "exceptions"
     (count of Streamlit exception boxes), "outside" (requests that left localhost),
+    "first_screen" (``FIRST_SCREEN_JS``: the key controls' and the figure's tops and bottoms),
     "report" (``chart_text_report``), "hscroll" (``horizontal_scroll``), "axe"
     (``axe_serious``, or None unless ``axe``), "shots" (paths written)}``. With ``shots``,
     writes the screenshots the classroom tests keep: presenter mode
@@ -875,6 +892,7 @@ def measure_view(
         "outside": list(outside or []),
         "report": chart_text_report(page),
         "hscroll": horizontal_scroll(page),
+        "first_screen": page.evaluate(FIRST_SCREEN_JS),
         "axe": None,
         "shots": [],
     }

@@ -8,7 +8,9 @@ references), served by ``streamlit run app.py``:
   what is behind it (paper, plot area, heatmap cell or its own box);
 - a phone, 390 px wide: no two chart texts overlap, no text overlaps the modebar, none
   reaches past its chart or the screen, and nothing scrolls sideways;
-- axe-core: no serious or critical violation at 1440 px, in presenter mode and on the phone.
+- axe-core: no serious or critical violation at 1280 px, in presenter mode and on the phone;
+- a laptop (1280 x 800) and a phone (390 x 844): every view's key controls lie wholly on the
+  first screen and its chart (or table) starts on it, at least ``FIGURE_PEEK_PX`` of it showing.
 
 Each view is loaded once per (mode, scheme) and measured once (``_measured``); the tests
 then read the numbers. Screenshots: ``artifacts/screenshots/present_{scheme}_{name}.png``
@@ -24,6 +26,8 @@ import pytest
 from browser_support import (
     CHARTLESS,
     CLASSROOM_PAGES,
+    FIRST_SCREEN,
+    PAGES,
     ViewTab,
     contrast_violations,
     describe_axe,
@@ -47,6 +51,8 @@ PRESENT_FLOOR_PX = 18
 PHONE_FLOOR_PX = 9
 #: WCAG 2 AA for normal text
 MIN_CONTRAST = 4.5
+#: how much of a view's chart (or table) must show on the first screen, under its key controls
+FIGURE_PEEK_PX = 100
 #: the most offending items a failure message lists
 SHOWN = 25
 
@@ -207,3 +213,25 @@ def test_axe_finds_no_serious_or_critical_violation(server, tabs, name, path, mo
             f"{name} ({mode}): axe-core, serious or critical\n"
             + "\n".join(f"  {describe_axe(v)}\n    {v['summaries'][0] if v['summaries'] else ''}" for v in serious)
         )
+
+
+# ------------------------------------------------------------------ the first screen
+
+
+@pytest.mark.parametrize("mode", ["desktop", "phone"])
+@pytest.mark.parametrize(("name", "path"), [p for p in PAGES if p[0] != "home"], ids=[p[0] for p in PAGES[1:]])
+def test_key_controls_and_chart_are_on_the_first_screen(server, tabs, name, path, mode):
+    """A student moves a view's key control while watching its chart, without scrolling
+    and without the sidebar (a phone's covers the chart)."""
+    result = _measured(server, tabs, name, path, mode)
+    screen = FIRST_SCREEN[mode]
+    controls, figure = result["first_screen"]["controls"], result["first_screen"]["figure"]
+    assert controls is not None, f"{name} ({mode}): no key controls in the main area"
+    assert figure is not None, f"{name} ({mode}): no chart or table"
+    assert 0 <= controls["top"] and controls["bottom"] <= screen, (
+        f"{name} ({mode}): key controls at {controls['top']:.0f}-{controls['bottom']:.0f} px; "
+        f"the first screen ends at {screen}"
+    )
+    assert figure["top"] <= screen - FIGURE_PEEK_PX, (
+        f"{name} ({mode}): the chart starts at {figure['top']:.0f} px; the first screen ends at {screen}"
+    )

@@ -512,10 +512,10 @@ def decay_bound(distances, bound, *, height: int | None = None) -> go.Figure:
     """RoFormer's bound (2/Dh) sum_j |S_j| against relative distance (log x)."""
     return line_chart(
         distances,
-        {"(2/d_h) Σ_j |S_j|": bound},
+        {"(2/dₕ) Σⱼ |Sⱼ|": bound},
         title="RoFormer's bound on the score",
         x_title="relative distance m - n (positions, log scale)",
-        y_title="(2/d_h) Σ|S_j|",
+        y_title="(2/dₕ) Σⱼ |Sⱼ|",
         x_name="distance",
         value_name="bound",
         log_x=True,
