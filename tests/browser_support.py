@@ -329,6 +329,11 @@ _LAYOUT_SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly
 }).join('|') + '#' + document.querySelectorAll('[data-testid="stPlotlyChart"]').length"""
 
 
+#: the range input of a slider among a view's key controls, above its chart (ui.layout.key_control)
+KEY_SLIDER = '[data-testid="stMain"] .st-key-key_controls [data-testid="stSlider"] input[type="range"]'
+#: the range input of a slider in the sidebar (a view's finer settings)
+SIDEBAR_SLIDER = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
+
 # where a view's key controls (ui.layout.key_control) and its figure (the first chart or
 # table after them) lie, top and bottom in CSS px from the top of the page, unscrolled
 FIRST_SCREEN_JS = """() => {
