@@ -94,7 +94,8 @@ def test_rotation_frames_turn_each_pair_by_m_theta():
     spec = charts(at)[0]
     frames = spec["frames"]
     ms = [4 + 5 * f for f in range(20)]
-    assert [f["name"] for f in frames] == [f"m={m}" for m in ms]
+    # named for the positions they draw: the page's frame counter shows m and n (r = 4)
+    assert [f["name"] for f in frames] == [f"query at m = {m}, key at n = {m - 4}" for m in ms]
     assert spec["layout"]["meta"]["frame_ms"] == 120
     q, _ = seeded_qk(16, 0)
     t = theta(16, 100.0)
@@ -126,7 +127,7 @@ def test_rotation_is_played_by_keyboard_buttons_without_redraw():
     # Plotly's SVG buttons and slider cannot be reached by keyboard: the page's are used
     assert "updatemenus" not in spec["layout"] and "sliders" not in spec["layout"]
     assert spec["layout"]["meta"]["frame_ms"] == 120
-    assert [f["name"] for f in spec["frames"]][:2] == ["m=2", "m=3"]
+    assert [f["name"] for f in spec["frames"]][:2] == ["query at m = 2, key at n = 0", "query at m = 3, key at n = 1"]
 
 
 def test_rotation_defaults_show_fastest_middle_and_slowest_pairs():
