@@ -145,3 +145,16 @@ def chart_bytes(at: AppTest) -> list[int]:
 def assert_clean(at: AppTest) -> None:
     """No exception element and no error box (a core error shown on purpose is tested apart)."""
     assert not at.exception, [e.message for e in at.exception]
+
+
+def notices(at: AppTest) -> list[str]:
+    """Each "What to notice" text the page shows, whole: its lead (a caption) and the rest
+    folded under it in a "More to notice" expander (``ui.layout.notice``), joined by a space."""
+    rest = {id(c.proto) for e in at.expander if e.label == "More to notice" for c in e.caption}
+    out: list[str] = []
+    for c in at.caption:
+        if c.value.startswith("**What to notice:**"):
+            out.append(c.value)
+        elif id(c.proto) in rest and out:
+            out[-1] += " " + c.value
+    return out

@@ -294,8 +294,11 @@ CHARTLESS = frozenset({ref.url_path for ref in REFERENCE} | {CLASS.url_path})
 MODES = {
     "present": {"width": 1920, "height": 2600, "shot": (1920, 1080), "present": True},
     "phone": {"width": 390, "height": 2400, "shot": (390, 844), "present": False},
-    "desktop": {"width": 1440, "height": 2600, "shot": None, "present": False},
+    "desktop": {"width": 1280, "height": 2600, "shot": None, "present": False},
 }
+#: the first screen of a laptop (1280 x 800) and of a phone (390 x 844): the measured
+#: viewports are taller, and nothing above a view's chart depends on the viewport's height
+FIRST_SCREEN = {"desktop": 800, "phone": 844, "present": 1080}
 
 
 def with_query(path: str, **params: str) -> str:
@@ -328,6 +331,24 @@ _LAYOUT_SIGNATURE_JS = """() => Array.from(document.querySelectorAll('.js-plotly
   }
   return n + ':' + s.toFixed(1);
 }).join('|') + '#' + document.querySelectorAll('[data-testid="stPlotlyChart"]').length"""
+
+
+#: the range input of a slider among a view's key controls, above its chart (ui.layout.key_control)
+KEY_SLIDER = '[data-testid="stMain"] .st-key-key_controls [data-testid="stSlider"] input[type="range"]'
+#: the range input of a slider in the sidebar (a view's finer settings)
+SIDEBAR_SLIDER = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
+
+# where a view's key controls (ui.layout.key_control) and its figure (the first chart or
+# table after them) lie, top and bottom in CSS px from the top of the page, unscrolled
+FIRST_SCREEN_JS = """() => {
+  const box = e => { if (!e) return null; const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+  const controls = document.querySelector('[data-testid="stMain"] .st-key-key_controls');
+  const figures = Array.from(document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stPlotlyChart"], [data-testid="stMain"] [data-testid="stTable"]'));
+  const below = controls ? controls.getBoundingClientRect().bottom : 0;
+  const after = figures.find(f => f.getBoundingClientRect().top >= below);
+  return {controls: box(controls), figure: box(after || figures[0])};
+}"""
 
 
 def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
@@ -878,7 +899,8 @@ def measure_view(
     Returns ``{"name", "mode", "scheme", "url", "seconds" (load to measured), "exceptions"
     (count of Streamlit exception boxes), "outside" (requests that left localhost),
     "table_cells" (the text of every table cell), "root_px" (the root font size),
-    "speaker_notes" (how many "Speaker notes" texts), "report" (``chart_text_report``),
+    "speaker_notes" (how many "Speaker notes" texts), "first_screen" (``FIRST_SCREEN_JS``: the
+    key controls' and the figure's tops and bottoms), "report" (``chart_text_report``),
     "hscroll" (``horizontal_scroll``), "margins" (``MARGINS_JS``), "axe" (``axe_serious``,
     or None unless ``axe``), "shots" (paths written)}``. With ``shots``, writes the screenshots the classroom tests
     keep: presenter mode ``present_{scheme}_{name}.png`` (1920 x 1080), phone
@@ -903,6 +925,7 @@ def measure_view(
         # the root font size (presenter mode enlarges it) and the "Speaker notes" expanders
         "root_px": page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)"),
         "speaker_notes": page.get_by_text("Speaker notes").count(),
+        "first_screen": page.evaluate(FIRST_SCREEN_JS),
         "axe": None,
         "shots": [],
     }

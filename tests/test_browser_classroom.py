@@ -8,14 +8,16 @@ references), served by ``streamlit run app.py``:
   what is behind it (paper, plot area, heatmap cell or its own box);
 - a phone, 390 px wide: no two chart texts overlap, no text overlaps the modebar, none
   reaches past its chart or the screen, and nothing scrolls sideways;
-- axe-core: no serious or critical violation at 1440 px, in presenter mode and on the phone.
+- axe-core: no serious or critical violation at 1280 px, in presenter mode and on the phone;
+- a laptop (1280 x 800) and a phone (390 x 844): every view's key controls lie wholly on the
+  first screen and its chart (or table) starts on it, at least ``FIGURE_PEEK_PX`` of it showing.
 
 Each view is loaded once per (mode, scheme) and measured once (the ``measured`` fixture,
 browser_support.Measurements); the tests then read the numbers, and so do
-tests/test_browser.py's checks that every page renders at 1440 px and on a phone, and
+tests/test_browser.py's checks that every page renders at 1280 px and on a phone, and
 tests/test_browser_margins.py's. Screenshots: ``artifacts/screenshots/present_{scheme}_{name}.png``
 (1920 x 1080), ``phone_{name}.png`` (390 x 844), ``phone_tall_{name}.png`` (390 x 2400)
-and ``{name}.png`` (1440 x 2600).
+and ``{name}.png`` (1280 x 2600).
 ``tools/measure_views.py`` prints the same measurements for every view in one go.
 """
 
@@ -26,6 +28,8 @@ from collections import Counter
 import pytest
 from browser_support import (
     CLASSROOM_PAGES,
+    FIRST_SCREEN,
+    PAGES,
     contrast_violations,
     describe_axe,
     describe_contrast,
@@ -48,6 +52,8 @@ PRESENT_FLOOR_PX = 18
 PHONE_FLOOR_PX = 9
 #: WCAG 2 AA for normal text
 MIN_CONTRAST = 4.5
+#: how much of a view's chart (or table) must show on the first screen, under its key controls
+FIGURE_PEEK_PX = 100
 #: the most offending items a failure message lists
 SHOWN = 25
 
@@ -152,3 +158,44 @@ def test_axe_finds_no_serious_or_critical_violation(measured, name, path, mode):
             f"{name} ({mode}): axe-core, serious or critical\n"
             + "\n".join(f"  {describe_axe(v)}\n    {v['summaries'][0] if v['summaries'] else ''}" for v in serious)
         )
+
+
+# ------------------------------------------------------------------ the first screen
+
+
+#: views whose chart still starts too low on the first screen (measured 26 Nov 2026): text,
+#: a formula, metrics or a second control row sit between the key controls and the chart.
+#: Known, not accepted: each is to be fitted, then taken off this list (issue 37, item 3)
+NOT_YET_ON_FIRST_SCREEN = {
+    "desktop": {"relative-deberta", "experiments-extension", "models-model", "models-config", "claims-parameters"},
+    "phone": {
+        "relative-t5", "relative-deberta", "rope-rotation", "rope-relative", "rope-scaling", "rope-xpos",
+        "alibi-attention", "alibi-kerple", "design-shift", "design-train", "experiments-extension",
+        "models-model", "models-config", "claims-order", "claims-parameters",
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["desktop", "phone"])
+@pytest.mark.parametrize(("name", "path"), [p for p in PAGES if p[0] != "home"], ids=[p[0] for p in PAGES[1:]])
+def test_key_controls_and_chart_are_on_the_first_screen(measured, name, path, mode, request):
+    """A student moves a view's key control while watching its chart, without scrolling
+    and without the sidebar (a phone's covers the chart; there the key controls also stay
+    pinned at the top while the page scrolls)."""
+    if name in NOT_YET_ON_FIRST_SCREEN[mode]:
+        # strict: a view that comes to fit fails here until it is taken off the list
+        request.applymarker(
+            pytest.mark.xfail(reason="the chart starts below the first screen (issue 37, item 3)", strict=True)
+        )
+    result = measured(name, path, mode)
+    screen = FIRST_SCREEN[mode]
+    controls, figure = result["first_screen"]["controls"], result["first_screen"]["figure"]
+    assert controls is not None, f"{name} ({mode}): no key controls in the main area"
+    assert figure is not None, f"{name} ({mode}): no chart or table"
+    assert 0 <= controls["top"] and controls["bottom"] <= screen, (
+        f"{name} ({mode}): key controls at {controls['top']:.0f}-{controls['bottom']:.0f} px; "
+        f"the first screen ends at {screen}"
+    )
+    assert figure["top"] <= screen - FIGURE_PEEK_PX, (
+        f"{name} ({mode}): the chart starts at {figure['top']:.0f} px; the first screen ends at {screen}"
+    )

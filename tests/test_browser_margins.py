@@ -9,7 +9,7 @@ server does not know). A chart with a colour bar has its right, top and bottom m
 and one with a legend above the plot its top margin (not on a phone, where it may wrap).
 
 The margins are read on the classroom measurement's loads (tests/test_browser_classroom.py):
-at 1440 px, in presenter mode at 1920 px (light scheme) and on a 390 px phone.
+at 1280 px, in presenter mode at 1920 px (light scheme) and on a 390 px phone.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ VIEWS = [
     "design-similarity",
     "rope-xpos",
 ]
-#: each setting of the check and the classroom measurement's mode that loads it: 1440 px,
+#: each setting of the check and the classroom measurement's mode that loads it: 1280 px,
 #: presenter mode at 1920 px, a 390 px phone (browser_support.MODES)
 SETTINGS = {"desktop": "desktop", "presenter": "present", "phone": "phone"}
 

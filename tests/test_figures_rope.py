@@ -59,7 +59,9 @@ def _tips(trace_x, trace_y):
 def test_animation_has_one_frame_per_position_named_for_the_page_buttons():
     fig, d = _animation(n_frames=12)
     assert len(fig.frames) == 12
-    assert [f.name for f in fig.frames] == [f"m={m}" for m in d["m"]]
+    assert [f.name for f in fig.frames] == [
+        f"query at m = {m}, key at n = {n}" for m, n in zip(d["m"], d["n"], strict=True)
+    ]
     # played by the page's keyboard buttons (ui.chart_tools): no SVG buttons or slider
     assert not fig.layout.updatemenus and not fig.layout.sliders
     assert 80 <= fig.layout.meta["frame_ms"] <= 150
@@ -161,7 +163,9 @@ def test_animation_built_as_dicts_is_what_the_checked_api_builds(kwargs, per_row
     checked = go.Figure(fig.to_dict())  # Plotly validates every property, frames included
     assert json.loads(fig.to_json()) == json.loads(checked.to_json())
     assert all(isinstance(f, go.Frame) for f in fig.frames) and len(fig.frames) == kwargs["n_frames"]
-    assert [f.name for f in checked.frames] == [f"m={m}" for m in d["m"]]
+    assert [f.name for f in checked.frames] == [
+        f"query at m = {m}, key at n = {n}" for m, n in zip(d["m"], d["n"], strict=True)
+    ]
     # what is added later is checked as usual
     with pytest.raises(ValueError):
         fig.update_layout(not_a_property=1)

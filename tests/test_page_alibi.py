@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page
+from app_helpers import assert_clean, chart_bytes, charts, notices, open_page
 
 PAGE = "posenc_lab/lessons/alibi/page.py"
 MB = 1_000_000
@@ -43,7 +43,7 @@ def _span(weights_by_distance: np.ndarray, mass: float) -> int:
 
 
 def _notices(at) -> list[str]:
-    return [c.value for c in at.caption if "What to notice" in c.value]
+    return notices(at)
 
 
 # slopes view

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page
+from app_helpers import assert_clean, chart_bytes, charts, notices, open_page
 
 from posenc_lab.course import lesson_by_path
 from posenc_lab.lessons.choices import measure as props
@@ -53,7 +53,7 @@ def metric(at, start: str) -> str:
 
 
 def notice(at) -> str:
-    return next(c.value for c in at.caption if "What to notice" in c.value)
+    return notices(at)[0]
 
 
 def traces(spec) -> dict[str, dict]:
@@ -91,7 +91,7 @@ def test_score_parts_are_the_rms_of_the_three_terms(scale):
     assert f"the position part of the score is {ratio:.3g} times the content part" in notice(at)
     assert metric(at, "Tokens read back, concatenated") == "100%"
     # 3 d x d weights added, 3 d x 2d concatenated
-    assert metric(at, "W_q, W_k, W_v weights") == f"{3 * 128 * 256:,}"
+    assert metric(at, "Query, key and value weights") == f"{3 * 128 * 256:,}"
 
 
 def test_unit_tokens_are_mostly_lost_under_the_code_and_scaled_ones_are_not():

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import plotly.io as pio
 import pytest
-from app_helpers import ROOT, assert_clean, chart_bytes, charts, open_page
+from app_helpers import ROOT, assert_clean, chart_bytes, charts, notices, open_page
 
 import posenc
 from posenc_lab.figures.arrays import as_array
@@ -235,7 +235,7 @@ def test_rope_pairs_with_equal_dot_products_differ():
 def test_the_rope_notice_says_what_the_verdicts_say():
     at = open_page(PAGE, {"view": "rope"})
     assert_clean(at)
-    notice = next(c.value for c in at.caption if c.value.startswith("**What to notice:**"))
+    notice = notices(at)[0]
     assert f"claim 7 is {verdict_of(at, 7)}" in notice
     assert f"claim 8 is {verdict_of(at, 8)}" in notice
     assert (verdict_of(at, 7), verdict_of(at, 8)) == ("false", "half true")
@@ -406,7 +406,7 @@ def test_models_view_states_the_counted_costs_zero_alibi_parameters_and_the_stor
     lines = {t["name"]: as_array(t["y"]) for t in cost_chart["data"]}
     t = 2.0 ** np.arange(4, 18)
     np.testing.assert_allclose(lines["RoPE's rotation of q and k"], 6 * t * dh, rtol=1e-6)
-    np.testing.assert_allclose(lines["the scores Q K^T"], t * t * (2 * dh - 1), rtol=1e-6)
+    np.testing.assert_allclose(lines["the scores Q Kᵀ"], t * t * (2 * dh - 1), rtol=1e-6)
     table = at.table[0].value
     measured = dict(zip(table["Claim"], table["Measured here"], strict=True))
     rotation, scores = 6 * length * dh, length * length * (2 * dh - 1)
@@ -425,6 +425,6 @@ def test_models_view_states_the_counted_costs_zero_alibi_parameters_and_the_stor
     assert f"at 64: RoPE {rope[1]:.0%}" in relative and f"ALiBi {alibi_acc[1]:.0%}" in relative
     known = dict(zip(table["Claim"], table["What is known"], strict=True))
     assert known["GPT-4, Claude and Gemini use RoPE (or ALiBi, or ...)."].startswith("Nobody outside their makers")
-    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    text = notices(at)[0]
     assert f"at T = {length:,} RoPE's rotation is {rotation / scores:.2%}" in text
     assert f"ALiBi's learned parameters are 0 at H = {h}" in text

@@ -194,7 +194,7 @@ def test_wrong_codes_get_a_message_and_are_rate_limited(db_url):
 
 def test_nicknames_are_plain_text(db_url):
     _, code, _ = _start_class()
-    nasty = "**x** [a](http://e.x) <b>"
+    nasty = "**x** [a](http://e) <b>"  # 23 characters: a longer one is refused with a reason
     student = _join(code, nasty)
     shown = _texts(student)
     assert "**x**" not in shown.replace("\\*", "")  # escaped: no bold, no link, no tag
@@ -365,3 +365,27 @@ def test_forgetting_progress_on_a_shared_computer_also_leaves_the_class(db_url):
     assert page.session_state[classroom.MEMBER] is None if classroom.MEMBER in page.session_state else True
     assert "student" not in page.query_params
     assert first.key not in page.session_state["_ex:solved"]
+
+
+def test_a_long_nickname_is_refused_with_a_reason_not_turned_anonymous(db_url):
+    _, code, _ = _start_class()
+    pasted = "Ada Lovelace of the Analytical Engine"  # 37 characters
+    student = _join(code, pasted)
+    assert f"Nicknames have at most {class_store.NICKNAME_CHARS} characters; yours has {len(pasted)}" in _texts(student)
+    assert classroom.MEMBER not in student.session_state, "not joined as anonymous"
+    fine = _join(code, pasted[:20])
+    assert "Nicknames have at most" not in _texts(fine)
+    assert fine.session_state[classroom.MEMBER].nickname == pasted[:20].strip()
+
+
+@pytest.mark.parametrize("typed", ["K7Q", "k7q-m3", "K7QM3PX"])
+def test_a_code_of_the_wrong_length_gets_a_hint_of_six_characters(db_url, typed):
+    at = open_page(PAGE)
+    next(t for t in at.text_input if t.label == "Class code").set_value(typed)
+    _button(at, "Join").click().run()
+    assert not at.exception
+    length = len(class_store.normalize_code(typed))
+    assert f"Class codes have 6 letters and digits, like K7Q M3P; {class_store.normalize_code(typed)} has {length}" in (
+        _texts(at)
+    )
+    assert "No class has the code" not in _texts(at)

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page, panel_specs
+from app_helpers import assert_clean, chart_bytes, charts, notices, open_page, panel_specs
 
 import posenc
 from posenc_lab.lessons.compare import measure as compare_lessons
@@ -45,7 +45,7 @@ def _runs_column(table) -> str:
 
 
 def _notices(at) -> str:
-    return " ".join(c.value for c in at.caption if "What to notice" in c.value)
+    return " ".join(notices(at))
 
 
 # the small multiples
@@ -181,9 +181,9 @@ def test_shaw_mixes_in_only_the_query_word_rope_both():
 def test_score_patterns_notice_says_shaw_depends_on_the_query_word_only():
     at = open_page(PAGE, {"phrase": "random"})
     assert_clean(at)
-    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    text = notices(at)[0]
     assert "RoPE and xPos still depend on j - i, but mixed with both words" in text
-    assert "Shaw's change, q_i · a_(j−i), mixes in only the query word" in text
+    assert r"Shaw's change, $q_i \cdot a_{j-i}$, mixes in only the query word" in text
     assert "Shaw, RoPE" not in text
 
 

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page
+from app_helpers import assert_clean, chart_bytes, charts, notices, open_page
 from test_code_snippets import run_snippet
 
 import posenc
@@ -41,7 +41,7 @@ def lines(spec: dict) -> dict[str, np.ndarray]:
 
 
 def notice(at) -> str:
-    return next(c.value for c in at.caption if "What to notice" in c.value)
+    return notices(at)[0]
 
 
 def card(at) -> dict[str, list[str]]:

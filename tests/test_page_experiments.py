@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, charts, open_page
+from app_helpers import assert_clean, charts, notices, open_page
 
 from posenc import experiment as ex
 from posenc import extension as xt
@@ -131,7 +131,7 @@ def test_translation_notice_quotes_the_default_runs_measured_changes():
     assert errors["none"] == errors["alibi"] == errors["t5"] == 0.0
     assert 0.0 < errors["rope"] < 1e-12
     assert errors["sinusoidal"] > 1.0 and errors["learned"] > 1.0
-    text = next(c.value for c in at.caption if "What to notice" in c.value)
+    text = notices(at)[0]
     assert "exactly 0 for no positions, ALiBi and T5 buckets" in text
     assert f"{errors['rope']:.1e} for RoPE, which is rounding" in text
     assert f"{errors['learned']:.3g} for learned absolute" in text
@@ -204,7 +204,7 @@ def test_a_tiny_live_extension_lab_shows_the_same_numbers_as_posenc():
     assert set(lines) == {*xt.WAY_NAMES.values(), "chance"}
     verdicts = at.table[1].value.to_dict("records")
     assert [r["verdict"] for r in verdicts] == [r["verdict"] for r in xt.paper_comparison(expected)]
-    notice = next(c.value for c in at.caption if "What to notice" in c.value)
+    notice = notices(at)[0]
     agree = sum(r["verdict"] == "agrees" for r in verdicts)
     assert f"agrees with the papers on {agree} of {len(verdicts)} claims" in notice
     assert f"{expected['accuracy']['pi'][-1]:.0%}" in notice

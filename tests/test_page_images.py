@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, open_page, panel_specs
+from app_helpers import assert_clean, notices, open_page, panel_specs
 
 import posenc
 from posenc_lab.figures.arrays import as_array
@@ -43,7 +43,7 @@ def test_the_nope_sentence_counts_the_layers_the_chart_draws(interval, n_layers)
 def test_the_nope_notice_names_llama_4_and_then_the_slider(interval, n_layers):
     at = open_page(PAGE, {"view": "nope", "interval": str(interval), "layers": str(n_layers)})
     assert_clean(at)
-    notice = next(c.value for c in at.caption if c.value.startswith("**What to notice:**"))
+    notice = notices(at)[0]
     # Llama 4's interval is 4 whatever the slider says; the slider's own sentence follows
     assert "it drops RoPE in every 4th layer" in notice
     heat = panel_specs(at)["images_irope"][0]["data"][0]

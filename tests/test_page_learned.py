@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, charts, open_page
+from app_helpers import assert_clean, charts, notices, open_page
 
 PAGE = "posenc_lab/lessons/learned/page.py"
 DATA = Path(__file__).resolve().parents[1] / "posenc_lab" / "lessons" / "experiments" / "data"
@@ -50,7 +50,7 @@ def sinusoid(n: int, d: int) -> np.ndarray:
 
 
 def notice(at) -> str:
-    return next(c.value for c in at.caption if "What to notice" in c.value)
+    return notices(at)[0]
 
 
 def test_the_table_view_is_the_default_and_keeps_its_controls():

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from app_helpers import assert_clean, charts, open_page
+from app_helpers import notices as all_notices
 
 import posenc
 
@@ -28,7 +29,7 @@ def heatmaps(spec) -> list[np.ndarray]:
 
 
 def notices(at) -> str:
-    return " ".join(c.value for c in at.caption if "What to notice" in c.value)
+    return " ".join(all_notices(at))
 
 
 def step_points(spec) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, chart_bytes, charts, open_page
+from app_helpers import assert_clean, chart_bytes, charts, notices, open_page
 
 import posenc
 from posenc import rope_decay_bound
@@ -70,7 +70,7 @@ def metric(at, start: str) -> str:
 
 
 def notice(at) -> str:
-    return next(c.value for c in at.caption if "What to notice" in c.value)
+    return notices(at)[0]
 
 
 # rotation
@@ -94,7 +94,8 @@ def test_rotation_frames_turn_each_pair_by_m_theta():
     spec = charts(at)[0]
     frames = spec["frames"]
     ms = [4 + 5 * f for f in range(20)]
-    assert [f["name"] for f in frames] == [f"m={m}" for m in ms]
+    # named for the positions they draw: the page's frame counter shows m and n (r = 4)
+    assert [f["name"] for f in frames] == [f"query at m = {m}, key at n = {m - 4}" for m in ms]
     assert spec["layout"]["meta"]["frame_ms"] == 120
     q, _ = seeded_qk(16, 0)
     t = theta(16, 100.0)
@@ -126,7 +127,7 @@ def test_rotation_is_played_by_keyboard_buttons_without_redraw():
     # Plotly's SVG buttons and slider cannot be reached by keyboard: the page's are used
     assert "updatemenus" not in spec["layout"] and "sliders" not in spec["layout"]
     assert spec["layout"]["meta"]["frame_ms"] == 120
-    assert [f["name"] for f in spec["frames"]][:2] == ["m=2", "m=3"]
+    assert [f["name"] for f in spec["frames"]][:2] == ["query at m = 2, key at n = 0", "query at m = 3, key at n = 1"]
 
 
 def test_rotation_defaults_show_fastest_middle_and_slowest_pairs():
@@ -401,7 +402,7 @@ def test_xpos_factors_and_scores_follow_the_paper():
     curves = {tr["name"]: arr(tr["y"]) for tr in scores["data"]}
     np.testing.assert_allclose(curves["RoPE"], rope, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(curves["xPos"], xpos, rtol=1e-5, atol=1e-5)
-    assert f"ζ_0 = {0.5 / 1.5:.3f}" in notice(at)
+    assert f"ζ₀ = {0.5 / 1.5:.3f}" in notice(at)
 
 
 def test_every_view_stays_small_at_its_largest_settings():
@@ -495,7 +496,7 @@ def test_yarn_gamma_is_one_convention_in_both_lessons():
     formula = next(e.value for e in at.latex if "gamma" in e.value)
     assert r"\gamma_i\,\theta_i + (1-\gamma_i)\,\frac{\theta_i}{s}" in formula
     assert r"\frac{i_{\text{slow}} - i}{i_{\text{slow}} - i_{\text{fast}}}" in formula
-    assert any("linear_ramp_factor is 1 − γ_i" in c.value for c in at.caption)
+    assert any(r"linear_ramp_factor is $1 - \gamma_i$" in c.value for c in at.caption)
     experiments = open_page("posenc_lab/lessons/experiments/page.py", {"view": "extension"})  # the stored default lab
     assert_clean(experiments)
     assert any(r"\theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)" in e.value for e in experiments.latex)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_helpers import assert_clean, open_page
+from app_helpers import assert_clean, notices, open_page
 
 import posenc
 from posenc_lab.lessons.why_order.lesson import PHENOMENA
@@ -19,7 +19,7 @@ def metric(at, start: str) -> str:
 
 
 def notice(at) -> str:
-    return [c.value for c in at.caption if "What to notice" in c.value][-1]
+    return notices(at)[-1]
 
 
 def moved_error(words: list[str], perm: np.ndarray, with_positions: bool) -> float:

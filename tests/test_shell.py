@@ -115,20 +115,40 @@ def test_line_export_has_one_column_per_series_and_blank_cells_for_gaps():
 
 
 @pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
-def test_presenter_mode_puts_each_views_key_controls_above_the_figure(page, query):
-    """The sidebar is collapsed when presenting: the audience must see the key control move."""
-    at = open_page(page, {**query, "present": "1"})
-    assert_clean(at)
+def test_each_views_key_controls_sit_above_the_figure_in_every_mode(page, query):
+    """A student moves the key control while watching the chart: on a phone the sidebar
+    covers the chart, and in presenter mode it is collapsed; so the one or two telling
+    controls are in the main area, in their own container, whether presenting or not."""
     kinds = ("slider", "select_slider", "radio", "toggle", "multiselect", "selectbox", "text_input")
-    shell = {"w:view", "w:present", "w:shared"}
-    main = [el.key for kind in kinds for el in at.main.get(kind) if str(el.key).startswith("w:")]
-    normal = default_view(page, query)
-    # a control drawn beside its own table or chart in every mode (not in the sidebar) is in
-    # view either way; the key controls are the ones presenter mode moves out of the sidebar
-    inline = {el.key for kind in kinds for el in normal.main.get(kind) if str(el.key).startswith("w:")}
-    keys = [k for k in main if k not in shell and k not in inline]
-    assert 1 <= len(keys) <= layout.KEY_CONTROLS, keys
-    assert inline <= set(main), "a control beside its figure stays there when presenting"
-    # and the same controls stay in the sidebar when not presenting
-    side = {el.key for kind in kinds for el in normal.sidebar.get(kind)}
-    assert set(keys) <= side
+    found = {}
+    for mode, extra in (("normal", {}), ("present", {"present": "1"})):
+        at = open_page(page, {**query, **extra}) if extra else default_view(page, query)
+        assert_clean(at)
+        stage = at.get_by_key(layout.KEY_CONTROLS_KEY)
+        keys = [el.key for kind in kinds for el in stage.get(kind) if str(el.key).startswith("w:")]
+        assert 1 <= len(keys) <= layout.KEY_CONTROLS, (mode, keys)
+        side = {el.key for kind in kinds for el in at.sidebar.get(kind)}
+        assert not side & set(keys), f"{mode}: a key control is also in the sidebar"
+        found[mode] = keys
+    assert found["normal"] == found["present"], "the same key controls in both modes"
+
+
+#: the longest "What to notice" lead, and lesson lead, a view shows before its "More" expander
+#: (characters, the heading left out): two sentences a student can check on the chart
+LEAD_MAX_CHARS = 300
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_every_view_leads_with_a_short_notice_and_folds_the_rest(page, query):
+    at = default_view(page, query)
+    assert_clean(at)
+    folded = {id(el.proto) for e in at.expander for kind in ("caption", "markdown") for el in e.get(kind)}
+    shown = [c.value for c in at.caption if id(c.proto) not in folded and c.value.startswith(layout.NOTICE)]
+    assert shown, "a view ends with what to notice"
+    for text in shown:
+        lead = text.removeprefix(layout.NOTICE).strip()
+        assert len(lead) <= LEAD_MAX_CHARS, f"{len(lead)} characters before the fold: {lead[:120]}..."
+        assert len(layout.split_lead(lead, chars=10_000)[1]) == 0, f"more than two sentences shown: {lead[:120]}"
+    # the lesson's own lead (the first paragraph under the title) is as short
+    lead = next(m.value for m in at.markdown if id(m.proto) not in folded and m.value.strip())
+    assert len(lead) <= LEAD_MAX_CHARS, f"the lesson's lead shows {len(lead)} characters: {lead[:120]}..."

@@ -7,7 +7,7 @@ do), opens every view of ``CLASSROOM_PAGES`` and prints one line per view and mo
   and axe-core's serious or critical violations;
 - ``phone``: 390 px: overlapping chart texts (or text under the modebar), texts past their
   chart or the screen, horizontal scrolling, axe;
-- ``axe``: axe-core at 1440 px (desktop).
+- ``axe``: axe-core at 1280 px (desktop).
 
 Each count is followed by the first three offenders. The measurements are those of
 ``tests/test_browser_classroom.py`` (``tests/browser_support.py``); a final table sums up

@@ -31,7 +31,7 @@ import numpy as np
 import plotly.colors as pcolors
 import plotly.graph_objects as go
 
-from posenc_lab.figures import margins, plotly_private
+from posenc_lab.figures import margins, notation, plotly_private
 from posenc_lab.figures.arrays import as_array
 
 #: Streamlit's chart theme swaps this colour for its "gray90" text colour of the active
@@ -603,6 +603,7 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
     # Plotly's to_dict would also deep-copy and convert the frames, which are dropped below
     data, layout = plotly_private.figure_parts(fig)
     spec = {"data": sendable(data), "layout": sendable(layout)}
+    _plain_notation(spec)
     title = _get(spec, "layout", "title", "text") or ""
     rows = _split_spec(spec)
     for row in rows:
@@ -615,6 +616,33 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
         title = _title_in(rows[0][0]["layout"]) or title
     frames = list(plotly_private.frames_of(fig))  # only an animation has them, and it is one panel
     return title, rows, frames or None
+
+
+def _plain_notation(spec: dict) -> None:
+    """The notation in a figure's words (``M_k``, ``θ_i``, ``q_{2i}``) as Unicode (``Mₖ``,
+    ``θᵢ``, ``q₂ᵢ``): the app loads no MathJax, and Plotly shows TeX as it is typed. Titles,
+    axis titles, notes, legend entries and colour-bar titles; ``spec`` is the caller's copy."""
+
+    def fix(holder: dict, key: str) -> None:
+        if isinstance(holder.get(key), str):
+            holder[key] = notation.plain(holder[key], words=True)
+
+    layout = spec["layout"]
+    for name, value in layout.items():
+        if name == "title" or re.fullmatch(r"[xy]axis\d*|legend|coloraxis\d*", name):
+            box = value.get("colorbar", value) if name.startswith("coloraxis") else value
+            title = box.get("title") if isinstance(box, dict) else None
+            if isinstance(title, dict):
+                fix(title, "text")
+            elif name == "title" and isinstance(value, dict):
+                fix(value, "text")
+    for note in layout.get("annotations") or []:
+        fix(note, "text")
+    for trace in spec["data"]:
+        fix(trace, "name")
+        bar_title = (trace.get("colorbar") or {}).get("title")
+        if isinstance(bar_title, dict):
+            fix(bar_title, "text")
 
 
 _LEAVES = (str, int, float, bool, type(None))

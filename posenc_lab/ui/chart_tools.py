@@ -59,7 +59,12 @@ export default function ({ parentElement, data }) {
       const at = all.indexOf(gd._fullLayout._currentFrame);
       return at < 0 ? 0 : at;
     };
-    const show = gd => { status.textContent = 'frame ' + (current(gd) + 1) + ' of ' + names(gd).length; };
+    // the frame's name says what it draws (RoPE: the query's and the key's positions)
+    const show = gd => {
+      const all = names(gd);
+      const name = all[current(gd)];
+      status.textContent = 'frame ' + (current(gd) + 1) + ' of ' + all.length + (name ? ': ' + name : '');
+    };
     const still = { mode: 'immediate', frame: { duration: 0, redraw: false }, transition: { duration: 0 } };
     const go = delta => () => charts().forEach(gd => {
       const all = names(gd);

@@ -160,6 +160,28 @@ def _check_teacher(db: class_store.Store) -> str | None:
     return "This teacher link no longer works: a new teacher link replaced it, or the class was deleted."
 
 
+#: the longest nickname the join form takes as typed (or pasted); a class keeps NICKNAME_CHARS
+NICKNAME_TYPED = 200
+
+
+def join_problem(code: str, nickname: str) -> str | None:
+    """What is wrong with a join form's code or nickname before the class is looked up, in
+    words a student can act on; None when both can be tried."""
+    typed = class_store.normalize_code(code or "")
+    if typed and len(typed) != class_store.CODE_LENGTH:
+        return (
+            f"Class codes have {class_store.CODE_LENGTH} letters and digits, like K7Q M3P; "
+            f"{classroom.plain(typed)} has {len(typed)}. Check the code on the board."
+        )
+    length = len(" ".join((nickname or "").split()))
+    if length > class_store.NICKNAME_CHARS:
+        return (
+            f"Nicknames have at most {class_store.NICKNAME_CHARS} characters; yours has {length}. "
+            "Shorten it, or leave it empty to join without one."
+        )
+    return None
+
+
 def landing(db: class_store.Store) -> None:
     st.markdown(LEAD)
     join, teach = st.columns(2, gap="large")
@@ -173,12 +195,17 @@ def landing(db: class_store.Store) -> None:
                 placeholder="6 letters and digits",
             )
             nickname = st.text_input(
-                "Nickname (optional)",
-                max_chars=class_store.NICKNAME_CHARS,
+                f"Nickname (optional, up to {class_store.NICKNAME_CHARS} characters)",
+                # room for a longer paste: the browser would refuse it whole, and the student
+                # would join as anonymous without a word; join_problem says what to shorten
+                max_chars=NICKNAME_TYPED,
                 help="Leave it empty to stay anonymous. Your teacher sees it next to your answers.",
             )
             joined = st.form_submit_button("Join", type="primary", icon=":material/login:")
-        if joined:
+        problem = join_problem(code, nickname) if joined else None
+        if problem:
+            st.error(problem, icon=":material/error:")
+        elif joined:
             try:
                 student = db.join(code, nickname, client=classroom.client_id(), network=classroom.network_address())
             except class_store.JoinRefused as exc:

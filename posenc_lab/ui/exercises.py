@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from posenc_lab.figures import notation
 from posenc_lab.ui import classroom
 from posenc_lab.ui import exercise_kinds as kinds
 from posenc_lab.ui import progress as stored_progress
@@ -157,8 +158,9 @@ def _check_number(ex: Numeric) -> None:
 
 
 def _plain_text(markdown: str) -> str:
-    # the dashboard shows an option as plain words: no $, *, ` from its Markdown
-    return " ".join(markdown.replace("$", "").replace("*", "").replace("`", "").split())
+    # the dashboard shows an option as plain words: its maths in Unicode (R((m + n)θ), not
+    # R((m + n)\theta)), no $, *, ` from its Markdown
+    return notation.plain_markdown(markdown)
 
 
 # drawing

@@ -10,7 +10,7 @@ import re
 
 import streamlit as st
 
-from posenc_lab.figures import export
+from posenc_lab.figures import export, notation
 from posenc_lab.ui import chart_tools, figcache, state
 
 PRESENTING = "_presenting"
@@ -56,24 +56,30 @@ def lesson_body(lesson) -> None:
         state.finish_run(notice_area)
 
 
-#: presenter mode: the main-area slots for a view's key controls on this run
+#: the main-area slots for a view's key controls on this run
 _STAGE = "_stage"
 #: key controls a view may put above its figure
 KEY_CONTROLS = 2
+#: the key of the container that holds them (the page's CSS class ``st-key-key_controls``,
+#: which the browser tests find)
+KEY_CONTROLS_KEY = "key_controls"
 
 
 def key_control():
-    """Where a view's key control goes: above the figure in presenter mode, where the
-    audience sees it move (the sidebar is collapsed there), else in the sidebar.
+    """Where a view's key control goes: in the main area above the figure, on every screen,
+    so the chart can be watched while it moves (on a phone the sidebar covers the chart,
+    on a laptop it sits below the menu, and in presenter mode it is collapsed).
 
     A view marks its one or two most telling controls with ``container=key_control()``;
-    a third asks for a slot there is not and goes to the sidebar.
+    a third asks for a slot there is not and goes to the sidebar. The slots are side by side
+    (Streamlit stacks them on a phone).
     """
-    if not presenting():
-        return st.sidebar
     slots = st.session_state.setdefault(_STAGE, [])
     if not slots:
-        slots.extend(st.columns(KEY_CONTROLS, gap="large"))
+        with st.container(key=KEY_CONTROLS_KEY):
+            # a large gap reads from the back of a room; stacked on a phone it would be a
+            # large gap between the two sliders too
+            slots.extend(st.columns(KEY_CONTROLS, gap="large" if presenting() else "small"))
         slots.append(0)  # slots taken
     taken = slots[-1]
     if taken >= KEY_CONTROLS:
@@ -120,15 +126,71 @@ def _explain(text: str, draw) -> None:
         draw(text)
 
 
-def lesson(title: str, lead: str) -> None:
-    """Title and a short lead paragraph."""
+#: the most sentences, and characters, of a lesson's lead or a notice shown before "More"
+LEAD_SENTENCES = 2
+LEAD_CHARS = 240
+#: where a sentence ends: a full stop, question or exclamation mark, then a space and a
+#: capital, a digit or Markdown's bold; not after an abbreviation ("et al.", "e.g.", "i.e.")
+_SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.?!](?=\s+[A-Z0-9*(])")
+
+
+def split_lead(text: str, *, sentences: int = LEAD_SENTENCES, chars: int = LEAD_CHARS) -> tuple[str, str]:
+    """``text`` as (lead, rest): its first sentences, at most ``sentences`` of them and no
+    more than ``chars`` characters unless the first alone is longer, then the rest ("" if
+    none). Nothing is reworded: lead and rest joined by a space are ``text``."""
+    # the last sentence ends where the text does (a full stop there is not followed by a capital)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    cut = ends[0]
+    for count, end in enumerate(ends[1:], start=2):
+        if count > sentences or end > chars:
+            break
+        cut = end
+    lead, rest = text[:cut].strip(), text[cut:].strip()
+    return lead, rest
+
+
+def lesson(title: str, lead: str):
+    """Title and a short lead: its first sentence or two on the page, the rest folded in
+    an expander, so that a view's controls and chart reach the first screen of a phone.
+
+    Returns where more of the intro may go (``with more: st.caption(...)``): that expander,
+    or a container in place when there is no rest or when presenting (a projected lesson's
+    explanations go to the speaker notes).
+    """
     st.title(title)
-    _explain(lead, st.markdown)
+    if presenting():
+        _explain(lead, st.markdown)
+        return st.container()
+    shown, rest = split_lead(lead)
+    st.markdown(shown)
+    if not rest:
+        return st.container()
+    more = st.expander("More about this lesson", icon=":material/menu_book:")
+    more.markdown(rest)
+    return more
+
+
+#: how lesson text names the sidebar, where a view's finer settings are: open beside the page
+#: on a laptop, behind the » button at the top left on a phone
+SIDE_PANEL = "the side panel (» at the top left opens it on a phone)"
+
+#: the heading of every "what to notice" text under a figure
+NOTICE = "**What to notice:**"
 
 
 def notice(text: str) -> None:
-    """The "what to notice" caption under a figure."""
-    _explain(f"**What to notice:** {text}", st.caption)
+    """The "what to notice" caption under a figure: its first sentence or two, which a
+    student can check on the chart, then the rest folded in an expander."""
+    # a notice fills in numbers around its notation: M_k, θ_i written as Mₖ, θᵢ
+    text = notation.plain_words_markdown(text)
+    if presenting():
+        _explain(f"{NOTICE} {text}", st.caption)
+        return
+    shown, rest = split_lead(text)
+    st.caption(f"{NOTICE} {shown}")
+    if rest:
+        with st.expander("More to notice", icon=":material/visibility:"):
+            st.caption(rest)
 
 
 #: every snippet shown by chart(code=...) starts with these imports (``code_prelude``)
@@ -324,6 +386,13 @@ def table(data, *, index: str | None = None, **options) -> None:
     ``repr``, exact for plain values (str, int, float, bool, None); other tables (a NumPy
     number's type is not in its repr) are converted on every run.
     """
+    # a table shows its cells as plain text: its notation in Unicode (Mₖ, not M_k)
+    if isinstance(data, list):
+        data = [{_plain_cell(k): _plain_cell(v) for k, v in row.items()} for row in data]
+    else:
+        data = {_plain_cell(k): [_plain_cell(v) for v in column] for k, column in data.items()}
+    if index is not None:
+        index = _plain_cell(index)
     cells = (
         (v for row in data for v in row.values())
         if isinstance(data, list)
@@ -334,6 +403,10 @@ def table(data, *, index: str | None = None, **options) -> None:
     else:  # not a safe key: converted on this run, as st.table would
         arrow = _to_arrow(data, index)
     st.table(arrow, hide_index=index is None, **options)
+
+
+def _plain_cell(value):
+    return notation.plain(value, words=True) if isinstance(value, str) else value
 
 
 #: what a table cell may be: its repr is exact (a NumPy array's elides its middle)

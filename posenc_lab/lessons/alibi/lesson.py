@@ -28,7 +28,7 @@ LESSON = Lesson(
 @LESSON.intro
 def intro() -> None:
     """The lead and ALiBi's score, with the sign convention of its penalty."""
-    layout.lesson(
+    more = layout.lesson(
         "ALiBi and KERPLE",
         "ALiBi (Attention with Linear Biases) gives a Transformer no position vectors at all. "
         "Each head subtracts a penalty from its attention scores: its slope m times the distance "
@@ -42,7 +42,7 @@ def intro() -> None:
         r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_h}} - m_h\,|i - j|,"
         r"\qquad m_h = 2^{-8h/H},\quad h = 1, \dots, H"
     )
-    st.caption(
+    more.caption(
         "posenc writes the penalty as -m |i - j|, the same on both sides of the query. Press et "
         "al.'s code adds +m j instead; under a causal mask (j ≤ i) the two differ by m i, the same "
         "for every key of a row, and softmax ignores a constant added to a whole row: the attention "
@@ -342,7 +342,7 @@ data = posenc.alibi_span(slopes, context={n}, mass={mass!r})  # (H,): one bar pe
         r"\;\approx\; \frac{\ln\frac{1}{1 - p}}{m}\ \text{ when } mT \gg 1"
     )
     st.caption(
-        f"d_p: the smallest distance d such that keys 0 to d positions back hold a share p of the "
+        f"$d_p$: the smallest distance $d$ such that keys 0 to d positions back hold a share p of the "
         f"attention, for the last query of a causal sequence of T = {n} positions (weights ∝ e^(-m d))."
     )
     steep, gentle = int(np.argmax(slopes)), int(np.argmin(slopes))

@@ -40,7 +40,7 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "The position part p_i · p_j.",
+                "The position part $p_i \\cdot p_j$.",
                 f"Each sinusoid code has norm sqrt(d/2) = {np.sqrt(_WIDTH / 2):.0f} against about 1 for a token, so "
                 f"the position part's typical size is {_PARTS[2] / _PARTS[0]:.0f} times the content part's (measured "
                 "on a 64-token phrase). Vaswani et al. multiply their embeddings by sqrt(d_model), which brings a "
@@ -48,7 +48,7 @@ EXERCISES = (
                 right=True,
             ),
             Choice(
-                "The content part x_i · x_j: words matter more than places.",
+                "The content part $x_i \\cdot x_j$: words matter more than places.",
                 f"Not at this scale: the content part is the smallest, {_PARTS[0]:.3g} in typical size against "
                 f"{_PARTS[2]:.3g} for the position part. A trained model can change the scales; this one has not.",
             ),
@@ -105,16 +105,17 @@ EXERCISES = (
             ),
             Choice(
                 "Yes: RoPE makes every score depend on i - j only, whatever the input.",
-                "RoPE's guarantee is for the vectors it rotates: R_i q · R_j k depends on i - j when q and k do not "
-                "depend on position. Here they do, because x_i + w p_i carries the absolute position i.",
+                "RoPE's guarantee is for the vectors it rotates: $R_i q \\cdot R_j k$ depends on i - j when q and k "
+                "do not depend on position. Here they do, because $x_i + w\\,p_i$ carries the absolute position i.",
             ),
             Choice(
-                "Yes: the sinusoid's own dot products p_i · p_j depend only on i - j.",
-                "That part is relative, but the cross terms x_i · p_j are not: they change when the same words move "
-                "to other positions.",
+                "Yes: the sinusoid's own dot products $p_i \\cdot p_j$ depend only on i - j.",
+                "That part is relative, but the cross terms $x_i \\cdot p_j$ are not: they change when the same "
+                "words move to other positions.",
             ),
         ),
-        hint="Expand (x_i + w p_i) · (x_j + w p_j) and ask which terms keep their value when i and j both grow by s.",
+        hint="Expand $(x_i + w\\,p_i) \\cdot (x_j + w\\,p_j)$ and ask which terms keep their value when i and j "
+        "both grow by s.",
     ),
     MultipleChoice(
         key="choices_norm",
@@ -197,7 +198,7 @@ def _ratio_figure():
         ["content", "cross", "position"],
         {"root mean square over all pairs": list(_parts())},
         title=f"The three parts of the score of a 64-token phrase, d = {PARTS_WIDTH}, added sinusoid",
-        x_title="part of (x_i + p_i)·(x_j + p_j)",
+        x_title="part of (xᵢ + pᵢ)·(xⱼ + pⱼ)",
         y_title="typical size (log scale)",
         log_y=True,
         y_range=(1e-5, 1e4),
@@ -265,7 +266,7 @@ POLLS = (
         scale=True,
         prompt=(
             f"Token vectors of norm about 1, plus the sinusoid, at d = {PARTS_WIDTH}. In the score "
-            "(x_i + p_i)·(x_j + p_j), how does the position part p_i·p_j compare with the content part x_i·x_j?"
+            "(xᵢ + pᵢ)·(xⱼ + pⱼ), how does the position part pᵢ·pⱼ compare with the content part xᵢ·xⱼ?"
         ),
         options=RATIO_OPTIONS,
         answer=_ratio_answer,

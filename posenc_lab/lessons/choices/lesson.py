@@ -127,7 +127,7 @@ data = properties.score_part_rms(x, pe)  # (3,): content, cross, position
     cols[0].metric("Tokens read back, added", f"{measured['recovered']:.0%}")
     cols[1].metric("Tokens read back, concatenated", f"{measured['recovered_concat']:.0%}")
     cols[2].metric(
-        "W_q, W_k, W_v weights, concatenated",
+        "Query, key and value weights, concatenated",
         f"{concat:,}",
         f"+{concat - added:,} over added",
         delta_color="off",
@@ -216,7 +216,7 @@ for m in properties.CACHE_METHODS:
     st.caption(
         "What each keeps: added codes and RoPE keep keys made once per token (RoPE turns each key once, at its own "
         "position); ALiBi, T5 and Transformer-XL keep keys without position and make a new row of T + 1 entries "
-        "for each new query (for Transformer-XL each entry is a Dh-wide product q_i·W_R R_(i-j)). Dynamic NTK "
+        "for each new query (for Transformer-XL each entry is a Dh-wide product $q_i \\cdot W_R R_{i-j}$). Dynamic NTK "
         "raises RoPE's base once T + 1 passes L, so every key rotated earlier is off: Hugging Face transformers "
         "issue #25104 reports exactly this. A proposed fix caches the keys before the rotation and turns them all "
         "again at every step (the 'change' bars count that work); transformers has not taken it, a maintainer "
@@ -564,7 +564,7 @@ data = np.column_stack([properties.norm_ratio(m, {n}, {d_model}, seed=0, base={b
     cols[0].metric(f"Closest two of {n} sinusoid codes", f"{d_min:.3g}", apart, **quiet)
     cols[1].metric("The same at d = 2", f"{two_min:.2g}", f"{two_k} positions apart", **quiet)
     cols[2].metric("Largest |‖PE_p‖ − sqrt(d/2)|", f"{held['sin_gap']:.1e}")
-    cols[3].metric("RoPE: largest | ‖R_p q‖/‖q‖ − 1 |", f"{held['rope_gap']:.1e}")
+    cols[3].metric("RoPE: largest | ‖Rₚq‖ / ‖q‖ − 1 |", f"{held['rope_gap']:.1e}")
     learned_d, p, q = dist["learned_closest"]
     st.caption(
         f"The learned table (random, std 0.02, as initialised) has rows 0 to {rows - 1} only: its closest two rows "

@@ -376,7 +376,7 @@ def finding_rope_factor(head_dim: int, base: float, draw: int, span: int) -> Fin
         r.shift_error < ROUNDING,
         f"two pairs with q.k = 1 differ by up to {r.spread:.2f}; a pair with q.k = 0 scores up to "
         f"{r.orthogonal:.2f}; moving both positions by {ROPE_SHIFT} changes a score by {e(r.shift_error)}",
-        "The score is Re sum_i q~_i conj(k~_i) e^{i(m-n)theta_i}: it depends on the positions only through "
+        "The score is Re Σᵢ q̃ᵢ conj(k̃ᵢ) e^(i(m−n)θᵢ): it depends on the positions only through "
         "m - n, but through every pair of q and k, not through q.k alone.",
     )
 

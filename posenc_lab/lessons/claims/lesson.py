@@ -201,7 +201,8 @@ def intro() -> dict:
         "Explanations of position in Transformers repeat some claims that hold, some that hold in part "
         "and some that are false. Here each one is tested live: the claim as it is usually put, the "
         "measurement that settles it (with the code), a verdict read off the numbers, and why. Change the "
-        "settings in the sidebar: the verdicts are recomputed, never written in advance.",
+        f"settings above each chart or in {layout.SIDE_PANEL}: the verdicts are recomputed, never written "
+        "in advance.",
     )
     return {}
 

@@ -47,13 +47,13 @@ def options_code(train_len: int, n_heads: int, shaw_k: int) -> str:
 @LESSON.page
 def page() -> None:
     """Three measurements of one phrase under every method, with the settings they share."""
-    layout.lesson(
+    more = layout.lesson(
         "Compare them all",
-        "Position can enter a Transformer in three places: added to the word vectors before "
-        "attention (sinusoidal, learned), multiplied into the queries and keys as a rotation "
-        "(RoPE, xPos), or added to the attention logits as a bias that depends on the distance "
-        "(T5, ALiBi, KERPLE; Shaw et al. add a vector to the keys instead). Here every method "
-        "scores the same phrase, so the differences you see come from position alone.",
+        "Position can enter a Transformer in three places, and here every method scores the same "
+        "phrase, so the differences you see come from position alone. The three places: added to the "
+        "word vectors before attention (sinusoidal, learned), multiplied into the queries and keys as a "
+        "rotation (RoPE, xPos), or added to the attention logits as a bias that depends on the distance "
+        "(T5, ALiBi, KERPLE; Shaw et al. add a vector to the keys instead).",
     )
 
     st.sidebar.header("Sequence")
@@ -102,12 +102,14 @@ def page() -> None:
         container=layout.key_control(),
     )
 
-    st.latex(
+    # the formula of every method's score, with the lesson's explanation: the charts come
+    # first, next to the controls that move them
+    more.latex(
         r"e_{ij} = \frac{\big(\underbrace{R_{p_i}}_{\text{rotate}} W_q(x_i + \underbrace{PE_{p_i}}_{\text{add}})\big)"
         r"\cdot\big(R_{p_j} W_k(x_j + PE_{p_j}) + \underbrace{a_{\mathrm{clip}(j-i)}}_{\text{Shaw}}\big)}{\sqrt{D_h}}"
         r" + \underbrace{b(j - i)}_{\text{bias}}"
     )
-    st.caption(
+    more.caption(
         "Each method uses one of the marked slots and leaves the others empty (R = identity, PE = a = b = 0). "
         "The projections W are left out below (taken as identity): the phrase's vectors serve as queries and keys."
     )
@@ -201,8 +203,8 @@ data = np.hstack(panels)  # (r, 9 r): the panels side by side, in reading order
         layout.notice(
             "with different words, only the biases (T5, ALiBi, KERPLE) keep clean stripes: they ignore the words. "
             "RoPE and xPos still depend on j - i, but mixed with both words, the query's at i and the key's at j. "
-            "Shaw's change, q_i · a_(j−i), mixes in only the query word: each row follows the offset with its own "
-            f"pattern. {learned[0].upper() + learned[1:]}. None adds nothing."
+            r"Shaw's change, $q_i \cdot a_{j-i}$, mixes in only the query word: each row follows the offset "
+            f"with its own pattern. {learned[0].upper() + learned[1:]}. None adds nothing."
         )
 
 

@@ -39,8 +39,8 @@ EXERCISES = (
                 "distance: the closest pair and its distance are the same as before.",
             ),
             Choice(
-                "The shift check fails: M_k now has to undo the phase.",
-                "M_k turns pair i by k·ωᵢ whatever angle the pair starts from, so the same matrix still moves every "
+                "The shift check fails: $M_k$ now has to undo the phase.",
+                "$M_k$ turns pair i by k·ωᵢ whatever angle the pair starts from, so the same matrix still moves every "
                 "code k positions on; the phase cancels.",
             ),
             Choice(

@@ -205,7 +205,8 @@ def intro() -> dict:
     """The lead, the menu (every choice in the URL, so a design is a link) and its formula."""
     layout.lesson(
         "Design your own encoding",
-        "Pick the parts of a position encoding from the menu on the left: waves, a binary "
+        "Pick the parts of a position encoding with the building block above the chart and the rest in "
+        f"{layout.SIDE_PANEL}: waves, a binary "
         "counter, a ramp or random waves, added to the word vectors or turning queries and keys. "
         "Each view runs one of the checks the classic encodings are judged by, on your design "
         "and on a classic side by side, and the last view trains a small model with it.",

@@ -180,8 +180,8 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         r"$\theta_i$ (or $\omega_i$)",
-        "Angular frequency of pair i: the query at position m is turned by m·θ_i, and a query-key "
-        "score depends on (m − n)·θ_i only. Its wavelength is 2π / θ_i.",
+        r"Angular frequency of pair $i$: the query at position $m$ is turned by $m\theta_i$, and a query-key "
+        r"score depends on $(m - n)\theta_i$ only. Its wavelength is $2\pi / \theta_i$.",
         rope.LESSON,
         "rotation",
         (r"\theta_i = \text{base}^{-2i/d_h},\qquad \lambda_i = 2\pi/\theta_i",),

@@ -61,31 +61,6 @@ def table_view() -> None:
     )
     dim = state.int_slider("dim", "Dimension to follow", 0, d_model - 1, 0)
 
-    st.latex(r"x_p = \mathrm{TokenEmb}(w_p) + P[p],\qquad P \in \mathbb{R}^{\text{max\_len} \times d}")
-
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Parameters in the table", f"{max_len * d_model:,}", help="max_len x d_model")
-    c2.metric("GPT-2 small, for scale", "786,432", help="1,024 positions x 768 dimensions")
-    c3.metric("Positions asked for", f"{seq_len:,}", delta=f"{seq_len - max_len:+,} vs max_len", delta_color="inverse")
-
-    table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
-    try:
-        posenc.lookup_learned(table, seq_len)
-    except posenc.PositionOutOfRange as exc:
-        # the point of the lesson, not a crash: a panel of the lesson, not an error box
-        with st.container(border=True, key="table_ends"):
-            st.markdown(f"#### :material/table_rows: The table ends at row {max_len - 1}")
-            st.markdown(
-                f"You asked for {seq_len:,} positions; the table has {max_len:,} rows. A formula can be "
-                f"evaluated anywhere; a table cannot. Rows {max_len:,} to {seq_len - 1:,} were never "
-                "created, so nothing was ever learned for them. Real models either refuse the input, "
-                "cut it to max_len, or fail silently if an index wraps around (NumPy's `table[-1]` is "
-                "the *last* row, a classic bug posenc refuses to make)."
-            )
-            st.markdown(f"What `posenc.lookup_learned` says when asked (`PositionOutOfRange`): *{exc}*")
-    else:
-        st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon=":material/check_circle:")
-
     grid, shown_pos, shown_dims, steps = compute.learned_grid(max_len, d_model, std, seed, seq_len)
     # past the table's end: a line and a note on the figure
     missing_rows = (
@@ -136,6 +111,33 @@ data = data[:, ::{steps[1]}]  # the dimensions drawn
         "before training the rows are noise: nothing says that row 5 is near row 6. Past the "
         "orange line (max_len) the picture is empty, because there is nothing to draw."
     )
+
+    # the table's end, told under its picture: the picture comes first, next to the two
+    # sliders that move the orange line and the rows asked for
+    st.latex(r"x_p = \mathrm{TokenEmb}(w_p) + P[p],\qquad P \in \mathbb{R}^{\text{max\_len} \times d}")
+
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Parameters in the table", f"{max_len * d_model:,}", help="max_len x d_model")
+    c2.metric("GPT-2 small, for scale", "786,432", help="1,024 positions x 768 dimensions")
+    c3.metric("Positions asked for", f"{seq_len:,}", delta=f"{seq_len - max_len:+,} vs max_len", delta_color="inverse")
+
+    table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
+    try:
+        posenc.lookup_learned(table, seq_len)
+    except posenc.PositionOutOfRange as exc:
+        # the point of the lesson, not a crash: a panel of the lesson, not an error box
+        with st.container(border=True, key="table_ends"):
+            st.markdown(f"#### :material/table_rows: The table ends at row {max_len - 1}")
+            st.markdown(
+                f"You asked for {seq_len:,} positions; the table has {max_len:,} rows. A formula can be "
+                f"evaluated anywhere; a table cannot. Rows {max_len:,} to {seq_len - 1:,} were never "
+                "created, so nothing was ever learned for them. Real models either refuse the input, "
+                "cut it to max_len, or fail silently if an index wraps around (NumPy's `table[-1]` is "
+                "the *last* row, a classic bug posenc refuses to make)."
+            )
+            st.markdown(f"What `posenc.lookup_learned` says when asked (`PositionOutOfRange`): *{exc}*")
+    else:
+        st.success(f"All {seq_len} positions have a row: the table has {max_len}.", icon=":material/check_circle:")
 
     learned, sinus = compute.learned_vs_sinusoid(max_len, d_model, std, seed, seq_len, dim)
     series = {f"learned, dim {dim}": learned}

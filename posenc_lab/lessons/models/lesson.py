@@ -39,7 +39,7 @@ TEXT_KEY = "models_config_text"
 
 @LESSON.intro
 def intro() -> dict:
-    layout.lesson(
+    more = layout.lesson(
         "Real models: what the config says about positions",
         "Every model on the Hugging Face Hub ships a config.json, and a handful of its keys decide "
         "positions: max_position_embeddings, rope_theta, rope_scaling, sliding_window, partial_rotary_factor, "
@@ -51,8 +51,8 @@ def intro() -> dict:
         r"\lambda_i = \frac{2\pi}{\theta_i},\quad \theta_i = \text{rope\_theta}^{-2i/d},\qquad "
         r"\allowbreak \text{pair } i \text{ turns fully within } L \iff \lambda_i \le L"
     )
-    st.caption(
-        "λ_i is pair i's wavelength in tokens and d the number of rotated dims. A pair whose wavelength "
+    more.caption(
+        r"$\lambda_i$ is pair $i$'s wavelength in tokens and $d$ the number of rotated dims. A pair whose wavelength "
         "exceeds the training length never saw all its angles in training: that is why NTK-by-parts, "
         "YaRN and Llama 3 stretch those pairs and leave the fast ones alone."
     )

@@ -191,7 +191,7 @@ POLLS = (
     Poll(
         key="poll-relative-edge-vectors",
         prompt=(
-            "Shaw et al. clip offsets to ±3: offsets beyond share the edge vector $w_{-3}$ or $w_3$. In a 64-token "
+            "Shaw et al. clip offsets to ±3: offsets beyond share the edge vector w₋₃ or w₃. In a 64-token "
             "text, what percentage of the 64 × 64 (query, key) pairs read an edge vector?"
         ),
         answer=_edge_answer,

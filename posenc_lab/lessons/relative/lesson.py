@@ -348,7 +348,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
         st.markdown(
             f"**The learned part.** One scalar per bucket and head: {num_buckets} x H numbers for H heads "
             "(32 x 12 = 384 in T5-base), learned in the first layer of each stack (encoder and decoder) "
-            "and reused by the others. Edit the table in the sidebar: the grid follows."
+            f"and reused by the others. Edit the table in {layout.SIDE_PANEL}: the grid follows."
         )
         st.markdown(
             "**Nothing to compute at run time** but a lookup: the bias is added to the logit, "
@@ -395,8 +395,8 @@ def xl() -> None:
         r"\underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top W_R R_{i-j}}_{(d)}"
     )
     st.caption(
-        "R_{i-j} is a fixed sinusoid of the distance i - j (query minus key); W_R is learned (the identity "
-        "here), u and v are two learned vectors shared by every position. The logit is A_ij / sqrt(d)."
+        r"$R_{i-j}$ is a fixed sinusoid of the distance $i - j$ (query minus key); $W_R$ is learned (the identity "
+        r"here), $u$ and $v$ are two learned vectors shared by every position. The logit is $A_{ij} / \sqrt{d}$."
     )
     terms = compute.xl_terms(length, d, seed, uv_scale, causal)
     xl_code = random_code(
@@ -440,9 +440,9 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
         )
     else:
         layout.notice(
-            "(c) u . k_j does not involve the query: each column is one colour. (d) v . W_R R_{i-j} depends "
-            "only on i - j: each diagonal is one colour. (a) and (b) both involve the query's content, so "
-            "they change from row to row."
+            r"(c) $u \cdot k_j$ does not involve the query: each column is one colour. "
+            r"(d) $v \cdot W_R R_{i-j}$ depends only on i - j: each diagonal is one colour. "
+            "(a) and (b) both involve the query's content, so they change from row to row."
         )
     left, right = layout.columns([3, 2])
     fig = figcache.figure(

@@ -212,7 +212,8 @@ def rotation_animation(
     )
     layout["legend"].update(x=0, xanchor="left")
     fig = _figure(data, layout)
-    names = [f"m={int(m)}" for m in positions_q]
+    # the page's frame counter shows the name: which positions a frame draws, not only its number
+    names = [f"query at m = {int(m)}, key at n = {int(n)}" for m, n in zip(positions_q, positions_k, strict=True)]
     # a frame holds only x, y or text of the three animated traces (Plotly merges each
     # entry into the trace it names). The frames are checked, once: unchecked ones cannot be
     # read back (plotly's Frame.data fails on them), and assigning ``fig.frames`` would
@@ -512,10 +513,10 @@ def decay_bound(distances, bound, *, height: int | None = None) -> go.Figure:
     """RoFormer's bound (2/Dh) sum_j |S_j| against relative distance (log x)."""
     return line_chart(
         distances,
-        {"(2/d_h) Σ_j |S_j|": bound},
+        {"(2/dₕ) Σⱼ |Sⱼ|": bound},
         title="RoFormer's bound on the score",
         x_title="relative distance m - n (positions, log scale)",
-        y_title="(2/d_h) Σ|S_j|",
+        y_title="(2/dₕ) Σⱼ |Sⱼ|",
         x_name="distance",
         value_name="bound",
         log_x=True,

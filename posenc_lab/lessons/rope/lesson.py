@@ -44,13 +44,13 @@ LESSON = Lesson(
 @LESSON.intro
 def intro() -> dict:
     """The lead, the head width and base every view shares, and RoPE's formula."""
-    layout.lesson(
+    more = layout.lesson(
         "RoPE: rotary position embedding",
         "RoPE adds nothing to the word vectors. It **rotates** each query and key instead: the "
         "dimensions are taken in pairs, and pair i of the vector at position m is turned by the "
-        "angle m·θ_i, fast for the first pairs and slow for the last. A rotation keeps lengths, "
+        "angle $m\\theta_i$, fast for the first pairs and slow for the last. A rotation keeps lengths, "
         "and the dot product of two rotated vectors sees only the difference of their angles, "
-        "(m − n)·θ_i: attention learns how far apart two words are, not where they are. "
+        "$(m - n)\\theta_i$: attention learns how far apart two words are, not where they are. "
         "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen all work this way.",
     )
     st.sidebar.header("RoPE")
@@ -64,9 +64,9 @@ def intro() -> dict:
         r"\begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix},\qquad \theta_i = \text{base}^{-2i/d_h},"
         r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}"
     )
-    st.caption(
-        "q̃_i = q_{2i} + i·q_{2i+1} is pair i read as a complex number; d_h is head_dim. "
-        "Only m − n is left in the score."
+    more.caption(
+        r"$\tilde q_i = q_{2i} + i\,q_{2i+1}$ is pair $i$ read as a complex number; $d_h$ is head_dim. "
+        r"Only $m - n$ is left in the score."
     )
     return {"head_dim": head_dim, "base": base}
 
@@ -251,10 +251,6 @@ def decay(head_dim: int, base: float) -> None:
             container=layout.key_control(),
         )
     )
-    st.latex(
-        r"|q'_m\cdot k'_n| \le \Big(\max_i |h_{i+1}-h_i|\Big) \sum_{j=1}^{d_h/2} |S_j|,\quad "
-        r"S_j=\sum_{i<j} e^{\,i (m-n)\theta_i},\quad h_i = \tilde q_i \overline{\tilde k_i}"
-    )
     out = compute_rope.decay(head_dim, base, max_distance, rho, n_samples, seed)
     summary = compute_rope.decay_summary(head_dim, base, max_distance)
     distances_code = f"""
@@ -295,6 +291,11 @@ data = np.column_stack([distances, mean, std])  # the band is mean +- std
         )
         spread = np.column_stack([out["distances"], out["mean"], out["std"]])
         layout.chart(fig, key="rope_spread", filename="rope_score_spread", code=code, data=spread)
+    # the bound's formula under the charts: they come first, next to the controls that move them
+    st.latex(
+        r"|q'_m\cdot k'_n| \le \Big(\max_i |h_{i+1}-h_i|\Big) \sum_{j=1}^{d_h/2} |S_j|,\quad "
+        r"S_j=\sum_{i<j} e^{\,i (m-n)\theta_i},\quad h_i = \tilde q_i \overline{\tilde k_i}"
+    )
     tutorial = compute_rope.TUTORIAL_STD
     layout.table(
         {
@@ -543,8 +544,9 @@ EXTENSIONS = {
         r"\gamma_i = \mathrm{clip}\Big(\frac{i_{\text{slow}} - i}{i_{\text{slow}} - i_{\text{fast}}}, 0, 1\Big),"
         r"\quad \sqrt{1/t} = 0.1\ln s + 1",
         _yarn_controls,
-        "γ_i is the YaRN paper's weight (Peng et al. 2023, sec. 3.2), as in the experiments lesson: 1 keeps pair "
-        "i's frequency, 0 divides it by s; transformers' linear_ramp_factor is 1 − γ_i. i_fast and i_slow: the "
+        r"$\gamma_i$ is the YaRN paper's weight (Peng et al. 2023, sec. 3.2), as in the experiments lesson: 1 keeps "
+        r"pair $i$'s frequency, 0 divides it by $s$; transformers' linear_ramp_factor is $1 - \gamma_i$. "
+        r"$i_\text{fast}$ and $i_\text{slow}$: the "
         "pairs that turn beta_fast and beta_slow times within L (rounded down and up). t is YaRN's attention "
         "temperature: cos and sin are multiplied by the attention factor √(1/t).",
     ),
@@ -593,9 +595,7 @@ def scaling(head_dim: int, base: float) -> None:
     half = head_dim // 2  # pairs
     st.sidebar.header("Context extension")
     labels = {key: extension.label for key, extension in EXTENSIONS.items()}
-    method = state.choice(
-        "method", "Method", list(labels), "yarn", labels=labels, horizontal=False, container=layout.key_control()
-    )
+    method = state.choice("method", "Method", list(labels), "yarn", labels=labels, container=layout.key_control())
     factor = state.float_slider(
         "factor", "Factor s", 1.0, 32.0, 4.0, step=0.5, fmt="%.1f", container=layout.key_control()
     )
@@ -625,9 +625,6 @@ def scaling(head_dim: int, base: float) -> None:
         cfg["original_max_position_embeddings"] = original
     extra, seq_len, guides = extension.controls(original, head_dim)
     cfg.update(extra)
-    st.latex(extension.formula)
-    if extension.caption:
-        st.caption(extension.caption)
     shown = extension.label
     try:
         out = compute_rope.scaling(head_dim, base, tuple(sorted(cfg.items())), seq_len)
@@ -663,6 +660,10 @@ data = np.column_stack([2 * np.pi / inv_freq, after, ratio, region])
 """
     table = np.column_stack([out["before"], out["after"], out["ratio"], out["region"]])
     layout.chart(fig, key="rope_scaling", filename=f"rope_scaling_{method}", code=code, data=table)
+    # the method's formula under its chart: the chart is what moves with the key controls
+    st.latex(extension.formula)
+    if extension.caption:
+        st.caption(extension.caption)
     counts = np.bincount(out["region"], minlength=len(rope_lessons.SCALING_REGIONS))
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Attention factor", f"{out['attention_factor']:.4f}", help="multiplies cos and sin (YaRN and LongRoPE)")

@@ -118,7 +118,7 @@ EXERCISES = (
                 "not zero (see the Similarity view).",
             ),
         ),
-        hint="Look at the Shift view: which letter is missing from M_k, and what does attention do with vectors?",
+        hint="Look at the Shift view: which letter is missing from $M_k$, and what does attention do with vectors?",
     ),
 )
 
@@ -219,7 +219,7 @@ POLLS = (
     Poll(
         key="poll-sinusoidal-left-right",
         prompt=(
-            "Sinusoidal encodings, $d_{model} = 128$. Which is more similar to position 50 (by dot product): "
+            "Sinusoidal encodings, d_model = 128. Which is more similar to position 50 (by dot product): "
             "position 40 or position 60?"
         ),
         options=SIDE_OPTIONS,
@@ -231,7 +231,7 @@ POLLS = (
     Poll(
         key="poll-sinusoidal-full-turns",
         prompt=(
-            "$d_{model} = 512$ gives 256 sin/cos pairs. How many of them complete at least one full wave "
+            "d_model = 512 gives 256 sin/cos pairs. How many of them complete at least one full wave "
             "within the first 512 positions?"
         ),
         answer=_turns_answer,

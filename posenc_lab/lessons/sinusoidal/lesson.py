@@ -347,7 +347,7 @@ data = np.stack([pe[1], pe[0] @ m_k.T], axis=1)  # (D, 2)
 """
     with right:
         layout.chart(fig, key="sin_shift_overlay", filename="sinusoidal_shift", code=code)
-    st.metric(f"Largest |PE[p] M_k^T - PE[p+k]| over p = 0..{n - 1}", f"{shift['error']:.1e}")
+    st.metric(f"Largest |PE[p] Mₖᵀ − PE[p+k]| over p = 0..{n - 1}", f"{shift['error']:.1e}")
     layout.notice(
         "M_k is made of 2x2 rotations and contains no p: one matrix moves every position k "
         "steps on. The crosses sit on the line to rounding error. This is what the paper "
