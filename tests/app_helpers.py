@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import random
-import socket
 import sys
 from pathlib import Path
 
@@ -37,30 +34,13 @@ GARBAGE = ["abc", "-5", "1e12", "nan", "", "0.5", "%00", "9" * 40]
 
 
 def free_port() -> int:
-    """A loopback port free now, for a server a test starts.
+    """A loopback port free now, for a server a test starts: ``classroom_load.free_port``,
+    which under pytest-xdist keeps to a block of the worker's own, so servers started at
+    once by two workers never share a port."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from classroom_load import free_port as benchmark_free_port
 
-    Under pytest-xdist each worker takes ports from a block of its own, so two workers that
-    start servers at the same moment never pick the same port (nor reach each other's
-    server by it)."""
-    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if count <= 1 or not worker[2:].isdigit():
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
-    # the worker's own block of 20000 // count ports from 10000, below Linux's ephemeral
-    # range (32768-60999) where the kernel hands out ports of its own; bind(0) cannot be
-    # asked for a block (and prefers even ports for bind, leaving odd ones for connect)
-    span = 20_000 // count
-    low = 10_000 + int(worker[2:]) % count * span
-    for port in random.sample(range(low, low + span), 200):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {low}..{low + span - 1}")
+    return benchmark_free_port()
 
 
 def open_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
