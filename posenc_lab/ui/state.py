@@ -15,6 +15,12 @@ A value stays in its lesson: two lessons that name a control alike (``base``, ``
 Only the names in ``SHARED`` keep one value for the whole session. A name
 means one thing across the app (tests/test_url_names.py); a lesson that renames one
 lists the old name (``Lesson.renamed``), so an old link still opens with its value.
+
+An address the app did not write itself is a link, read as if opened in a new tab: the
+browser's Back and Forward, a link inside the app that carries settings (a class reveal's
+"Explore it"), a link pasted into the running app. Its page's kept values and the shared
+ones are forgotten, and every control takes the link's value or its default. A menu link
+carries no settings, so the lesson's kept values come back.
 """
 
 from __future__ import annotations
@@ -43,6 +49,13 @@ _DRAWN = "_drawn"
 _OPTIONS = "_options"
 #: the running lesson's renamed URL names: old name -> the name now
 _RENAMED = "_url_renamed"
+#: the addresses (their control names and values) the app left at the end of its latest runs,
+#: newest last; and the URL names that are not controls (``own``: a class link's)
+_LEFT = "_url_left"
+_NOT_CONTROLS = "_url_not_controls"
+#: how many of the latest addresses count as the app's own: a rerun may start from an address
+#: a little behind the app's (a move made before the browser had the previous run's address)
+LEFT_KEPT = 8
 
 #: URL names whose value is one for the whole session rather than one per lesson:
 #: ``d_model``, the model's width, which every lesson that draws it means alike and a
@@ -78,9 +91,36 @@ def kept(name: str, default: Any = None) -> Any:
 # run bookkeeping (called by ui.shell around every page)
 
 
+def _address() -> dict[str, str]:
+    """The address's control names and values (the class link's names left out)."""
+    skip = st.session_state.get(_NOT_CONTROLS, ())
+    return {name: value for name, value in st.query_params.to_dict().items() if name not in skip}
+
+
+def _is_link() -> bool:
+    """True when the address names settings that none of the app's latest addresses had:
+    the browser went Back or Forward, or a link with settings was followed in the app."""
+    left = st.session_state.get(_LEFT)
+    now = _address()
+    return left is not None and bool(now) and now not in left
+
+
+def _forget_for_link(page_id: str) -> None:
+    """Forget what a link replaces: the page's kept values and the shared ones, and which
+    widgets were drawn (each is seeded afresh from its new value)."""
+    kept = _dict(_KEPT)
+    kept.pop(page_id, None)
+    for name in SHARED:
+        kept.get(_SESSION, {}).pop(name, None)
+    _dict(_DRAWN).clear()
+
+
 def start_run(page_id: str, renamed: dict[str, str] | None = None) -> None:
     """Note the page about to run and the URL names it has renamed (old -> now); forget
-    the previous run's URL names and notices."""
+    the previous run's URL names and notices, and, when the address is a link from outside
+    the app (``_is_link``), the values it replaces."""
+    if _is_link():
+        _forget_for_link(page_id)
     st.session_state[_PAGE] = page_id
     st.session_state[_RENAMED] = dict(renamed or {})
     st.session_state[_OWNED] = []
@@ -93,6 +133,12 @@ def finish_run(notice_area) -> None:
     owned = set(st.session_state.get(_OWNED, []))
     for name in [n for n in st.query_params.keys() if n not in owned]:  # noqa: SIM118 - keys() is a copy
         del st.query_params[name]
+    left = st.session_state.setdefault(_LEFT, [])
+    address = _address()
+    if address in left:
+        left.remove(address)
+    left.append(address)
+    del left[:-LEFT_KEPT]
     notices = st.session_state.get(_NOTICES, [])
     if notices:
         notice_area.warning("Some values in the link could not be used:\n\n" + "\n".join(f"- {n}" for n in notices))
@@ -118,6 +164,7 @@ def own(*names: str) -> None:
     """Keep these URL names in the address bar at the end of this run (a page's own
     parameters that are not controls, such as a class link's)."""
     st.session_state.setdefault(_OWNED, []).extend(names)
+    st.session_state.setdefault(_NOT_CONTROLS, set()).update(names)
 
 
 def _note(text: str) -> None:
