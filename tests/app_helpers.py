@@ -138,3 +138,15 @@ def notices(at: AppTest) -> list[str]:
         elif id(c.proto) in rest and out:
             out[-1] += " " + c.value
     return out
+
+
+def continue_teaching(code: str, key: str, query: dict[str, str] | None = None) -> AppTest:
+    """The class page as a returning teacher opens it: "Continue teaching a class" with the
+    class's code and teacher key typed (the key is never carried in a link)."""
+    from posenc_lab import course
+
+    at = open_page(course.CLASS.path, query)
+    at.text_input(key="class_resume_code").set_value(code)
+    at.text_input(key="class_resume_key").set_value(key)
+    next(b for b in at.button if b.label == "Continue teaching").click().run()
+    return at

@@ -149,12 +149,14 @@ def _teacher_key(teacher: _Person) -> str:
     return block.inner_text().strip()
 
 
-def _teacher_link(teacher: _Person) -> str:
-    """A teacher link (``?teacher=KEY``, still accepted) made from the key the page shows."""
-    key = _teacher_key(teacher)
-    link = teacher.page.get_by_text(re.compile(r"/class\?class=")).first.inner_text()
-    base, code = re.search(r"(http://[^/]+)/class\?class=([A-Z0-9]+)", link).groups()
-    return f"{base}/class?class={code}&teacher={key}"
+def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, present: bool = False) -> None:
+    """A returning teacher opens /class, opens "Continue teaching a class" and types the
+    class's code and teacher key (the key never goes into a link)."""
+    teacher.go(f"{base}/class" + ("?present=1" if present else ""))
+    teacher.page.get_by_text("Continue teaching a class").click()
+    teacher.page.get_by_role("textbox", name="Your class's code").fill(code)
+    teacher.page.get_by_label("Teacher key").fill(key)
+    teacher.click("Continue teaching")
 
 
 def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
@@ -297,7 +299,7 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
         with people(browser, (DESKTOP, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
             teacher.go(f"{base}/class")
             code = _start_class(teacher)
-            teacher_link = _teacher_link(teacher)
+            key = _teacher_key(teacher)
             _no_serious_axe(teacher, "the teacher's desktop page")
             _join_by_link(one, base, code, "Lin")
             _join_by_typing(two, base, code)
@@ -313,15 +315,14 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
                 person.no_exception()
                 assert not person.outside, f"requests left localhost: {person.outside[:5]}"
     # the server is gone; the same port and database, a new process
-    assert teacher_link.startswith(base)
     with class_server(db, port=port) as again:
         assert again == base
         # new contexts: nothing from the browser's storage, everything from the database
         with people(browser, (DESKTOP, False), (PHONE, True), (PHONE, True)) as (teacher, lesson_tab, class_tab):
-            teacher.go(teacher_link)
+            _continue_teaching(teacher, again, code, key)
             teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
             teacher.text("2 joined")
-            assert "teacher=" not in teacher.page.url  # the key leaves the address bar
+            assert "teacher=" not in teacher.page.url
             lesson_tab.go(f"{base}/{LESSON.url_path}?class={code}&student={link_one['student']}")
             lesson_tab.text(f"Exercises (1 of {len(LESSON.exercises)} solved)")
             class_tab.go(f"{base}/class?class={code}&student={link_one['student']}")
@@ -372,7 +373,7 @@ def test_two_processes_on_one_sqlite_file_share_the_class(browser, tmp_path):
     with class_server(db) as first, class_server(db) as second:
         assert first != second
         with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
-            teacher.go(f"{first}/class?class={new.code}&teacher={new.teacher_key}&present=1")
+            _continue_teaching(teacher, first, new.code, new.teacher_key, present=True)
             teacher.text("No question is open yet")
             _join_by_link(one, second, new.code, "Sam")
             _join_by_typing(two, second, new.code)
@@ -419,7 +420,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
         subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
         front = f"http://127.0.0.1:{proxy}"
         with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
-            teacher.go(f"http://127.0.0.1:{one_port}/class?class={new.code}&teacher={new.teacher_key}&present=1")
+            _continue_teaching(teacher, f"http://127.0.0.1:{one_port}", new.code, new.teacher_key, present=True)
             _join_by_link(one, front, new.code, "Kim")
             _join_by_typing(two, front, new.code)
             teacher.click("Open the vote")
@@ -487,7 +488,7 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         teacher.shot("h36_teacher_start_1920.png")
         teacher.shot("h36_teacher_running_1920.png", anchor="Running the class")
         # the same teacher on a laptop, and in presenter mode: no key, no controls on the projector
-        laptop.go(f"{base}/class?class={code}&teacher={key}&present=1")
+        _continue_teaching(laptop, base, code, key, present=True)
         laptop.text("joined")
         # presenter mode scales the root font (posenc_lab/ui/shell.py) once its style is in
         laptop.page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize !== '16px'")

@@ -124,7 +124,8 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
         assert store.class_info(run.code).refused == run.flood_refused
         assert len(store.students(run.code)) == args.cap
 
-    # a teacher link through nginx: its key, and the students' ids, stay out of the access log
+    # an old teacher link through nginx (the page refuses it): its key, and the students' ids,
+    # stay out of the access log
     teacher = class_attack._client(-1, {"class": run.code, "teacher": key}, args, target, None)
     _run(_open_and_close(teacher))
     logged = access_log.read_text()

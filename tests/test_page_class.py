@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from app_helpers import open_page
+from app_helpers import continue_teaching, open_page
 from streamlit import dataframe_util
 
 from posenc_lab import course as lessons
@@ -169,15 +169,27 @@ def test_numeric_poll_counts_into_bins(db_url):
     assert "1 of 1 students answered" in _texts(teacher)
 
 
-def test_teacher_link_works_alone_and_a_wrong_key_is_refused(db_url):
+def test_the_code_and_key_typed_alone_continue_the_class_and_a_wrong_key_is_refused(db_url):
     _, code, key = _start_class()
-    again = open_page(PAGE, {"class": code, "teacher": key})
+    again = continue_teaching(code, key)
     assert again.session_state[classroom.TEACHER] == (code, key)
     assert any(b.label == "Open the vote" for b in again.button)
-    assert "teacher" not in again.query_params
-    forged = open_page(PAGE, {"class": code, "teacher": key[:-2] + "xx"})
-    assert "not valid for class" in _texts(forged)
+    forged = continue_teaching(code, key[:-2] + "xx")
+    assert "do not open a class" in _texts(forged)
+    assert classroom.TEACHER not in forged.session_state
     assert not any(b.label == "Open the vote" for b in forged.button)
+
+
+def test_a_link_that_carries_the_teacher_key_is_refused_and_the_key_leaves_the_address(db_url):
+    _, code, key = _start_class()
+    old = open_page(PAGE, {"class": code, "teacher": key})
+    assert classroom.TEACHER not in old.session_state
+    assert not any(b.label == "Open the vote" for b in old.button)
+    assert "no longer accepted" in _texts(old)
+    assert "teacher" not in old.query_params
+    # the link's code waits in "Continue teaching", not in the students' join form
+    assert old.text_input(key=class_views.RESUME_CODE).value == code
+    assert next(t for t in old.text_input if t.label == "Class code").value == ""
 
 
 def test_wrong_codes_get_a_message_and_are_rate_limited(db_url):
@@ -344,7 +356,7 @@ def test_a_students_vote_shows_again_after_a_reload(db_url):
 
 def test_the_results_table_is_not_projected(db_url):
     teacher, code, key = _start_class()
-    projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
+    projected = continue_teaching(code, key, {"present": "1"})
     assert projected.session_state[classroom.TEACHER] == (code, key)
     assert "Results so far" not in [h.value for h in projected.subheader]
     assert "Results so far" in [h.value for h in teacher.subheader]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_helpers import open_page
+from app_helpers import continue_teaching, open_page
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
@@ -67,7 +67,7 @@ def test_the_private_link_is_never_on_the_page_unless_asked_for(db_url):
     assert [c.value for c in teacher.code] == [key]
     teacher.toggle(key=class_views.SHOW_LINK).set_value(False).run()
     assert key not in _texts(teacher)
-    projected = open_page(PAGE, {"class": code, "teacher": key, "present": "1"})
+    projected = continue_teaching(code, key, {"present": "1"})
     assert not [t for t in projected.toggle if t.label == "Show my teacher key"] and key not in _texts(projected)
 
 
@@ -85,7 +85,7 @@ def test_end_class_now(db_url):
 
 def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
     teacher, code, old = _start_class()
-    other_tab = open_page(PAGE, {"class": code, "teacher": old})
+    other_tab = continue_teaching(code, old)
     assert _has_button(other_tab, "Open the vote")
     _button(teacher, "New teacher link").click().run()
     _, fresh = teacher.session_state[classroom.TEACHER]
@@ -95,8 +95,8 @@ def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
     other_tab.run()  # a session still holding the old key loses the teacher view
     assert "This teacher link no longer works" in _texts(other_tab)
     assert not _has_button(other_tab, "Open the vote")
-    stale = open_page(PAGE, {"class": code, "teacher": old})
-    assert "not valid for class" in _texts(stale) and not _has_button(stale, "Open the vote")
+    stale = continue_teaching(code, old)
+    assert "do not open a class" in _texts(stale) and not _has_button(stale, "Open the vote")
 
 
 def test_the_teacher_locks_caps_sees_refused_joins_and_removes_a_student(db_url):
@@ -150,8 +150,8 @@ def test_the_class_page_purges_classes_past_the_retention(db_url):
     with class_store.open_store(db_url) as store:
         assert store.class_info(old.code) is None
         assert store.class_info(current.code) is not None
-    stale = open_page(PAGE, {"class": old.code, "teacher": old.teacher_key})
-    assert "not valid for class" in _texts(stale) and not _has_button(stale, "Open the vote")
+    stale = continue_teaching(old.code, old.teacher_key)
+    assert "do not open a class" in _texts(stale) and not _has_button(stale, "Open the vote")
 
 
 def test_the_teacher_downloads_then_deletes_the_class(db_url):

@@ -39,6 +39,8 @@ DRAWN = "_class:drawn"  # the class state this student's page was drawn for
 VOTED = "_class:voted:"  # + round id: the vote this session sent
 SEND = "class_send_"  # + round id: the vote form's submit button
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
+RESUME_CODE = "class_resume_code"  # the code box of "Continue teaching a class"
+RESUME_OPEN = "_class:resume_open"  # an old teacher link arrived: the form opens for the key
 SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
@@ -115,9 +117,14 @@ def _unavailable() -> None:
 
 
 def page(course: Course) -> None:
+    old_teacher_link = classroom.TEACHER_PARAM in st.query_params
     if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM not in st.query_params:
-        st.session_state[JOIN_CODE] = class_store.normalize_code(st.query_params[classroom.CODE_PARAM])[:12]
-    refused = classroom.keep_teacher_link()
+        code = class_store.normalize_code(st.query_params[classroom.CODE_PARAM])[:12]
+        # an old teacher link's code goes to "Continue teaching", a join link's to the join form
+        st.session_state[RESUME_CODE if old_teacher_link else JOIN_CODE] = code
+    if old_teacher_link:
+        st.session_state[RESUME_OPEN] = True
+    refused = classroom.refuse_teacher_link()
     db = classroom.database()
     if db is not None:
         refused = refused or classroom.keep_teacher_in_tab() or _check_teacher(db)
@@ -238,9 +245,10 @@ def landing(db: class_store.Store) -> None:
         )
         # the key is typed here, never carried in a link: no browser history, server or proxy
         # log keeps it
-        with st.expander("Continue teaching a class", icon=":material/key:"):
+        opened = bool(st.session_state.get(RESUME_OPEN))
+        with st.expander("Continue teaching a class", icon=":material/key:", expanded=opened):
             with st.form("class_resume", border=False):
-                code = st.text_input("Your class's code", key="class_resume_code", max_chars=12)
+                code = st.text_input("Your class's code", key=RESUME_CODE, max_chars=12)
                 key = st.text_input("Teacher key", key="class_resume_key", type="password", max_chars=64)
                 resumed = st.form_submit_button("Continue teaching", icon=":material/login:")
             if resumed:

@@ -222,31 +222,19 @@ def _follow(code: str, student_id: str) -> None:
         )
 
 
-def keep_teacher_link() -> str | None:
-    """On the class page: take a teacher link's key into the session (the address bar
-    drops it at the end of the run). Returns a message when the link is not valid."""
+def refuse_teacher_link() -> str | None:
+    """On the class page: an address that carries a teacher key (``?teacher=``, as links
+    made before the key was typed) is refused and the key leaves the address bar at once.
+    A browser keeps every address it opens in its history, and a proxy may log it; the key
+    is typed in "Continue teaching a class" instead. Returns the message to show, or None."""
     params = st.query_params
-    code, key = params.get(CODE_PARAM), params.get(TEACHER_PARAM)
-    if not (code and key):
+    if TEACHER_PARAM not in params:
         return None
-    code = class_store.normalize_code(code)
-    db = database()
-    if db is None:
-        return None  # the page says the database is unreachable
-    try:
-        ok = db.is_teacher(code, key)
-    except class_store.StoreUnavailable as exc:
-        lost(exc)
-        return None
-    except ValueError:
-        ok = False
-    if not ok:
-        return (
-            f"This teacher link is not valid for class {code}: only the private link given when the class "
-            "was started can open, close and reveal its questions and show its results."
-        )
-    set_teacher(code, key)
-    return None
+    del params[TEACHER_PARAM]
+    return (
+        "Links that carry a teacher key are no longer accepted: a browser keeps every address it opens "
+        'in its history. Open "Continue teaching a class" below and type your class code and teacher key.'
+    )
 
 
 # the teacher's key in the browser tab
@@ -504,10 +492,6 @@ def join_link(base: str, code: str) -> str:
 
 def student_link(base: str, code: str, student_id: str) -> str:
     return f"{base}/class?{urlencode({CODE_PARAM: code, STUDENT_PARAM: student_id})}"
-
-
-def teacher_link(base: str, code: str, key: str) -> str:
-    return f"{base}/class?{urlencode({CODE_PARAM: code, TEACHER_PARAM: key})}"
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
