@@ -843,14 +843,29 @@ def view_url(base_url: str, path: str, mode: str) -> str:
     return f"{base_url}/{with_query(path, present='1') if MODES[mode]['present'] else path}"
 
 
+#: follow a link inside the running app, as the browser's Back and Forward do: the address
+#: changes, and Streamlit runs the page it names with its query (the app reads such an address
+#: as a link opened afresh: ui.state)
+FOLLOW_JS = """(url) => {
+  // a new page starts at its top, as a page load does
+  window.scrollTo(0, 0);
+  document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
+    .forEach(e => e.scrollTo(0, 0));
+  history.pushState({}, '', url);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}"""
+
+
 class ViewTab:
     """One browser tab in one colour scheme, reused for view after view.
 
-    Every ``open`` is a full page load, so a fresh Streamlit session, exactly as a link
-    opened in that tab; the tab keeps Streamlit's and Plotly's compiled JavaScript, which
-    makes a load about 40 % faster than a new tab. ``target`` is a Browser (the tab gets a
-    context of its own) or a BrowserContext. ``outside`` lists the requests of the current
-    load that left localhost.
+    The first ``open`` in a mode is a full page load; the next views of that mode are
+    followed as links inside the running app (``FOLLOW_JS``), which the app draws exactly
+    as a link opened afresh (its values from the link or their defaults: ui.state) at a
+    third of the CPU of a page load (no JavaScript to start again). A change of mode loads
+    the page afresh: the sidebar's starting state depends on the first load's width and on
+    presenter mode. ``target`` is a Browser (the tab gets a context of its own) or a
+    BrowserContext. ``outside`` lists the requests of the current view that left localhost.
     """
 
     def __init__(self, target, scheme: str = "light"):
@@ -862,19 +877,45 @@ class ViewTab:
         self.page.emulate_media(color_scheme=scheme)
         self.outside: list[str] = []
         self.page.on("request", self._request)
+        # messages from the server over Streamlit's websocket: a followed link has been run
+        # once the server answers it (the run's script state may never show as "running" in
+        # the page, when its start and end arrive in one batch)
+        self.received = 0
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._received))
+        #: the mode and server of the page load the tab holds (None before the first)
+        self.loaded: tuple[str, str] | None = None
+        #: views whose link, followed in the app, started no run (each was loaded afresh)
+        self.followed_in_vain: list[str] = []
+
+    def _received(self, _payload) -> None:
+        self.received += 1
 
     def _request(self, r) -> None:
         if urlparse(r.url).hostname not in ("127.0.0.1", "localhost") and not r.url.startswith(("data:", "blob:")):
             self.outside.append(r.url)
 
     def open(self, base_url: str, path: str, mode: str) -> None:
-        """Start loading the view in ``mode`` (viewport of ``MODES``); returns once the
-        document has loaded, while the app is still drawing (``measure`` waits for it)."""
+        """Start showing the view in ``mode`` (viewport of ``MODES``): a page load, or a link
+        followed in the app when the tab already holds one of this mode; returns while the app
+        is still drawing (``measure`` waits for it)."""
         m = MODES[mode]
+        url = view_url(base_url, path, mode)
+        self.outside.clear()
+        if self.loaded == (mode, base_url):
+            before = self.received
+            self.page.evaluate(FOLLOW_JS, urlparse(url)._replace(scheme="", netloc="").geturl())
+            deadline = time.monotonic() + 10
+            while self.received == before and time.monotonic() < deadline:
+                self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
+            if self.received > before:
+                return
+            # the server did not answer: the view is loaded afresh, as a link in a new tab is
+            self.followed_in_vain.append(url)
+        self.loaded = None
         if self.page.viewport_size != {"width": m["width"], "height": m["height"]}:
             self.page.set_viewport_size({"width": m["width"], "height": m["height"]})
-        self.outside.clear()
-        self.page.goto(view_url(base_url, path, mode), wait_until="domcontentloaded")
+        self.page.goto(url, wait_until="domcontentloaded")
+        self.loaded = (mode, base_url)
 
     def measure(self, name: str, mode: str, **options) -> dict:
         """``measure_view`` on the view ``open`` loaded."""
@@ -954,45 +995,60 @@ def measure_view(
     return result
 
 
+#: the colour scheme each mode is measured in: the laptop and the projector light, the phone
+#: dark (many phones follow a dark system setting). What a phone load checks (overlaps, text
+#: inside the chart and the screen, sideways scrolling, the first screen) is layout, the same
+#: in either scheme, so the phone's load also measures chart-text contrast in the dark scheme
+#: and no view is loaded a fourth time for it
+SCHEME = {"present": "light", "desktop": "light", "phone": "dark"}
+#: where axe-core runs: the laptop (explanations inline) and presenter mode (the same page with
+#: them folded into speaker notes, larger type). The phone's page is the laptop's markup in a
+#: narrow column, and axe takes about a second of CPU a page
+AXE = frozenset({("desktop", "light"), ("present", "light")})
+
+
 class Measurements:
-    """Every view measured once per (mode, scheme) in a test session, for every test that asks
-    (the ``measured`` fixture, conftest.py): one reused tab per colour scheme, every view still
-    a fresh page load. axe runs in the light scheme (desktop, presenter mode, phone), and the
-    screenshots are taken on the same loads.
+    """Every view measured once per mode (in its ``SCHEME``) in a test session, for every test
+    that asks (the ``measured`` fixture, conftest.py): one tab per mode, whose first view is a
+    page load and the next links followed in the app (``ViewTab``), each drawn as a link
+    opened afresh. axe runs where ``AXE`` says, and the screenshots are taken on the same
+    views.
     """
 
     def __init__(self, browser, base_url: str):
         self.browser = browser
         self.base_url = base_url
+        # mode -> its tab
         self.tabs: dict[str, ViewTab] = {}
         # (mode, scheme, name) -> the measurement, or the message of the error that prevented it
         self.done: dict[tuple[str, str, str], dict | str] = {}
 
-    def _tab(self, scheme: str) -> ViewTab:
-        if scheme not in self.tabs:
-            self.tabs[scheme] = ViewTab(self.browser, scheme)
-        return self.tabs[scheme]
+    def _tab(self, mode: str) -> ViewTab:
+        if mode not in self.tabs:
+            self.tabs[mode] = ViewTab(self.browser, SCHEME[mode])
+        return self.tabs[mode]
 
-    def _drop(self, scheme: str) -> None:
+    def _drop(self, mode: str) -> None:
         """Forget a tab that failed (it may have crashed); the next view gets a new one."""
-        tab = self.tabs.pop(scheme, None)
+        tab = self.tabs.pop(mode, None)
         if tab is not None:
             with contextlib.suppress(Exception):  # already gone
                 tab.close()
 
-    def __call__(self, name: str, path: str, mode: str, scheme: str = "light") -> dict:
-        """The view measured in ``mode`` and ``scheme`` (``measure_view``), loaded the first
+    def __call__(self, name: str, path: str, mode: str) -> dict:
+        """The view measured in ``mode`` and its ``SCHEME`` (``measure_view``), loaded the first
         time a test asks. Fails the test if it could not be measured, shows an exception, or
         (but for a chartless page) draws no visible chart."""
+        scheme = SCHEME[mode]
         key = (mode, scheme, name)
         if key not in self.done:
             try:
-                tab = self._tab(scheme)
+                tab = self._tab(mode)
                 tab.open(self.base_url, path, mode)
-                self.done[key] = tab.measure(name, mode, axe=scheme == "light", shots=True)
+                self.done[key] = tab.measure(name, mode, axe=(mode, scheme) in AXE, shots=True)
             except Exception as exc:  # reported by every test of this view
                 self.done[key] = f"{type(exc).__name__}: {exc}"
-                self._drop(scheme)
+                self._drop(mode)
         result = self.done[key]
         if isinstance(result, str):
             pytest.fail(f"{name} ({mode}, {scheme}) could not be measured: {result}")
@@ -1002,8 +1058,8 @@ class Measurements:
         return result
 
     def close(self) -> None:
-        for scheme in list(self.tabs):
-            self._drop(scheme)
+        for mode in list(self.tabs):
+            self._drop(mode)
 
 
 def _box(t: dict) -> str:

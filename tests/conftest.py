@@ -82,12 +82,16 @@ def pytest_generate_tests(metafunc):
 
 # pytest-xdist (scripts/test.sh runs ``-n 2 --dist loadgroup``): tests that share something
 # costly of their process run in one worker, in file order, as a group. The classroom
-# measurements (the ``measured`` fixture) load each view once per mode and scheme for every
-# test that reads it: those of presenter mode are one group, those of the phone and the
-# desktop another, each with its own server and chromium. The other browser tests and the
-# benchmarks' smoke tests share a third; the install tests one venv; a module's other tests
-# the value of its module-scoped fixture. Every other test goes to whichever worker is free.
+# measurements (the ``measured`` fixture) load each view once per mode for every test that
+# reads it: each mode is a group (its tab follows links from view to view). Class mode's
+# browser tests are one group, the other browser tests and the benchmarks' smoke tests
+# another; the install tests one venv; a module's other tests the value of its module-scoped
+# fixture. Every other test goes to whichever worker is free.
 # The scheduler hands out the largest groups first, one to each worker.
+
+
+#: modules of browser tests that serve class mode themselves (their own servers and databases)
+CLASS_BROWSER = frozenset({"test_browser_class", "test_class_attack"})
 
 
 def _uses_a_module_fixture(item) -> bool:
@@ -97,11 +101,13 @@ def _uses_a_module_fixture(item) -> bool:
 
 def _measured_mode(item) -> str:
     """The mode of the classroom measurement a ``measured`` test reads: its ``mode`` or
-    ``setting`` parameter, else presenter mode for a test named for it, else the desktop."""
+    ``setting`` parameter, else presenter mode or the phone for a test named for it, else
+    the desktop."""
     params = item.callspec.params if hasattr(item, "callspec") else {}
     mode = params.get("mode") or params.get("setting")
     if mode is None:
-        mode = "present" if "presenter" in item.originalname else "desktop"
+        named = [m for m in ("presenter", "phone") if m in item.originalname]
+        mode = named[0] if named else "desktop"
     return "present" if mode in ("present", "presenter") else mode
 
 
@@ -109,9 +115,10 @@ def _group(item) -> str | None:
     if item.get_closest_marker("install"):
         return "install"
     if "measured" in item.fixturenames:
-        return "measure-present" if _measured_mode(item) == "present" else "measure-views"
+        return f"measure-{_measured_mode(item)}"
     if item.get_closest_marker("browser") or {"server", "browser"} & set(item.fixturenames):
-        return "browser"
+        # class mode's browser tests start servers of their own: a group beside the others
+        return "browser-class" if Path(item.nodeid.split("::")[0]).stem in CLASS_BROWSER else "browser"
     if _uses_a_module_fixture(item):
         return Path(item.nodeid.split("::")[0]).stem
     return None
@@ -163,8 +170,9 @@ def browser():
 
 @pytest.fixture(scope="session")
 def measured(server, browser):
-    """``measured(name, path, mode, scheme="light")``: the view loaded once in that mode and
-    scheme and measured (browser_support.Measurements), for every test that reads it."""
+    """``measured(name, path, mode)``: the view loaded once in that mode (and its scheme,
+    ``browser_support.SCHEME``) and measured (browser_support.Measurements), for every test
+    that reads it."""
     import browser_support
 
     measurements = browser_support.Measurements(browser, server)

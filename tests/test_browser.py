@@ -20,6 +20,7 @@ from browser_support import (
     SHOTS,
     SIDEBAR_SLIDER,
     SIGNATURE_JS,
+    ViewTab,
     open_in_browser,
     wait_idle,
 )
@@ -58,9 +59,19 @@ def test_phone_width_screenshot(measured, name, path):
 SLIDER_CASES = [(lesson.url_path, CHEAP.get(lesson.path, {})) for lesson in LESSONS]
 
 
+@pytest.fixture(scope="module")
+def lesson_tab(browser):
+    """One laptop tab (1280 px) for the lessons in turn: the first loads the app, the next
+    are links followed inside it (``ViewTab``), each drawn as a link opened afresh."""
+    tab = ViewTab(browser)
+    yield tab
+    tab.close()
+
+
 @pytest.mark.parametrize(("path", "query"), SLIDER_CASES, ids=[path for path, _ in SLIDER_CASES])
-def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, browser, path, query):
-    page, _ = open_in_browser(browser, f"{server}/{path}" + (f"?{urlencode(query)}" if query else ""))
+def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, lesson_tab, path, query):
+    lesson_tab.open(server, path + (f"?{urlencode(query)}" if query else ""), "desktop")
+    page = lesson_tab.page
     try:
         wait_idle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
@@ -86,8 +97,9 @@ def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, browser, pa
         page.wait_for_function(f"() => ({SIGNATURE_JS})() !== {before!r}", timeout=30_000)
         assert page.url != url_before, "the new value is mirrored in the URL"
         assert page.locator('[data-testid="stException"]').count() == 0
-    finally:
-        page.close()
+    except Exception:
+        lesson_tab.loaded = None  # the next lesson loads the app afresh
+        raise
 
 
 # the RoPE rotation animation: Plotly's play button advances frames, smoothly
