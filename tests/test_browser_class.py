@@ -156,7 +156,12 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
     teacher.page.get_by_text("Continue teaching a class").click()
     teacher.page.get_by_role("textbox", name="Your class's code").fill(code)
     teacher.page.get_by_label("Teacher key").fill(key)
-    teacher.click("Continue teaching")
+    teacher.page.get_by_role("button", name="Continue teaching", exact=True).click()
+    try:
+        teacher.text("joined", timeout=FOLLOW_WITHIN_MS)
+    except Exception:
+        pytest.fail(f"Continue teaching did not open class {code}; the page says:\n{_page_text(teacher)[:1500]}")
+    wait_idle(teacher.page)
 
 
 def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
