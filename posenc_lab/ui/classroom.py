@@ -404,8 +404,8 @@ def send_pending() -> None:
         if not st.session_state.get(UNSENT):
             st.session_state[UNSENT] = True
             st.toast(
-                "The class database cannot be reached: your answer is kept in this browser and goes to the "
-                "class when the database is back."
+                "The class database cannot be reached: your answer waits in this tab and goes to the class "
+                "when the database is back (keep the tab open). Your progress stays in this browser."
             )
         return
     if st.session_state.pop(UNSENT, False):
