@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -81,6 +82,12 @@ class _Person:
                 self.outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None
             ),
         )
+        # messages from the server over Streamlit's websocket (``click`` waits for its answer)
+        self.received = 0
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._received))
+
+    def _received(self, _payload) -> None:
+        self.received += 1
 
     def go(self, url: str) -> _Person:
         self.page.goto(url, wait_until="domcontentloaded")
@@ -95,7 +102,15 @@ class _Person:
         self.page.get_by_text(text).first.wait_for(timeout=timeout)
 
     def click(self, name: str) -> None:
+        """Press the button and wait for the run it starts: until the server has answered
+        (the page still looks idle before its run begins, longer so on a busy machine), then
+        until the page is idle. A step that reads what the run changed still waits for that
+        change itself (``text``, ``_new_teacher_key``)."""
+        before = self.received
         self.page.get_by_role("button", name=name).click()
+        deadline = time.monotonic() + 30
+        while self.received == before and time.monotonic() < deadline:
+            self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
         wait_idle(self.page)
 
     def presenting(self) -> bool:
@@ -137,6 +152,18 @@ def _start_class(teacher: _Person) -> str:
     code = re.search(r"class=([A-Z0-9]+)", link).group(1)
     assert len(code) == class_store.CODE_LENGTH
     return code
+
+
+def _new_teacher_key(teacher: _Person, old: str) -> str:
+    """The key the page shows once "New teacher link" has replaced ``old``."""
+    block = teacher.page.locator('[data-testid="stCode"]').first
+    teacher.page.wait_for_function(
+        "([old]) => { const b = document.querySelector('[data-testid=\"stCode\"]'); "
+        "return !!b && b.innerText.trim() !== '' && b.innerText.trim() !== old; }",
+        arg=[old],
+        timeout=FOLLOW_WITHIN_MS,
+    )
+    return block.inner_text().strip()
 
 
 def _teacher_key(teacher: _Person) -> str:
@@ -532,7 +559,7 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
 
         assert _teacher_key(teacher) == key
         teacher.click("New teacher link")
-        fresh = _teacher_key(teacher)
+        fresh = _new_teacher_key(teacher, key)
         assert fresh != key and len(fresh) >= 32
         laptop.page.reload(wait_until="domcontentloaded")
         laptop.text("no longer works")
