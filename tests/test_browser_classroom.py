@@ -9,7 +9,8 @@ references), served by ``streamlit run app.py``:
 - a phone, 390 px wide, in the dark scheme: no two chart texts overlap, no text overlaps the
   modebar, none reaches past its chart or the screen, nothing scrolls sideways, and every
   chart text contrasts 4.5:1 or more with what is behind it, as in presenter mode;
-- axe-core: no serious or critical violation at 1280 px and in presenter mode (light);
+- axe-core: no serious or critical violation at 1280 px and in presenter mode (light) and on
+  the phone (dark);
 - a laptop (1280 x 800) and a phone (390 x 844): every view's key controls lie wholly on the
   first screen and its chart (or table) starts on it, at least ``FIGURE_PEEK_PX`` of it showing.
 
@@ -149,9 +150,22 @@ def test_phone_nothing_scrolls_sideways(measured, name, path):
 # ------------------------------------------------------------------ axe-core
 
 
-@pytest.mark.parametrize("mode", ["desktop", "present"])
+#: (page, mode) where axe still finds a serious violation (measured 26 Nov 2026). Known, not
+#: accepted: each is to be fixed, then taken off this list
+AXE_NOT_YET = {
+    # the dark theme's primary colour, sky blue #56B4E9, under a primary button's white label:
+    # 2.3:1 (the "Join" button). Streamlit's theme has no option for that label's colour, and a
+    # blue dark enough for white text is too dark for the slider values drawn in it
+    ("class", "phone"): "white on the dark theme's sky-blue primary button, 2.3:1",
+}
+
+
+@pytest.mark.parametrize("mode", ["desktop", "present", "phone"])
 @pytest.mark.parametrize(("name", "path"), CLASSROOM_PAGES, ids=IDS)
-def test_axe_finds_no_serious_or_critical_violation(measured, name, path, mode):
+def test_axe_finds_no_serious_or_critical_violation(measured, name, path, mode, request):
+    if (name, mode) in AXE_NOT_YET:
+        # strict: a page that comes to pass fails here until it is taken off the list
+        request.applymarker(pytest.mark.xfail(reason=AXE_NOT_YET[(name, mode)], strict=True))
     result = measured(name, path, mode)
     serious = result["axe"]
     if serious:
