@@ -185,7 +185,11 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
     teacher.page.get_by_label("Teacher key").fill(key)
     teacher.page.get_by_role("button", name="Continue teaching", exact=True).click()
     try:
-        teacher.text("joined", timeout=FOLLOW_WITHIN_MS)
+        # not a latency check (FOLLOW_WITHIN_MS is the room's); it takes 0.3-0.4 s even beside
+        # three busy loops. Once in a fresh-clone run the page still showed the form, with no
+        # error, 10 s after the press, as if the press were lost: the cause is not found yet,
+        # and the failure prints the page's text
+        teacher.text("joined")
     except Exception:
         pytest.fail(f"Continue teaching did not open class {code}; the page says:\n{_page_text(teacher)[:1500]}")
     wait_idle(teacher.page)
