@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -149,4 +150,53 @@ def continue_teaching(code: str, key: str, query: dict[str, str] | None = None) 
     at.text_input(key="class_resume_code").set_value(code)
     at.text_input(key="class_resume_key").set_value(key)
     next(b for b in at.button if b.label == "Continue teaching").click().run()
+    return at
+
+
+# the class page under AppTest (tests/test_page_class*.py)
+
+
+def button(at: AppTest, label: str):
+    """The page's button labelled ``label``."""
+    return next(b for b in at.button if b.label == label)
+
+
+def class_texts(at: AppTest, *, as_read: bool = False) -> str:
+    """The page's Markdown sources, messages and captions; ``as_read`` adds its code blocks and
+    drops the Markdown escapes of people's text (``classroom.plain``), as the page reads."""
+    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
+    parts += [i.value for i in at.info] + [s.value for s in at.success] + [c.value for c in at.caption]
+    if not as_read:
+        return "\n".join(str(p) for p in parts)
+    parts += [c.value for c in at.code]
+    return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
+
+
+def start_class(title: str = "") -> tuple:
+    """A teacher's session that pressed "Start a class": (the AppTest, the code, the key)."""
+    from posenc_lab import course
+    from posenc_lab.ui import classroom
+
+    at = open_page(course.CLASS.path)
+    assert not at.exception
+    if title:
+        next(t for t in at.text_input if t.label.startswith("Class name")).set_value(title)
+    button(at, "Start a class").click().run()
+    assert not at.exception
+    code, key = at.session_state[classroom.TEACHER]
+    return at, code, key
+
+
+def join_class(code: str, nickname: str = "") -> AppTest:
+    """A student's session that opened the join link of class ``code`` and pressed "Join"."""
+    from posenc_lab import course
+
+    at = open_page(course.CLASS.path, {"class": code})
+    assert not at.exception
+    code_box = next(t for t in at.text_input if t.label == "Class code")
+    assert code_box.value == code  # the join link fills the form in
+    if nickname:
+        next(t for t in at.text_input if t.label.startswith("Nickname")).set_value(nickname)
+    button(at, "Join").click().run()
+    assert not at.exception
     return at

@@ -213,3 +213,29 @@ def class_db_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return pg_support.fresh_sqlite_url(tmp_path)
     return pg_support.fresh_database(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture
+def clock():
+    """The hand-moved clock (pg_support.Clock) a ``store`` runs on."""
+    import pg_support
+
+    return pg_support.Clock()
+
+
+@pytest.fixture
+def store(class_db_url, clock):
+    """An open class store on each kind of database (``class_db_url``), on ``clock``."""
+    from posenc_lab.classroom.store import open_store
+
+    with open_store(class_db_url, clock=clock) as s:
+        yield s
+
+
+@pytest.fixture
+def db_url(class_db_url, monkeypatch):
+    """``class_db_url`` as the app's class database (``POSENC_CLASS_DB``), for page tests."""
+    from posenc_lab.classroom import store as class_store
+
+    monkeypatch.setenv(class_store.SETTING, class_db_url)
+    return class_db_url

@@ -8,6 +8,8 @@ so as root the server runs as the ``postgres`` user the package creates.
 
 ``fresh_database(base_url)`` makes an empty database on it and returns its URL, so tests
 never see each other's rows; ``fresh_sqlite_url(folder)`` is the SQLite counterpart.
+``rows(url, sql)`` reads either kind straight through its driver; ``Clock`` is the hand-moved
+clock the class-store tests inject (the ``clock`` and ``store`` fixtures, conftest.py).
 
 Outside pytest (a benchmark)::
 
@@ -142,6 +144,37 @@ def fresh_database(base_url: str) -> str:
     with psycopg.connect(base_url, autocommit=True, connect_timeout=3) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return base_url.replace("/postgres?", f"/{name}?", 1)
+
+
+#: a fixed "now" for the injected clock (2026-11-18)
+T0 = 1_795_000_000.0
+
+
+class Clock:
+    """A clock the test moves by hand (``clock.now = ...``)."""
+
+    def __init__(self, now: float = T0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def rows(url: str, sql: str) -> list[tuple]:
+    """Rows straight from the driver of a SQLite path or a ``postgresql://`` URL, not through
+    the store under test."""
+    if url.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(url) as conn:
+            return list(conn.execute(sql).fetchall())
+    import sqlite3
+
+    conn = sqlite3.connect(url)
+    try:
+        return list(conn.execute(sql).fetchall())
+    finally:
+        conn.close()
 
 
 def fresh_sqlite_url(folder: str | os.PathLike) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pg_support
-import psycopg
 import pytest
 from app_helpers import ROOT, free_port
 
@@ -32,17 +30,6 @@ import class_attack  # noqa: E402
 
 pytestmark = pytest.mark.browser
 SCRIPT = str(ROOT / "deploy" / "run_two.sh")
-
-
-def _rows(url: str, sql: str) -> list[tuple]:
-    if url.startswith("postgresql://"):
-        with psycopg.connect(url) as conn:
-            return list(conn.execute(sql).fetchall())
-    conn = sqlite3.connect(url)
-    try:
-        return list(conn.execute(sql).fetchall())
-    finally:
-        conn.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -105,9 +92,9 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
     assert len(run.wrong) == sent and all("No class has the code" in said for _, said in run.wrong)
     # nginx named the client (loopback here): every wrong code counts for its address, on
     # whichever process it arrived
-    assert _rows(db, "SELECT client, COUNT(*) FROM join_failures WHERE client LIKE 'net:%' GROUP BY client") == [
-        ("net:127.0.0.1", sent)
-    ]
+    assert pg_support.rows(
+        db, "SELECT client, COUNT(*) FROM join_failures WHERE client LIKE 'net:%' GROUP BY client"
+    ) == [("net:127.0.0.1", sent)]
     # the wrong codes beyond the free ones waited: the last one at least its delay
     slowest = max(ms for ms, _ in run.wrong)
     assert slowest >= 1000 * class_store.wrong_code_delay(sent - 1) > 0
@@ -131,7 +118,7 @@ def test_the_join_limits_hold_through_nginx_and_two_processes(two_behind_nginx):
     logged = access_log.read_text()
     assert '"GET /class HTTP/1.1"' in logged
     assert key not in logged and "?" not in logged
-    for (student_id,) in _rows(db, "SELECT student_id FROM students"):
+    for (student_id,) in pg_support.rows(db, "SELECT student_id FROM students"):
         assert student_id not in logged
     served = {line.split("upstream=")[1].split()[0] for line in logged.splitlines() if "/_stcore/stream" in line}
     assert len(served) == 2, f"both app processes served sessions: {served}"

@@ -5,31 +5,13 @@ client address. Every test runs on a real SQLite file and on the throwaway Postg
 
 from __future__ import annotations
 
+import pg_support
 import pytest
 
 from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom.store import JoinRefused, NotTeacher, open_store
 
-T0 = 1_795_000_000.0
-
-
-class Clock:
-    def __init__(self, now: float = T0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def store(class_db_url, clock):
-    with open_store(class_db_url, clock=clock) as s:
-        yield s
+T0 = pg_support.T0
 
 
 # ------------------------------------------------------------------ 1: the client address behind a proxy
@@ -276,30 +258,15 @@ def test_a_deleted_sqlite_file_is_said_plainly_not_written_to(tmp_path, clock):
 # ------------------------------------------------------------------ 7: nothing kept forever
 
 
-def _rows_of(url: str, sql: str) -> list[tuple]:
-    import sqlite3
-
-    if url.startswith("postgresql://"):
-        import psycopg
-
-        with psycopg.connect(url) as conn:
-            return list(conn.execute(sql).fetchall())
-    conn = sqlite3.connect(url)
-    try:
-        return list(conn.execute(sql).fetchall())
-    finally:
-        conn.close()
-
-
 def _everything_of(url: str, code: str) -> list[int]:
     """Rows left of class ``code`` in each table."""
     return [
-        _rows_of(url, f"SELECT COUNT(*) FROM {table} WHERE code = '{code}'")[0][0]
+        pg_support.rows(url, f"SELECT COUNT(*) FROM {table} WHERE code = '{code}'")[0][0]
         for table in ("classes", "students", "rounds", "attempts")
     ] + [
-        _rows_of(url, f"SELECT COUNT(*) FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.code = '{code}'")[0][
-            0
-        ]
+        pg_support.rows(
+            url, f"SELECT COUNT(*) FROM answers a JOIN rounds r ON r.id = a.round_id WHERE r.code = '{code}'"
+        )[0][0]
     ]
 
 
@@ -333,7 +300,7 @@ def test_old_classes_are_purged_on_a_schedule_after_the_retention(store, clock, 
     assert store.purge_if_due(7) == 1
     assert _everything_of(class_db_url, old.code) == [0, 0, 0, 0, 0]
     assert _everything_of(class_db_url, recent.code) == [1, 1, 1, 1, 1]
-    assert _rows_of(class_db_url, "SELECT COUNT(*) FROM join_failures")[0][0] == 0
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM join_failures")[0][0] == 0
 
 
 @pytest.mark.parametrize(("value", "days"), [("", 7.0), ("0", 0.0), (" 30 ", 30.0), ("1.5", 1.5)])

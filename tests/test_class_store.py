@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,6 @@ import time
 from pathlib import Path
 
 import pg_support
-import psycopg
 import pytest
 
 from posenc_lab import classroom
@@ -40,40 +38,7 @@ from posenc_lab.classroom import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-T0 = 1_795_000_000.0  # 2026-11-18, a fixed "now" for the injected clock
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, now: float = T0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-@pytest.fixture
-def store(class_db_url, clock):
-    with open_store(class_db_url, clock=clock) as s:
-        yield s
-
-
-def raw_rows(url: str, sql: str) -> list[tuple]:
-    """Rows straight from the driver, not through the store under test."""
-    if url.startswith("postgresql://"):
-        with psycopg.connect(url) as conn:
-            return list(conn.execute(sql).fetchall())
-    conn = sqlite3.connect(url)
-    try:
-        return list(conn.execute(sql).fetchall())
-    finally:
-        conn.close()
+T0 = pg_support.T0
 
 
 def run_python(code: str, *args: str, timeout: float = 60) -> subprocess.Popen:
@@ -150,16 +115,16 @@ def test_a_new_database_gets_the_schema(store, class_db_url):
     assert store.schema_versions() == [version for version, _ in MIGRATIONS]
     tables = {"classes", "students", "rounds", "answers", "attempts", "join_failures", "schema_migrations"}
     for table in tables:
-        assert raw_rows(class_db_url, f"SELECT COUNT(*) FROM {table}")[0][0] >= 0
+        assert pg_support.rows(class_db_url, f"SELECT COUNT(*) FROM {table}")[0][0] >= 0
 
 
 def test_reopening_applies_no_migration_twice(class_db_url):
-    with open_store(class_db_url, clock=Clock(T0)) as first:
+    with open_store(class_db_url, clock=pg_support.Clock(T0)) as first:
         new = first.create_class("kept")
-    with open_store(class_db_url, clock=Clock(T0 + 3600)) as again:
+    with open_store(class_db_url, clock=pg_support.Clock(T0 + 3600)) as again:
         assert again.schema_versions() == [version for version, _ in MIGRATIONS]
         assert again.class_info(new.code).title == "kept"
-    applied = raw_rows(class_db_url, "SELECT version, applied FROM schema_migrations ORDER BY version")
+    applied = pg_support.rows(class_db_url, "SELECT version, applied FROM schema_migrations ORDER BY version")
     assert applied == [(version, T0) for version, _ in MIGRATIONS]  # written once, by the first open
 
 
@@ -176,15 +141,15 @@ def test_two_processes_opening_a_new_database_at_once_both_succeed(class_db_url)
     procs = [run_python(code, class_db_url, str(start)) for _ in range(2)]
     codes = [finish(p).strip() for p in procs]
     assert len(set(codes)) == 2
-    assert raw_rows(class_db_url, "SELECT COUNT(*) FROM schema_migrations") == [(len(MIGRATIONS),)]
-    assert raw_rows(class_db_url, "SELECT COUNT(*) FROM classes") == [(2,)]
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM schema_migrations") == [(len(MIGRATIONS),)]
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM classes") == [(2,)]
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path):
     path = tmp_path / "wal.sqlite3"
     with open_store(str(path)) as s:
         s.create_class()
-        assert raw_rows(str(path), "PRAGMA journal_mode") == [("wal",)]
+        assert pg_support.rows(str(path), "PRAGMA journal_mode") == [("wal",)]
 
 
 # ------------------------------------------------------------------ codes and expiry
@@ -282,7 +247,7 @@ def test_only_the_teacher_key_controls_a_class(store):
 
 def test_only_a_hash_of_the_teacher_key_is_stored(store, class_db_url):
     new = store.create_class()
-    ((stored,),) = raw_rows(class_db_url, "SELECT teacher_hash FROM classes")
+    ((stored,),) = pg_support.rows(class_db_url, "SELECT teacher_hash FROM classes")
     assert new.teacher_key not in stored and len(stored) == 64
 
 
@@ -757,10 +722,10 @@ def test_purge_deletes_classes_expired_long_enough_with_their_rows(store, clock,
     assert store.class_info(old.code) is None and store.class_info(recent.code) is not None
     # what is left is exactly the recent class: 2 students, 1 round, 2 votes, 2 attempts
     for table, left in (("students", 2), ("rounds", 1), ("answers", 2), ("attempts", 2)):
-        assert raw_rows(class_db_url, f"SELECT COUNT(*) FROM {table}") == [(left,)]
+        assert pg_support.rows(class_db_url, f"SELECT COUNT(*) FROM {table}") == [(left,)]
     assert store.purge() == 1
     assert store.purge() == 0
-    assert all(raw_rows(class_db_url, f"SELECT COUNT(*) FROM {t}") == [(0,)] for t in ("answers", "students"))
+    assert all(pg_support.rows(class_db_url, f"SELECT COUNT(*) FROM {t}") == [(0,)] for t in ("answers", "students"))
     with pytest.raises(ValueError, match="older_than_days"):
         store.purge(-1)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from app_helpers import continue_teaching, open_page
+from app_helpers import button, class_texts, continue_teaching, join_class, open_page, start_class
 from streamlit import dataframe_util
 
 from posenc_lab import course as lessons
@@ -21,66 +21,27 @@ CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
 NUMERIC = next(poll for poll in lessons.all_polls() if poll.numeric)
 
 
-@pytest.fixture
-def db_url(class_db_url, monkeypatch):
-    monkeypatch.setenv(class_store.SETTING, class_db_url)
-    return class_db_url
-
-
-def _button(at, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def _texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
-    parts += [i.value for i in at.info] + [s.value for s in at.success] + [c.value for c in at.caption]
-    return "\n".join(str(p) for p in parts)
-
-
-def _start_class(title: str = "") -> tuple:
-    at = open_page(PAGE)
-    assert not at.exception
-    if title:
-        next(t for t in at.text_input if t.label.startswith("Class name")).set_value(title)
-    _button(at, "Start a class").click().run()
-    assert not at.exception
-    code, key = at.session_state[classroom.TEACHER]
-    return at, code, key
-
-
-def _join(code: str, nickname: str = "") -> object:
-    at = open_page(PAGE, {"class": code})
-    assert not at.exception
-    code_box = next(t for t in at.text_input if t.label == "Class code")
-    assert code_box.value == code  # the join link fills the form in
-    if nickname:
-        next(t for t in at.text_input if t.label.startswith("Nickname")).set_value(nickname)
-    _button(at, "Join").click().run()
-    assert not at.exception
-    return at
-
-
 def _open(teacher, poll) -> None:
     teacher.selectbox(key="class_poll").set_value(poll.key).run()
-    _button(teacher, "Open the vote").click().run()
+    button(teacher, "Open the vote").click().run()
     assert not teacher.exception
 
 
 def _vote_choice(student, index: int, label: str = "Send my answer") -> None:
     student.run()  # the page the student sees once the teacher has opened the vote
     student.radio[0].set_value(index)
-    _button(student, label).click().run()
+    button(student, label).click().run()
     assert not student.exception
 
 
 def test_start_join_vote_again_and_reveal(db_url):
-    teacher, code, key = _start_class("Week 3")
+    teacher, code, key = start_class("Week 3")
     assert len(code) == class_store.CODE_LENGTH
     assert "teacher" not in teacher.query_params  # the key never stays in the address bar
     assert teacher.get("image"), "a QR code is drawn"
-    assert "0** joined" in _texts(teacher) or "**0** joined" in _texts(teacher)
+    assert "0** joined" in class_texts(teacher) or "**0** joined" in class_texts(teacher)
 
-    one, two = _join(code, "Ada"), _join(code)
+    one, two = join_class(code, "Ada"), join_class(code)
     assert dict(one.query_params)["class"] == [code] or one.query_params["class"] == code
     _open(teacher, CHOICE)
     right = int(CHOICE.answer())
@@ -89,25 +50,25 @@ def test_start_join_vote_again_and_reveal(db_url):
     _vote_choice(two, right)
     _vote_choice(one, right, label="Change my answer")  # a second answer replaces the first
     teacher.run()
-    assert "2 of 2 students answered" in _texts(teacher)
+    assert "2 of 2 students answered" in class_texts(teacher)
 
-    _button(teacher, "Close the vote").click().run()
+    button(teacher, "Close the vote").click().run()
     one.run()
-    assert "Voting is closed" in _texts(one)
-    _button(teacher, "Vote again").click().run()
+    assert "Voting is closed" in class_texts(one)
+    button(teacher, "Vote again").click().run()
     teacher.run()
-    assert "0 of 2 students answered** in round 2" in _texts(teacher)
+    assert "0 of 2 students answered** in round 2" in class_texts(teacher)
     _vote_choice(one, wrong)
     teacher.run()
     bars = [el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes")]
     assert bars, "the live histogram is drawn"
 
-    _button(teacher, "Reveal").click().run()
+    button(teacher, "Reveal").click().run()
     teacher.run()
     one.run()
-    assert "The answer" in _texts(one) and CHOICE.options[right] in _texts(one)
-    assert "not this time" in _texts(one)  # its round-2 vote was wrong
-    assert "round 1: 2 of 2 right; round 2: 0 of 1 right" in _texts(teacher)
+    assert "The answer" in class_texts(one) and CHOICE.options[right] in class_texts(one)
+    assert "not this time" in class_texts(one)  # its round-2 vote was wrong
+    assert "round 1: 2 of 2 right; round 2: 0 of 1 right" in class_texts(teacher)
     assert not teacher.exception and not one.exception
 
 
@@ -129,8 +90,8 @@ def _bar_counts(teacher) -> dict[str, int]:
 def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_url):
     poll = next(p for p in lessons.all_polls() if len(p.options) >= 4 and not p.scale)
     right = int(poll.answer())
-    teacher, code, _ = _start_class()
-    students = [_join(code) for _ in range(3)]
+    teacher, code, _ = start_class()
+    students = [join_class(code) for _ in range(3)]
     _open(teacher, poll)
     for student in students:
         student.run()
@@ -142,9 +103,9 @@ def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_u
         assert again.radio[0].options == radio.options
         # the student clicks the option that reads right, wherever it is shown
         radio.set_value(next(v for v in range(len(poll.options)) if radio.format_func(v) == poll.options[right]))
-        _button(student, "Send my answer").click().run()
+        button(student, "Send my answer").click().run()
         assert not student.exception
-        assert f"Counted: **{classroom.plain(poll.options[right])}**" in _texts(student)
+        assert f"Counted: **{classroom.plain(poll.options[right])}**" in class_texts(student)
     db = class_store.open_store(db_url)
     round_id = db.current_round(code).id
     assert [vote for vote, _ in db.votes(round_id)] == [str(right)] * 3, "stored as the option's index as written"
@@ -157,35 +118,35 @@ def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_u
 
 
 def test_numeric_poll_counts_into_bins(db_url):
-    teacher, code, _ = _start_class()
-    student = _join(code)
+    teacher, code, _ = start_class()
+    student = join_class(code)
     _open(teacher, NUMERIC)
     student.run()
     student.number_input[0].set_value(float(NUMERIC.answer()) if not NUMERIC.integer else int(NUMERIC.answer()))
-    _button(student, "Send my answer").click().run()
+    button(student, "Send my answer").click().run()
     assert not student.exception
-    assert "Counted" in _texts(student)
+    assert "Counted" in class_texts(student)
     teacher.run()
-    assert "1 of 1 students answered" in _texts(teacher)
+    assert "1 of 1 students answered" in class_texts(teacher)
 
 
 def test_the_code_and_key_typed_alone_continue_the_class_and_a_wrong_key_is_refused(db_url):
-    _, code, key = _start_class()
+    _, code, key = start_class()
     again = continue_teaching(code, key)
     assert again.session_state[classroom.TEACHER] == (code, key)
     assert any(b.label == "Open the vote" for b in again.button)
     forged = continue_teaching(code, key[:-2] + "xx")
-    assert "do not open a class" in _texts(forged)
+    assert "do not open a class" in class_texts(forged)
     assert classroom.TEACHER not in forged.session_state
     assert not any(b.label == "Open the vote" for b in forged.button)
 
 
 def test_a_link_that_carries_the_teacher_key_is_refused_and_the_key_leaves_the_address(db_url):
-    _, code, key = _start_class()
+    _, code, key = start_class()
     old = open_page(PAGE, {"class": code, "teacher": key})
     assert classroom.TEACHER not in old.session_state
     assert not any(b.label == "Open the vote" for b in old.button)
-    assert "no longer accepted" in _texts(old)
+    assert "no longer accepted" in class_texts(old)
     assert "teacher" not in old.query_params
     # the link's code waits in "Continue teaching", not in the students' join form
     assert old.text_input(key=class_views.RESUME_CODE).value == code
@@ -197,26 +158,26 @@ def test_wrong_codes_get_a_message_and_are_rate_limited(db_url):
     box = next(t for t in at.text_input if t.label == "Class code")
     for _ in range(class_store.JOIN_FAILURES_ALLOWED):
         box.set_value("ZZZZZZ")
-        _button(at, "Join").click().run()
-        assert "No class has the code ZZZZZZ" in _texts(at)
-    _button(at, "Join").click().run()
-    assert "Too many wrong codes" in _texts(at)
+        button(at, "Join").click().run()
+        assert "No class has the code ZZZZZZ" in class_texts(at)
+    button(at, "Join").click().run()
+    assert "Too many wrong codes" in class_texts(at)
     assert not at.exception
 
 
 def test_nicknames_are_plain_text(db_url):
-    _, code, _ = _start_class()
+    _, code, _ = start_class()
     nasty = "**x** [a](http://e) <b>"  # 23 characters: a longer one is refused with a reason
-    student = _join(code, nasty)
-    shown = _texts(student)
+    student = join_class(code, nasty)
+    shown = class_texts(student)
     assert "**x**" not in shown.replace("\\*", "")  # escaped: no bold, no link, no tag
     assert "](http" not in shown and "<b>" not in shown
     assert classroom.plain(class_store.clean_nickname(nasty)) in shown
 
 
 def test_exercise_progress_follows_the_student_link(db_url):
-    _, code, _ = _start_class()
-    student = _join(code, "Lin")
+    _, code, _ = start_class()
+    student = join_class(code, "Lin")
     me = student.session_state[classroom.MEMBER]
     lesson = lessons.LESSONS[2]  # learned: its first exercise is multiple choice
     first = lesson.exercises[0]
@@ -232,8 +193,8 @@ def test_exercise_progress_follows_the_student_link(db_url):
 
 
 def test_dashboard_lists_exercises_and_polls(db_url):
-    teacher, code, key = _start_class()
-    student = _join(code)
+    teacher, code, key = start_class()
+    student = join_class(code)
     me = student.session_state[classroom.MEMBER]
     _open(teacher, CHOICE)
     _vote_choice(student, (int(CHOICE.answer()) + 1) % len(CHOICE.options))
@@ -259,8 +220,8 @@ def test_the_results_table_goes_to_arrow_as_it_is(db_url, monkeypatch):
         return real_fix(df, *args, **kwargs)
 
     monkeypatch.setattr(dataframe_util, "fix_arrow_incompatible_column_types", fix)
-    teacher, code, key = _start_class()
-    student = _join(code)
+    teacher, code, key = start_class()
+    student = join_class(code)
     me = student.session_state[classroom.MEMBER]
     _open(teacher, CHOICE)
     _vote_choice(student, int(CHOICE.answer()))
@@ -290,7 +251,7 @@ def test_database_unreachable_is_said_plainly_and_lessons_go_on(monkeypatch, tmp
     monkeypatch.setenv(class_store.SETTING, str(blocker / "classes.sqlite3"))
     at = open_page(PAGE)
     assert not at.exception
-    assert "Class mode is unavailable" in _texts(at)
+    assert "Class mode is unavailable" in class_texts(at)
     lesson = open_page(lessons.LESSONS[1].path, {"class": "K7QM3P", "student": "abc"})
     assert not lesson.exception
     assert lesson.get("plotly_chart")
@@ -330,8 +291,8 @@ def test_garbage_class_links_get_a_message_not_a_traceback(db_url, query):
 
 
 def test_a_student_on_a_lesson_page_is_told_when_a_question_opens(db_url):
-    teacher, code, _ = _start_class()
-    student = _join(code)
+    teacher, code, _ = start_class()
+    student = join_class(code)
     me = student.session_state[classroom.MEMBER]
     lesson = open_page(lessons.LESSONS[3].path, {"class": code, "student": me.student_id})
     label = "Your teacher has opened a question: answer it in Class mode"
@@ -344,18 +305,18 @@ def test_a_student_on_a_lesson_page_is_told_when_a_question_opens(db_url):
 
 
 def test_a_students_vote_shows_again_after_a_reload(db_url):
-    teacher, code, _ = _start_class()
-    student = _join(code)
+    teacher, code, _ = start_class()
+    student = join_class(code)
     me = student.session_state[classroom.MEMBER]
     _open(teacher, CHOICE)
     _vote_choice(student, 0)
     again = open_page(PAGE, {"class": code, "student": me.student_id})  # a new session, the same link
-    assert f"Counted: **{classroom.plain(CHOICE.options[0])}**" in _texts(again)
+    assert f"Counted: **{classroom.plain(CHOICE.options[0])}**" in class_texts(again)
     assert any(b.label == "Change my answer" for b in again.button)
 
 
 def test_the_results_table_is_not_projected(db_url):
-    teacher, code, key = _start_class()
+    teacher, code, key = start_class()
     projected = continue_teaching(code, key, {"present": "1"})
     assert projected.session_state[classroom.TEACHER] == (code, key)
     assert "Results so far" not in [h.value for h in projected.subheader]
@@ -363,8 +324,8 @@ def test_the_results_table_is_not_projected(db_url):
 
 
 def test_forgetting_progress_on_a_shared_computer_also_leaves_the_class(db_url):
-    _, code, _ = _start_class()
-    student = _join(code)
+    _, code, _ = start_class()
+    student = join_class(code)
     me = student.session_state[classroom.MEMBER]
     lesson = lessons.LESSONS[2]
     first = lesson.exercises[0]
@@ -372,7 +333,7 @@ def test_forgetting_progress_on_a_shared_computer_also_leaves_the_class(db_url):
     page.radio(key=f"ex_{first.key}_choice").set_value(first.answer_index)
     page.button(key=f"ex_{first.key}_check").click().run()
     page.switch_page(lessons.HOME.path).run()
-    _button(page, "Forget my progress in this browser").click().run()
+    button(page, "Forget my progress in this browser").click().run()
     assert not page.exception
     assert page.session_state[classroom.MEMBER] is None if classroom.MEMBER in page.session_state else True
     assert "student" not in page.query_params
@@ -380,13 +341,15 @@ def test_forgetting_progress_on_a_shared_computer_also_leaves_the_class(db_url):
 
 
 def test_a_long_nickname_is_refused_with_a_reason_not_turned_anonymous(db_url):
-    _, code, _ = _start_class()
+    _, code, _ = start_class()
     pasted = "Ada Lovelace of the Analytical Engine"  # 37 characters
-    student = _join(code, pasted)
-    assert f"Nicknames have at most {class_store.NICKNAME_CHARS} characters; yours has {len(pasted)}" in _texts(student)
+    student = join_class(code, pasted)
+    assert f"Nicknames have at most {class_store.NICKNAME_CHARS} characters; yours has {len(pasted)}" in class_texts(
+        student
+    )
     assert classroom.MEMBER not in student.session_state, "not joined as anonymous"
-    fine = _join(code, pasted[:20])
-    assert "Nicknames have at most" not in _texts(fine)
+    fine = join_class(code, pasted[:20])
+    assert "Nicknames have at most" not in class_texts(fine)
     assert fine.session_state[classroom.MEMBER].nickname == pasted[:20].strip()
 
 
@@ -394,10 +357,10 @@ def test_a_long_nickname_is_refused_with_a_reason_not_turned_anonymous(db_url):
 def test_a_code_of_the_wrong_length_gets_a_hint_of_six_characters(db_url, typed):
     at = open_page(PAGE)
     next(t for t in at.text_input if t.label == "Class code").set_value(typed)
-    _button(at, "Join").click().run()
+    button(at, "Join").click().run()
     assert not at.exception
     length = len(class_store.normalize_code(typed))
     assert f"Class codes have 6 letters and digits, like K7Q M3P; {class_store.normalize_code(typed)} has {length}" in (
-        _texts(at)
+        class_texts(at)
     )
-    assert "No class has the code" not in _texts(at)
+    assert "No class has the code" not in class_texts(at)

@@ -4,130 +4,97 @@ SQLite file and a fresh PostgreSQL database). Each AppTest is one browser sessio
 
 from __future__ import annotations
 
-import re
+import functools
 
 import pytest
-from app_helpers import continue_teaching, open_page
+from app_helpers import button, class_texts, continue_teaching, join_class, open_page, start_class
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui import class_views, classroom
 
 PAGE = lessons.CLASS.path
+#: the page as read (its code blocks in, the escapes of people's text out)
+_read = functools.partial(class_texts, as_read=True)
 CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
-
-
-@pytest.fixture
-def db_url(class_db_url, monkeypatch):
-    monkeypatch.setenv(class_store.SETTING, class_db_url)
-    return class_db_url
-
-
-def _button(at, label: str):
-    return next(b for b in at.button if b.label == label)
 
 
 def _has_button(at, label: str) -> bool:
     return any(b.label == label for b in at.button)
 
 
-def _texts(at) -> str:
-    parts = [m.value for m in at.markdown] + [e.value for e in at.error] + [w.value for w in at.warning]
-    parts += [i.value for i in at.info] + [s.value for s in at.success] + [c.value for c in at.caption]
-    parts += [c.value for c in at.code]
-    # as read on the page: the Markdown escapes of people's text (classroom.plain) dropped
-    return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
-
-
-def _start_class(query: dict | None = None) -> tuple:
-    at = open_page(PAGE, query)
-    _button(at, "Start a class").click().run()
-    assert not at.exception
-    code, key = at.session_state[classroom.TEACHER]
-    return at, code, key
-
-
-def _join(code: str, nickname: str = ""):
-    at = open_page(PAGE, {"class": code})
-    if nickname:
-        next(t for t in at.text_input if t.label.startswith("Nickname")).set_value(nickname)
-    _button(at, "Join").click().run()
-    assert not at.exception
-    return at
-
-
 def test_the_private_link_is_never_on_the_page_unless_asked_for(db_url):
-    teacher, code, key = _start_class()
-    assert key not in _texts(teacher)  # right after Start a class, nothing shows it
+    teacher, code, key = start_class()
+    assert key not in _read(teacher)  # right after Start a class, nothing shows it
     teacher.run()
-    assert key not in _texts(teacher)
+    assert key not in _read(teacher)
     teacher.toggle(key=class_views.SHOW_LINK).set_value(True).run()
     assert [c.value for c in teacher.code] == [key]
     teacher.run()  # until the teacher turns it off
     assert [c.value for c in teacher.code] == [key]
     teacher.toggle(key=class_views.SHOW_LINK).set_value(False).run()
-    assert key not in _texts(teacher)
+    assert key not in _read(teacher)
     projected = continue_teaching(code, key, {"present": "1"})
-    assert not [t for t in projected.toggle if t.label == "Show my teacher key"] and key not in _texts(projected)
+    assert not [t for t in projected.toggle if t.label == "Show my teacher key"] and key not in _read(projected)
 
 
 def test_end_class_now(db_url):
-    teacher, code, key = _start_class()
-    student = _join(code)
-    _button(teacher, "End the class for everyone").click().run()
+    teacher, code, key = start_class()
+    student = join_class(code)
+    button(teacher, "End the class for everyone").click().run()
     assert not teacher.exception
-    assert f"Class {code} has ended" in _texts(teacher)
+    assert f"Class {code} has ended" in _read(teacher)
     student.run()
-    assert f"Class {code} has ended" in _texts(student)
-    late = _join(code)
-    assert f"Class {code} has ended" in _texts(late)
+    assert f"Class {code} has ended" in _read(student)
+    late = join_class(code)
+    assert f"Class {code} has ended" in _read(late)
 
 
 def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
-    teacher, code, old = _start_class()
+    teacher, code, old = start_class()
     other_tab = continue_teaching(code, old)
     assert _has_button(other_tab, "Open the vote")
-    _button(teacher, "New teacher link").click().run()
+    button(teacher, "New teacher link").click().run()
     _, fresh = teacher.session_state[classroom.TEACHER]
     assert fresh != old
     assert [c.value for c in teacher.code] == [fresh]  # shown, to keep
     assert _has_button(teacher, "Open the vote")
     other_tab.run()  # a session still holding the old key loses the teacher view
-    assert "This teacher link no longer works" in _texts(other_tab)
+    assert "This teacher link no longer works" in _read(other_tab)
     assert not _has_button(other_tab, "Open the vote")
     stale = continue_teaching(code, old)
-    assert "do not open a class" in _texts(stale) and not _has_button(stale, "Open the vote")
+    assert "do not open a class" in _read(stale) and not _has_button(stale, "Open the vote")
 
 
 def test_the_teacher_locks_caps_sees_refused_joins_and_removes_a_student(db_url):
-    teacher, code, key = _start_class()
-    bot, kim = _join(code, "bot"), _join(code, "Kim")
+    teacher, code, key = start_class()
+    bot, kim = join_class(code, "bot"), join_class(code, "Kim")
     teacher.toggle(key="class_locked").set_value(True).run()
-    refused = _join(code, "late")
-    assert "closed to new students" in _texts(refused)
+    refused = join_class(code, "late")
+    assert "closed to new students" in _read(refused)
     teacher.run()
-    assert "1 join refused" in _texts(teacher) and "1 join was refused" in _texts(teacher)
+    assert "1 join refused" in _read(teacher) and "1 join was refused" in _read(teacher)
     teacher.toggle(key="class_locked").set_value(False).run()
     teacher.number_input(key="class_cap").set_value(2).run()
-    full = _join(code)
-    assert f"Class {code} is full (2 students)" in _texts(full)
+    full = join_class(code)
+    assert f"Class {code} is full (2 students)" in _read(full)
 
     teacher.selectbox(key="class_poll").set_value(CHOICE.key).run()
-    _button(teacher, "Open the vote").click().run()
+    button(teacher, "Open the vote").click().run()
     for student in (bot, kim):
         student.run()
         student.radio[0].set_value(0)
-        _button(student, "Send my answer").click().run()
+        button(student, "Send my answer").click().run()
     teacher.run()
-    assert "2 of 2 students answered" in _texts(teacher)
+    assert "2 of 2 students answered" in _read(teacher)
     bot_id = bot.session_state[classroom.MEMBER].student_id
     teacher.selectbox(key="class_remove").set_value(bot_id).run()
-    _button(teacher, "Remove from the class").click().run()
+    button(teacher, "Remove from the class").click().run()
     assert not teacher.exception
     teacher.run()
-    assert "1 of 1 students answered" in _texts(teacher)
+    assert "1 of 1 students answered" in _read(teacher)
     bot.run()
-    assert "You are not in class" in _texts(bot) and not bot.radio
+    assert "You are not in class" in _read(bot) and not bot.radio
 
 
 def test_a_crafted_link_shows_its_text_not_markdown(db_url):
@@ -151,22 +118,22 @@ def test_the_class_page_purges_classes_past_the_retention(db_url):
         assert store.class_info(old.code) is None
         assert store.class_info(current.code) is not None
     stale = continue_teaching(old.code, old.teacher_key)
-    assert "do not open a class" in _texts(stale) and not _has_button(stale, "Open the vote")
+    assert "do not open a class" in _read(stale) and not _has_button(stale, "Open the vote")
 
 
 def test_the_teacher_downloads_then_deletes_the_class(db_url):
-    teacher, code, key = _start_class()
-    student = _join(code, "Kim")
+    teacher, code, key = start_class()
+    student = join_class(code, "Kim")
     assert any(b.label == "Gradebook (CSV)" for b in teacher.get("download_button"))
-    assert "deleted 7 days after it ends" in _texts(teacher)
-    _button(teacher, "Delete the class and its data").click().run()
+    assert "deleted 7 days after it ends" in _read(teacher)
+    button(teacher, "Delete the class and its data").click().run()
     assert not teacher.exception
-    assert f"Class {code} and everything in it were deleted" in _texts(teacher)
+    assert f"Class {code} and everything in it were deleted" in _read(teacher)
     assert not _has_button(teacher, "Open the vote")
     with class_store.open_store(db_url) as store:
         assert store.class_info(code) is None and store.students(code) == []
     student.run()
-    assert f"No class has the code {code}" in _texts(student)
+    assert f"No class has the code {code}" in _read(student)
 
 
 # ------------------------------------------------------------------ low: when the database is down
@@ -178,7 +145,7 @@ def test_the_unavailable_message_names_no_host_user_path_or_secret(monkeypatch, 
     with caplog.at_level("WARNING", logger="posenc_lab.ui.classroom"):
         at = open_page(PAGE)
     assert not at.exception
-    shown = _texts(at)
+    shown = _read(at)
     assert "Class mode is unavailable: the class database cannot be reached right now" in shown
     for leak in ("127.0.0.1", "posenc", "secret", "hunter2", "PostgreSQL at"):
         assert leak not in shown.replace("posenc-lab", ""), leak
@@ -216,35 +183,35 @@ def test_a_deleted_sqlite_file_is_said_plainly_on_the_page(db_url):
         pytest.skip("a SQLite file")
     import os
 
-    teacher, code, key = _start_class()
+    teacher, code, key = start_class()
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db_url + suffix):
             os.unlink(db_url + suffix)
     teacher.run()
     assert not teacher.exception
-    assert "its file was deleted while the app was running" in _texts(teacher)
+    assert "its file was deleted while the app was running" in _read(teacher)
 
 
 def test_a_vote_sent_just_after_close_says_it_was_not_counted(db_url):
-    teacher, code, key = _start_class()
-    student = _join(code)
+    teacher, code, key = start_class()
+    student = join_class(code)
     teacher.selectbox(key="class_poll").set_value(CHOICE.key).run()
-    _button(teacher, "Open the vote").click().run()
+    button(teacher, "Open the vote").click().run()
     student.run()
     student.radio[0].set_value(0)  # picked on the open form...
-    _button(teacher, "Close the vote").click().run()
-    _button(student, "Send my answer").click().run()  # ...and sent once the vote had closed
+    button(teacher, "Close the vote").click().run()
+    button(student, "Send my answer").click().run()  # ...and sent once the vote had closed
     assert not student.exception
-    assert "Your answer was not counted: voting closed before it arrived" in _texts(student)
+    assert "Your answer was not counted: voting closed before it arrived" in _read(student)
     teacher.run()
-    assert "0 of 1 students answered" in _texts(teacher)
+    assert "0 of 1 students answered" in _read(teacher)
     student.run()  # said once, for that answer
-    assert "not counted" not in _texts(student)
+    assert "not counted" not in _read(student)
 
 
 def test_an_exercise_solved_while_the_database_is_down_reaches_the_class_later(db_url, tmp_path, monkeypatch):
-    _, code, key = _start_class()
-    student = _join(code, "Lin")
+    _, code, key = start_class()
+    student = join_class(code, "Lin")
     me = student.session_state[classroom.MEMBER]
     lesson = lessons.LESSONS[2]  # learned: its first exercise is multiple choice
     first = lesson.exercises[0]
@@ -267,14 +234,14 @@ def test_an_exercise_solved_while_the_database_is_down_reaches_the_class_later(d
 
 
 def test_the_teacher_continues_a_class_by_typing_the_key_never_by_a_link(db_url):
-    _, code, key = _start_class()
+    _, code, key = start_class()
     other = open_page(PAGE)  # another device: no key in any URL
     other.text_input(key="class_resume_code").set_value(code.lower())
     other.text_input(key="class_resume_key").set_value(key[:-1] + ("x" if key[-1] != "x" else "y"))
-    _button(other, "Continue teaching").click().run()
-    assert "do not open a class" in _texts(other) and not _has_button(other, "Open the vote")
+    button(other, "Continue teaching").click().run()
+    assert "do not open a class" in _read(other) and not _has_button(other, "Open the vote")
     other.text_input(key="class_resume_key").set_value(key)
-    _button(other, "Continue teaching").click().run()
+    button(other, "Continue teaching").click().run()
     assert not other.exception
     assert other.session_state[classroom.TEACHER] == (code, key)
     assert _has_button(other, "Open the vote")
