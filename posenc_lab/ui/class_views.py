@@ -15,6 +15,7 @@ who this session is; this module only draws.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import time
@@ -312,12 +313,27 @@ def _refused_note(info: class_store.ClassInfo) -> str:
     return (" " + "; ".join(parts).capitalize() + ".") if parts else ""
 
 
-def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
-    """A teacher's class control (a callback: it runs before the page is drawn again)."""
+@contextlib.contextmanager
+def _teacher_call():
+    """Around a teacher's callback (it runs before the page is drawn again): the class
+    database, or a note of why the action was not done; the cached class state is dropped
+    after, so the page draws what the action changed."""
     db = classroom.database()
     try:
         if db is None:
             raise class_store.StoreUnavailable(classroom.problem())
+        yield db
+    except class_store.NotTeacher:
+        st.session_state[FLASH] = "Only the teacher link controls this class."
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
+    _class_state.clear()
+
+
+def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
+    """A teacher's class control."""
+    with _teacher_call() as db:
         if action == "lock":
             db.set_locked(code, key, bool(st.session_state[widget]))
         elif action == "cap":
@@ -335,12 +351,6 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
         elif action == "new_key":
             classroom.set_teacher(code, db.new_teacher_key(code, key))
             st.session_state[SHOW_LINK] = True
-    except class_store.NotTeacher:
-        st.session_state[FLASH] = "Only the teacher link controls this class."
-    except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
-        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
-    _class_state.clear()
 
 
 def _running(
@@ -489,23 +499,14 @@ def _qr_png(text: str) -> bytes:
 
 
 def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
-    """A teacher's button (a callback: it runs before the page is drawn again)."""
-    db = classroom.database()
-    try:
-        if db is None:
-            raise class_store.StoreUnavailable(classroom.problem())
+    """A teacher's button for the open question."""
+    with _teacher_call() as db:
         if action in ("open", "again"):
             db.open_poll(code, key, poll_key)
         elif action == "close":
             db.close_round(code, key)
         elif action == "reveal":
             db.reveal(code, key)
-    except class_store.NotTeacher:
-        st.session_state[FLASH] = "Only the teacher link controls this class."
-    except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
-        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
-    _class_state.clear()
 
 
 def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
