@@ -856,6 +856,28 @@ FOLLOW_JS = """(url) => {
 }"""
 
 
+class ServerAnswers:
+    """Counts the messages ``page`` receives from the server over Streamlit's websocket: a
+    run the page asked for (a click, a followed link) has started once the server answers,
+    even when its script state never shows as "running" in the page (a quick run's start and
+    end can arrive in one batch), and the page looks idle until then."""
+
+    def __init__(self, page):
+        self.page = page
+        self.count = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self._one))
+
+    def _one(self, _payload) -> None:
+        self.count += 1
+
+    def wait_after(self, before: int, seconds: float) -> bool:
+        """Wait until a message has arrived since the count was ``before``; False after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while self.count == before and time.monotonic() < deadline:
+            self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
+        return self.count > before
+
+
 class ViewTab:
     """One browser tab in one colour scheme, reused for view after view.
 
@@ -877,18 +899,11 @@ class ViewTab:
         self.page.emulate_media(color_scheme=scheme)
         self.outside: list[str] = []
         self.page.on("request", self._request)
-        # messages from the server over Streamlit's websocket: a followed link has been run
-        # once the server answers it (the run's script state may never show as "running" in
-        # the page, when its start and end arrive in one batch)
-        self.received = 0
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._received))
+        self.answers = ServerAnswers(self.page)
         #: the mode and server of the page load the tab holds (None before the first)
         self.loaded: tuple[str, str] | None = None
         #: views whose link, followed in the app, started no run (each was loaded afresh)
         self.followed_in_vain: list[str] = []
-
-    def _received(self, _payload) -> None:
-        self.received += 1
 
     def _request(self, r) -> None:
         if urlparse(r.url).hostname not in ("127.0.0.1", "localhost") and not r.url.startswith(("data:", "blob:")):
@@ -902,12 +917,9 @@ class ViewTab:
         url = view_url(base_url, path, mode)
         self.outside.clear()
         if self.loaded == (mode, base_url):
-            before = self.received
+            before = self.answers.count
             self.page.evaluate(FOLLOW_JS, urlparse(url)._replace(scheme="", netloc="").geturl())
-            deadline = time.monotonic() + 10
-            while self.received == before and time.monotonic() < deadline:
-                self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
-            if self.received > before:
+            if self.answers.wait_after(before, 10):
                 return
             # the server did not answer: the view is loaded afresh, as a link in a new tab is
             self.followed_in_vain.append(url)

@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,7 +32,7 @@ from urllib.parse import parse_qs, urlparse
 import pg_support
 import pytest
 from app_helpers import ROOT, free_port
-from browser_support import SHOTS, ServerStartError, axe_serious, serve, wait_idle
+from browser_support import SHOTS, ServerAnswers, ServerStartError, axe_serious, serve, wait_idle
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
@@ -82,12 +81,7 @@ class _Person:
                 self.outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None
             ),
         )
-        # messages from the server over Streamlit's websocket (``click`` waits for its answer)
-        self.received = 0
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._received))
-
-    def _received(self, _payload) -> None:
-        self.received += 1
+        self.answers = ServerAnswers(self.page)  # ``click`` waits for the server's answer
 
     def go(self, url: str) -> _Person:
         self.page.goto(url, wait_until="domcontentloaded")
@@ -106,11 +100,9 @@ class _Person:
         (the page still looks idle before its run begins, longer so on a busy machine), then
         until the page is idle. A step that reads what the run changed still waits for that
         change itself (``text``, ``_new_teacher_key``)."""
-        before = self.received
+        before = self.answers.count
         self.page.get_by_role("button", name=name).click()
-        deadline = time.monotonic() + 30
-        while self.received == before and time.monotonic() < deadline:
-            self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
+        self.answers.wait_after(before, 30)
         wait_idle(self.page)
 
     def presenting(self) -> bool:
