@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 import pytest
-from app_helpers import LESSON_PAGES, VIEW_CASES, VIEW_IDS, assert_clean, charts, default_view, open_page
+from app_helpers import LESSON_PAGES, ROOT, VIEW_CASES, VIEW_IDS, assert_clean, charts, default_view, open_page
 
 import posenc
 from posenc_lab import figures
@@ -131,6 +131,37 @@ def test_each_views_key_controls_sit_above_the_figure_in_every_mode(page, query)
         assert not side & set(keys), f"{mode}: a key control is also in the sidebar"
         found[mode] = keys
     assert found["normal"] == found["present"], "the same key controls in both modes"
+
+
+@pytest.mark.parametrize(("page", "query"), VIEW_CASES, ids=VIEW_IDS)
+def test_a_lessons_formula_is_under_its_lead_and_in_more_about_this_lesson(page, query):
+    """``layout.lesson_formula``: app.css shows the copy in place on a wide screen and the
+    one in "More about this lesson" on a phone, so each wide copy has its narrow twin,
+    with the same formula, inside that expander when the lesson has one."""
+    at = default_view(page, query)
+    assert_clean(at)
+    wide = {int(el.key.rsplit("_", 1)[1]): el for el in _keyed(at.main, "lesson_formula_wide_")}
+    narrow = {int(el.key.rsplit("_", 1)[1]): el for el in _keyed(at.main, "lesson_formula_narrow_")}
+    assert wide.keys() == narrow.keys() == set(range(1, len(wide) + 1))
+    uses = "layout.lesson_formula(" in (ROOT / page).with_name("lesson.py").read_text()
+    assert bool(wide) == uses, "the lesson draws its formula with layout.lesson_formula"
+    more = [e for e in at.expander if e.label == "More about this lesson"]
+    inside = {el.key for e in more for el in _keyed(e, "lesson_formula_narrow_")}
+    for n in wide:
+        assert [x.value for x in wide[n].latex] == [x.value for x in narrow[n].latex] != []
+        assert not more or narrow[n].key in inside, f"formula {n} is not in More about this lesson"
+
+
+def _keyed(node, prefix: str) -> list:
+    """Every container under ``node`` whose key starts with ``prefix``, depth first."""
+    found, todo = [], [node]
+    while todo:
+        block = todo.pop()
+        for child in getattr(block, "children", {}).values():
+            if str(getattr(child, "key", "") or "").startswith(prefix):
+                found.append(child)
+            todo.append(child)
+    return found
 
 
 #: the longest "What to notice" lead, and lesson lead, a view shows before its "More" expander

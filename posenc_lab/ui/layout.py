@@ -31,6 +31,7 @@ def start_page(present: bool) -> None:
 
 def _start_body() -> None:
     st.session_state[_STAGE] = []
+    st.session_state[_FORMULAS] = 0
     st.session_state[NOTES] = []
     st.session_state[CODES] = {}
 
@@ -58,6 +59,8 @@ def lesson_body(lesson) -> None:
 
 #: the main-area slots for a view's key controls on this run
 _STAGE = "_stage"
+#: the lesson formulas drawn on this run (``lesson_formula`` numbers their containers)
+_FORMULAS = "_formulas"
 #: key controls a view may put above its figure
 KEY_CONTROLS = 2
 #: the key of the container that holds them (the page's CSS class ``st-key-key_controls``,
@@ -168,6 +171,18 @@ def lesson(title: str, lead: str):
     more = st.expander("More about this lesson", icon=":material/menu_book:")
     more.markdown(rest)
     return more
+
+
+def lesson_formula(tex: str, more) -> None:
+    """A lesson's formula under its lead: in place on a laptop and a projector; on a phone
+    (app.css, 640 px or narrower) inside ``more``, the "More about this lesson" that
+    ``lesson`` returned, so that a view's key controls and the top of its chart reach the
+    phone's first screen. Both copies are sent; the screen's width shows one (where ``more``
+    is a container in place, the two stand side by side in the page and one shows)."""
+    n = st.session_state.get(_FORMULAS, 0) + 1
+    st.session_state[_FORMULAS] = n
+    st.container(key=f"lesson_formula_wide_{n}").latex(tex)
+    more.container(key=f"lesson_formula_narrow_{n}").latex(tex)
 
 
 #: how lesson text names the sidebar, where a view's finer settings are: open beside the page

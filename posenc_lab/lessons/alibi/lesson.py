@@ -38,9 +38,10 @@ def intro() -> None:
         "learns the shape of the penalty instead, with two numbers per head.",
     )
 
-    st.latex(
+    layout.lesson_formula(
         r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_h}} - m_h\,|i - j|,"
-        r"\qquad m_h = 2^{-8h/H},\quad h = 1, \dots, H"
+        r"\qquad m_h = 2^{-8h/H},\quad h = 1, \dots, H",
+        more,
     )
     more.caption(
         "posenc writes the penalty as -m |i - j|, the same on both sides of the query. Press et "
@@ -403,17 +404,6 @@ def kerple() -> None:
     )
     log_y = state.toggle("logy", "Log scale for the weights", True)
 
-    st.latex(
-        r"b_{\text{ALiBi}} = -m\,|i - j| \qquad b_{\text{log}} = -r_1 \log(1 + r_2\,|i - j|)"
-        r"\qquad b_{\text{power}} = -r_1\,|i - j|^{r_2}"
-        r"\qquad r_1 > 0,\ r_2 > 0\ (\le 2 \text{ for power})"
-    )
-    st.markdown(
-        "KERPLE (Chi et al. 2022) builds the bias from a conditionally positive definite kernel and "
-        "**learns r1 and r2 for each head**: 2 parameters per head, against ALiBi's 0. With r2 = 1 "
-        "the power variant is ALiBi with slope r1. The paper found the log variant best at "
-        "extrapolating. Below, the query is the last of T causal positions, so it sees distances 0 to T - 1."
-    )
     curves = compute.kerple_curves(n, slope, (log_r1, log_r2), (power_r1, power_r2), mass)
     names = list(curves["bias"])
     colours = [figures.PALETTE[0], figures.PALETTE[2], figures.PALETTE[4]]
@@ -442,6 +432,17 @@ power = posenc.kerple_bias(1, {n}, r1={power_r1!r}, r2={power_r2!r}, kind="power
 """
     code = kerple_code + "data = np.column_stack([alibi, log, power])  # (n, 3): the bias against distance\n"
     layout.chart(fig, key="kerple_bias", filename="kerple_bias", code=code)
+    st.latex(
+        r"b_{\text{ALiBi}} = -m\,|i - j| \qquad b_{\text{log}} = -r_1 \log(1 + r_2\,|i - j|)"
+        r"\qquad b_{\text{power}} = -r_1\,|i - j|^{r_2}"
+        r"\qquad r_1 > 0,\ r_2 > 0\ (\le 2 \text{ for power})"
+    )
+    st.markdown(
+        "KERPLE (Chi et al. 2022) builds the bias from a conditionally positive definite kernel and "
+        "**learns r1 and r2 for each head**: 2 parameters per head, against ALiBi's 0. With r2 = 1 "
+        "the power variant is ALiBi with slope r1. The paper found the log variant best at "
+        "extrapolating. In these charts the query is the last of T causal positions, so it sees distances 0 to T - 1."
+    )
     layout.notice(
         "ALiBi's penalty grows at the same rate m at every distance. KERPLE-log's grows at "
         "r1 r2 / (1 + r2 d), ever slower: far keys are told apart less and less. KERPLE-power grows at "

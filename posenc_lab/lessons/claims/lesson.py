@@ -216,10 +216,6 @@ def order() -> None:
     count = tokens(container=layout.key_control())
     width = d_model()
     seed = draw(container=layout.key_control())
-    st.latex(
-        r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\quad\text{(equivariant)},\qquad "
-        r"\mathrm{Attn}(PX) \ne \mathrm{Attn}(X)"
-    )
     heading("order")
     r = compute.order(count, width, seed)
     fig = figcache.figure(
@@ -244,6 +240,10 @@ r = claims.attention_order_errors({count}, {width}, seed={seed})  # one head, ra
 data = np.array([[r.out_invariance, r.out_equivariance], [r.weights_invariance, r.weights_equivariance]])
 """
     layout.chart(fig, key="claims_order", filename="claims_order", code=code)
+    st.latex(
+        r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)\quad\text{(equivariant)},\qquad "
+        r"\mathrm{Attn}(PX) \ne \mathrm{Attn}(X)"
+    )
     verdict(
         compute.finding_order(count, width, seed),
         "the scores of PX are P (X W_Q)(X W_K)^T P^T and softmax works row by row, so every output moves "
@@ -811,12 +811,12 @@ def parameters() -> None:
         r"\underbrace{32\,H}_{\text{T5}}\quad \underbrace{d^2 + 2d}_{\text{Transformer-XL}}\quad "
         r"\underbrace{0}_{\text{ALiBi, RoPE}}"
     )
-    sources_block()
     params_block(length, dh, h, k)
     layout.notice(
         "the bars for L and for 8L differ only for the learned absolute table and for a Shaw table that is "
         "not clipped: a relative method indexes by offset, and clipping or bucketing caps the offsets."
     )
+    sources_block()
 
 
 def sources_block() -> None:

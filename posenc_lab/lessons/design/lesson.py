@@ -203,7 +203,7 @@ def formula(spec: custom.EncodingSpec) -> str:
 @LESSON.intro
 def intro() -> dict:
     """The lead, the menu (every choice in the URL, so a design is a link) and its formula."""
-    layout.lesson(
+    more = layout.lesson(
         "Design your own encoding",
         "Pick the parts of a position encoding with the building block above the chart and the rest in "
         f"{layout.SIDE_PANEL}: waves, a binary "
@@ -252,7 +252,7 @@ def intro() -> dict:
     except ValueError as exc:
         layout.core_error(exc)
         spec = custom.EncodingSpec(d_model=d_model)
-    st.latex(formula(spec))
+    layout.lesson_formula(formula(spec), more)
     return {"spec": spec, "n": n, "classic": classic}
 
 

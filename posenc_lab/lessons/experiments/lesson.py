@@ -29,7 +29,7 @@ LESSON = Lesson(
 @LESSON.intro
 def intro() -> dict:
     """The lead, the task and training settings, and the run every view reads."""
-    layout.lesson(
+    more = layout.lesson(
         "Experiments: train short, test long",
         "Three claims are common: sinusoidal encodings extrapolate perfectly, learned ones stop at "
         "max_len, and ALiBi works far beyond its training length. Here a one-layer "
@@ -83,9 +83,9 @@ def intro() -> dict:
     summary = compute.summary_for(*settings, live=live, reach=reach)
 
     if task == "copy":
-        st.latex(r"y_t = x_{t-k}\qquad\text{(copy the token } k \text{ places back)}")
+        layout.lesson_formula(r"y_t = x_{t-k}\qquad\text{(copy the token } k \text{ places back)}", more)
     else:
-        st.latex(r"y_t = \text{the most recent marker among } x_0, \dots, x_t")
+        layout.lesson_formula(r"y_t = \text{the most recent marker among } x_0, \dots, x_t", more)
     return {
         "task": task,
         "train_len": train_len,
@@ -397,16 +397,6 @@ def extension(
     how = "run live" if lab is None else "precomputed by tools/precompute_experiment.py"
     if lab is None:
         lab = compute.extension(*settings, finetune_steps, live, reach)
-    st.caption(
-        f"The RoPE model above (trained at L = {train_len}), tested longer without training, then fine-tuned "
-        f"{finetune_steps} steps at {2 * train_len}: {lab['seconds']:.1f} s ({how})."
-    )
-    st.latex(
-        r"\begin{aligned}\text{PI:}\quad & \theta_i' = \theta_i / s, \qquad s = \text{test length} / L \\"
-        r"\text{NTK-aware:}\quad & \text{base}' = \text{base} \cdot s^{D_h/(D_h-2)} \\"
-        r"\text{YaRN:}\quad & \theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)\,\theta_i / s \\"
-        r"& q^\top k \;\times\; (0.1 \ln s + 1)^2\end{aligned}"
-    )
     series = {xt.WAY_NAMES[w]: np.asarray(lab["accuracy"][w]) for w in xt.EXTENSION_WAYS}
     series["chance"] = np.full(len(lengths), lab["chance"])
     styles = {name: {"mode": "lines+markers", "size": 9} for name in series}
@@ -438,6 +428,16 @@ data = np.column_stack([np.array([lab["accuracy"][w] for w in ways]).T, np.full(
 """
     )
     layout.chart(fig, key="exp_extension", filename="experiment_extension", code=code)
+    st.caption(
+        f"The RoPE model above (trained at L = {train_len}), tested longer without training, then fine-tuned "
+        f"{finetune_steps} steps at {2 * train_len}: {lab['seconds']:.1f} s ({how})."
+    )
+    st.latex(
+        r"\begin{aligned}\text{PI:}\quad & \theta_i' = \theta_i / s, \qquad s = \text{test length} / L \\"
+        r"\text{NTK-aware:}\quad & \text{base}' = \text{base} \cdot s^{D_h/(D_h-2)} \\"
+        r"\text{YaRN:}\quad & \theta_i' = \gamma_i\,\theta_i + (1-\gamma_i)\,\theta_i / s \\"
+        r"& q^\top k \;\times\; (0.1 \ln s + 1)^2\end{aligned}"
+    )
     table = [
         {
             "way": xt.WAY_NAMES[w],

@@ -47,9 +47,10 @@ def intro() -> dict:
         "compute everything exactly as transformers does; here the same code reads published configs "
         "and yours, and shows what each setting does to every rotary pair.",
     )
-    st.latex(
+    layout.lesson_formula(
         r"\lambda_i = \frac{2\pi}{\theta_i},\quad \theta_i = \text{rope\_theta}^{-2i/d},\qquad "
-        r"\allowbreak \text{pair } i \text{ turns fully within } L \iff \lambda_i \le L"
+        r"\allowbreak \text{pair } i \text{ turns fully within } L \iff \lambda_i \le L",
+        more,
     )
     more.caption(
         r"$\lambda_i$ is pair $i$'s wavelength in tokens and $d$ the number of rotated dims. A pair whose wavelength "
@@ -118,42 +119,52 @@ def one_model(length: int) -> None:
     columns = layout.columns(len(keys)) if len(keys) > 1 else [contextlib.nullcontext()]
     for key, out, column in zip(keys, outs, columns, strict=True):
         with column:
-            st.subheader(NAMES[key])
-            st.caption(f"Source: {MODELS[key]['source']}. Read in: {MODELS[key]['read_in']}.")
+            if len(keys) > 1:  # one model is named by the picker above its chart
+                st.subheader(NAMES[key])
             draw_positions(out, f"models_{key}", length)
+            st.caption(f"Source: {MODELS[key]['source']}. Read in: {MODELS[key]['read_in']}.")
     layout.notice(_model_notice(outs, [NAMES[k] for k in keys], length))
 
 
 @LESSON.view("config", "Your config")
 def your_config(length: int) -> None:
+    st.caption(
+        "The chart reads the config.json in the box under it, which starts with Llama 3.1 8B's position keys: "
+        "paste or upload your own there."
+    )
+    # the chart first, the box under it: the chart is on the first screen, and it follows the box
+    chart_area = st.container()
     st.markdown(
-        "Paste a model's **config.json** below, or upload it. It is read as JSON only, never run, and only "
-        "the position keys are used. The box starts with Llama 3.1 8B's position keys."
+        "Paste a model's **config.json** here, or upload it. It is read as JSON only, never run, and only "
+        "the position keys are used."
     )
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = EXAMPLE
     text = st.text_area("config.json", key=TEXT_KEY, height=220)
     # the browser refuses files over 1 MB; between 256 kB and 1 MB the page says why it reads none
     upload = st.file_uploader("Or upload a config.json", type=["json"], key="models_config_file", max_upload_size=1)
+    problem = None
     if upload is not None:
         text, problem = upload_text(upload)
-        if problem:
-            st.error(plain(problem))
     result = compute.config_positions(text, length) if text is not None else {"error": None}
-    if result.get("error") is not None or text is None:
-        if result.get("error"):
-            st.error(plain(result["error"]))
-        # the page still teaches: the example's numbers, said to be the example's
-        st.caption("Showing the example config (Llama 3.1 8B) until yours can be read.")
-        result = compute.config_positions(EXAMPLE, length)
-    else:
+    read = result.get("error") is None and text is not None
+    if read:
         with st.expander("What was read", icon=":material/data_object:"):
             st.json(result["config"], expanded=1)
             for note in result["notes"]:
                 st.text(note)
-    out = result["out"]
-    draw_positions(out, "models_config", length)
-    layout.notice(_model_notice([out], ["this config"], length))
+    with chart_area:
+        if problem:
+            st.error(plain(problem))
+        if not read:
+            if result.get("error"):
+                st.error(plain(result["error"]))
+            # the page still teaches: the example's numbers, said to be the example's
+            st.caption("Showing the example config (Llama 3.1 8B) until yours can be read.")
+            result = compute.config_positions(EXAMPLE, length)
+        out = result["out"]
+        draw_positions(out, "models_config", length)
+        layout.notice(_model_notice([out], ["this config"], length))
 
 
 def upload_text(upload) -> tuple[str | None, str | None]:

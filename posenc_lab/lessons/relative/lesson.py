@@ -206,16 +206,6 @@ def t5() -> None:
 def t5_buckets(num_buckets: int, max_distance: int, bidirectional: bool) -> int:
     """Which bucket each offset falls in, and how wide the far buckets get; returns the
     max_distance drawn (the smallest allowed one when the chosen one is too small)."""
-    st.latex(
-        r"s_{ij} = q_i^\top k_j + b_{\,\mathrm{bucket}(j-i)},\qquad "
-        r"\mathrm{bucket}(r) = e + \left\lfloor \frac{\log(|r|/e)}{\log(\mathrm{max\_distance}/e)}\,(n-e)"
-        r"\right\rfloor \ \text{ for } e \le |r| < \mathrm{max\_distance}"
-    )
-    st.caption(
-        "n buckets per direction (num_buckets / 2 bidirectional, num_buckets otherwise); distances below "
-        "e = n / 2 are their own bucket, the log formula is capped at n - 1, and bidirectional keys ahead add n. "
-        "T5's sign: relative_position = key - query (memory_position - context_position in its code)."
-    )
     try:
         curve = compute.t5_curve(num_buckets, max_distance, bidirectional)
     except ValueError as exc:
@@ -259,6 +249,17 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
         filename="relative_t5_buckets",
         code=code,
         data=np.column_stack([curve["rel"], curve["bucket"]]),
+    )
+    # the formula and its conventions under the chart they describe: the chart first
+    st.latex(
+        r"s_{ij} = q_i^\top k_j + b_{\,\mathrm{bucket}(j-i)},\qquad "
+        r"\mathrm{bucket}(r) = e + \left\lfloor \frac{\log(|r|/e)}{\log(\mathrm{max\_distance}/e)}\,(n-e)"
+        r"\right\rfloor \ \text{ for } e \le |r| < \mathrm{max\_distance}"
+    )
+    st.caption(
+        "n buckets per direction (num_buckets / 2 bidirectional, num_buckets otherwise); distances below "
+        "e = n / 2 are their own bucket, the log formula is capped at n - 1, and bidirectional keys ahead add n. "
+        "T5's sign: relative_position = key - query (memory_position - context_position in its code)."
     )
     bucket, lo, hi, count = compute.t5_widest(num_buckets, max_distance, bidirectional, max_distance - 1, True)
     start = compute.t5_last_bucket_start(num_buckets, max_distance, bidirectional)
@@ -504,18 +505,6 @@ def deberta() -> None:
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random content and position vectors.")
 
-    st.latex(
-        r"\tilde A_{ij} = \underbrace{Q^c_i K^{c\top}_j}_{\text{c2c}} + "
-        r"\underbrace{Q^c_i K^{r\top}_{\delta(i,j)}}_{\text{c2p}} + "
-        r"\underbrace{K^c_j Q^{r\top}_{\delta(i,j)}}_{\text{p2c}},\qquad "
-        r"H = \mathrm{softmax}\!\left(\frac{\tilde A}{\sqrt{3d}}\right) V"
-    )
-    st.latex(r"\delta(i,j) = \mathrm{clip}\bigl(\mathrm{bucket}(i-j),\,-k,\,k-1\bigr) + k")
-    st.caption(
-        "DeBERTa's relative position is query minus key, i - j. Three terms, so the scale is 1/sqrt(3d) "
-        "instead of 1/sqrt(d). The paper writes delta(j, i) in the p2c term; the released code (and "
-        "transformers) index both position terms by i - j, and posenc follows the code."
-    )
     try:
         curve = compute.deberta_curve(bucket_size, max_position)
     except ValueError as exc:
@@ -556,6 +545,7 @@ data = np.column_stack([rel, bucket, used])  # (offsets, 3)
         code=code,
         data=np.column_stack([curve["rel"], curve["bucket"], curve["used"]]),
     )
+    st.latex(r"\delta(i,j) = \mathrm{clip}\bigl(\mathrm{bucket}(i-j),\,-k,\,k-1\bigr) + k")
     layout.notice(
         f"inside +-{mid} the bucket is the relative position itself; beyond, buckets grow logarithmically "
         f"and reach about +-{bucket_size - 1} near max_position. The function is not clamped: it keeps "
@@ -563,6 +553,17 @@ data = np.column_stack([rel, bucket, used])  # (offsets, 3)
         f"the index to its 2k rows, offsets -{bucket_size} to {bucket_size - 1} (dashed)."
     )
 
+    st.latex(
+        r"\tilde A_{ij} = \underbrace{Q^c_i K^{c\top}_j}_{\text{c2c}} + "
+        r"\underbrace{Q^c_i K^{r\top}_{\delta(i,j)}}_{\text{c2p}} + "
+        r"\underbrace{K^c_j Q^{r\top}_{\delta(i,j)}}_{\text{p2c}},\qquad "
+        r"H = \mathrm{softmax}\!\left(\frac{\tilde A}{\sqrt{3d}}\right) V"
+    )
+    st.caption(
+        "DeBERTa's relative position is query minus key, i - j. Three terms, so the scale is 1/sqrt(3d) "
+        "instead of 1/sqrt(d). The paper writes delta(j, i) in the p2c term; the released code (and "
+        "transformers) index both position terms by i - j, and posenc follows the code."
+    )
     c2c, c2p, p2c = compute.deberta_terms(length, d, seed, bucket_size, max_position)
     fig = figcache.figure(
         relfig.score_terms,

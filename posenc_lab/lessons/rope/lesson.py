@@ -58,11 +58,12 @@ def intro() -> dict:
         "dh", "head_dim (width of one head)", 4, 256, 64, step=2, help="Even: dimensions are rotated in pairs."
     )
     base = controls.base()
-    st.latex(
+    layout.lesson_formula(
         r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = "
         r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}"
         r"\begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix},\qquad \theta_i = \text{base}^{-2i/d_h},"
-        r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}"
+        r"\qquad q'_m \cdot k'_n = \mathrm{Re}\sum_{i} \tilde q_i\, \overline{\tilde k_i}\, e^{\,i (m-n)\theta_i}",
+        more,
     )
     more.caption(
         r"$\tilde q_i = q_{2i} + i\,q_{2i+1}$ is pair $i$ read as a complex number; $d_h$ is head_dim. "

@@ -48,7 +48,7 @@ def layout_help(d_model: int, base: float) -> str:
 @LESSON.intro
 def intro() -> dict:
     """The lead, the encoding every view shares, and its formula."""
-    layout.lesson(
+    more = layout.lesson(
         "Sinusoidal encoding",
         "The original Transformer adds a fixed vector to each word's embedding: sines and "
         "cosines of the position at wavelengths from about 6 positions up to about 60,000. "
@@ -70,9 +70,10 @@ def intro() -> dict:
         help=layout_help(d_model, base),
     )
 
-    st.latex(
+    layout.lesson_formula(
         r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{\text{base}^{2i/d}}\right),\qquad "
-        r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{\text{base}^{2i/d}}\right)"
+        r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{\text{base}^{2i/d}}\right)",
+        more,
     )
     if pe_layout == "concat":
         st.caption("Concatenated layout: column i holds the sine of pair i, column d/2 + i its cosine.")
