@@ -343,7 +343,7 @@ def test_names_keep_their_accents_but_not_a_tower_of_them(store):
     tower = store.join(new.code, "Zo" + "\u0308" * 23, client="a", network="192.0.2.1")
     assert tower.nickname == "Zo\u0308\u0308".replace("o\u0308", "\u00f6")  # two marks on the o, composed
     assert store.join(new.code, "Zoë Nguyễn", client="b", network="192.0.2.1").nickname == "Zoë Nguyễn"
-    assert store.join(new.code, "", client="c", network="192.0.2.1").nickname == ""  # anonymous
+    assert store.join(new.code, "", client="c", network="192.0.2.1").nickname.startswith("Student ")  # anonymous
     assert store.join(new.code, "teach3r", client="d", network="192.0.2.1").nickname == "teach3r"
 
 
@@ -351,8 +351,9 @@ def test_names_keep_their_accents_but_not_a_tower_of_them(store):
 
 
 def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_classes(class_db_url, monkeypatch):
-    """A class database made before issue 36 (migration 1 only) opens: migration 2 adds the
-    cap, lock and refused count, and its running class keeps its students and teacher key."""
+    """A class database made before issue 36 (migration 1 only) opens: migrations 2 and 3
+    add the cap, lock and refused count, and where the class and each student's page is; its
+    running class keeps its students and teacher key."""
     monkeypatch.setattr(class_store, "MIGRATIONS", class_store.MIGRATIONS[:1])
     with open_store(class_db_url) as old:
         assert old.schema_versions() == [1]
@@ -373,8 +374,10 @@ def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_cl
         f"INSERT INTO students (code, student_id, nickname, joined) VALUES ('OLDCLS', 's1', 'Kim', {_time.time()})",
     )
     with open_store(class_db_url) as store:
-        assert store.schema_versions() == [1, 2]
+        assert store.schema_versions() == [1, 2, 3]
         info = store.class_info("OLDCLS")
+        assert store.follow("OLDCLS") == class_store.Follow(0, "", False, None)
+        assert [(p.nickname, p.place, p.seen) for p in store.roster("OLDCLS", key)] == [("Kim", "", None)]
         assert (info.cap, info.locked, info.refused) == (class_store.CLASS_CAP, False, 0)
         assert store.is_teacher("OLDCLS", key) and [s.nickname for s in store.students("OLDCLS")] == ["Kim"]
         assert store.join("OLDCLS", client="b", network="192.0.2.1").student_id
@@ -400,7 +403,7 @@ def _exec(url: str, sql: str) -> None:
 def test_identical_nicknames_get_a_number_so_the_teacher_tells_them_apart(store):
     new = store.create_class()
     names = [store.join(new.code, name, client=f"c{i}").nickname for i, name in enumerate(["Kim", "kim", "Kim", ""])]
-    assert names == ["Kim", "kim 2", "Kim 3", ""]
+    assert names == ["Kim", "kim 2", "Kim 3", "Student 4"]
     long = "x" * class_store.NICKNAME_CHARS
     assert store.join(new.code, long, client="d").nickname == long
     assert store.join(new.code, long, client="e").nickname == "x" * (class_store.NICKNAME_CHARS - 2) + " 2"

@@ -332,7 +332,10 @@ def test_a_nickname_is_stored_cleaned_and_a_rejoin_keeps_the_student(store, cloc
     assert stranger.student_id != "not-in-this-class"
     assert [s.nickname for s in store.students(new.code)] == ["Ada", "Bo"]
     anonymous = store.join(new.code)
-    assert anonymous.nickname == "" and len(anonymous.student_id) == 12
+    assert anonymous.nickname == "Student 3" and len(anonymous.student_id) == 12
+    # each anonymous student gets a name of their own, past any a classmate typed
+    store.join(new.code, "Student 5")
+    assert [store.join(new.code).nickname for _ in range(3)] == ["Student 6", "Student 7", "Student 8"]
 
 
 # ------------------------------------------------------------------ votes and rounds
@@ -600,7 +603,7 @@ def test_gradebook_csv_has_one_row_per_student_and_defuses_formulas(store, clock
         "0",
     ]
     assert rows[2] == [
-        "anonymous",
+        "Student 2",
         bo.student_id,
         "2026-11-18T11:07:41Z",
         "0",
@@ -779,3 +782,81 @@ def test_a_students_own_vote_can_be_read_back(store):
     assert store.vote_of(first.id, bo.student_id) == "0"
     with pytest.raises(ValueError, match="round_id"):
         store.vote_of("", ada.student_id)
+
+
+# ------------------------------------------------------------------ follow me and the roster
+
+
+def test_the_teacher_sends_the_class_and_each_send_is_numbered(store, clock):
+    new, (ada,) = class_with_students(store, 1)
+    assert store.follow(new.code) == classroom.Follow(0, "", False, None)
+    assert store.send_class(new.code, new.teacher_key, "rope?view=rotation&step=1&gap=2") == 1
+    clock.now += 5
+    assert store.send_class(new.code, new.teacher_key, "rope?view=rotation&step=1&gap=2") == 2  # sent again
+    follow = store.follow(new.code)
+    assert (follow.seq, follow.address, follow.held, follow.at) == (
+        2,
+        "rope?view=rotation&step=1&gap=2",
+        False,
+        clock.now,
+    )
+    store.hold_class(new.code, new.teacher_key, True)
+    assert store.follow(new.code).held and store.follow(new.code).seq == 2  # holding sends nothing new
+    store.hold_class(new.code, new.teacher_key, False)
+    assert not store.follow(new.code).held
+    assert store.follow("ZZZZZZ") is None
+    with pytest.raises(NotTeacher):
+        store.send_class(new.code, "not-the-key", "rope")
+    with pytest.raises(NotTeacher):
+        store.hold_class(new.code, ada.student_id, True)
+    with pytest.raises(ValueError, match="held"):
+        store.hold_class(new.code, new.teacher_key, "yes")
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "https://evil.example/rope",
+        "//evil.example",
+        "/rope",
+        "rope#frag",
+        "rope?view=<script>",
+        "rope?view=a b",
+        'rope?view="x"',
+        "rope?=1",
+        "rope?view",
+        "Rope",
+        "",
+        "rope?" + "a=1&" * 200 + "a=1",
+        None,
+    ],
+)
+def test_only_an_app_address_can_be_sent(store, address):
+    new, _ = class_with_students(store, 1)
+    with pytest.raises(ValueError, match="address"):
+        store.send_class(new.code, new.teacher_key, address)
+    assert store.follow(new.code).seq == 0
+
+
+def test_the_roster_says_where_each_students_page_is(store, clock):
+    new = store.create_class()
+    ada = store.join(new.code, "s0", client="a")
+    clock.now += 1  # the roster lists students in the order they joined
+    bo = store.join(new.code, "s1", client="b")
+    assert [(p.nickname, p.place, p.seen) for p in store.roster(new.code, new.teacher_key)] == [
+        ("s0", "", None),
+        ("s1", "", None),
+    ]
+    assert store.report_place(new.code, ada.student_id, "alibi?view=slopes&heads=8")
+    clock.now += 3
+    assert store.report_place(new.code, bo.student_id, "")  # on the class page
+    assert not store.report_place(new.code, "not-in-this-class", "alibi")
+    roster = store.roster(new.code, new.teacher_key)
+    assert [(p.student_id, p.place, p.seen) for p in roster] == [
+        (ada.student_id, "alibi?view=slopes&heads=8", clock.now - 3),
+        (bo.student_id, "", clock.now),
+    ]
+    with pytest.raises(ValueError, match="place"):
+        store.report_place(new.code, ada.student_id, "javascript:alert(1)")
+    with pytest.raises(NotTeacher):
+        store.roster(new.code, "not-the-key")

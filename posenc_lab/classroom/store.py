@@ -45,14 +45,17 @@ __all__ = [
     "SETTING",
     "TTL_HOURS",
     "ClassInfo",
+    "Follow",
     "ItemSummary",
     "JoinRefused",
     "NewClass",
     "NotTeacher",
+    "Place",
     "Round",
     "Store",
     "StoreUnavailable",
     "Student",
+    "check_address",
     "clean_nickname",
     "database_url",
     "normalize_code",
@@ -63,6 +66,8 @@ SETTING = "POSENC_CLASS_DB"
 TTL_HOURS = 12.0
 MAX_TTL_HOURS = 168.0  # a week: a class is a lesson or a course block, not a permanent room
 NICKNAME_CHARS = 24
+#: a student who gives no nickname is "Student 8" (``Store.join``)
+ANONYMOUS = "Student"
 TITLE_CHARS = 60
 JOIN_FAILURES_ALLOWED = 10
 JOIN_FAILURE_WINDOW_S = 300.0
@@ -167,6 +172,21 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "CREATE INDEX network_joins_at ON network_joins (at)",
         ),
     ),
+    (
+        3,
+        (
+            # follow me: the address the teacher last sent the class to (a lesson's view with
+            # its settings, as its URL holds them), a number that grows with each send, and
+            # whether the class is held there
+            "ALTER TABLE classes ADD COLUMN follow_address TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE classes ADD COLUMN follow_seq INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE classes ADD COLUMN follow_held INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE classes ADD COLUMN follow_at DOUBLE PRECISION",
+            # the roster: where each student's page is, when it last checked in
+            "ALTER TABLE students ADD COLUMN place TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE students ADD COLUMN seen DOUBLE PRECISION",
+        ),
+    ),
 ]
 
 
@@ -230,6 +250,29 @@ class ClassInfo:
 class Student:
     student_id: str
     nickname: str
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Where the teacher sent the class (``Store.send_class``): ``seq`` grows with every
+    send (0 before the first, when ``address`` is ""); ``held``: the teacher holds the
+    class there (a student who steps away is brought back)."""
+
+    seq: int
+    address: str
+    held: bool
+    at: float | None
+
+
+@dataclass(frozen=True)
+class Place:
+    """A student on the teacher's roster: where their page is and when it last checked in
+    (None before it first did)."""
+
+    student_id: str
+    nickname: str
+    place: str
+    seen: float | None
 
 
 @dataclass(frozen=True)
@@ -377,6 +420,27 @@ def check_nickname(typed: str) -> str:
     if any(reserved in _skeleton(name) for reserved in RESERVED_NAMES):
         raise ValueError("Pick another nickname: names that read as “Teacher” are kept for the teacher.")
     return name
+
+
+#: the longest address the teacher can send (a lesson's path and every setting of a view)
+ADDRESS_CHARS = 600
+#: a page's path in the app, then its query: names of letters, digits and underscores, values
+#: of URL-safe characters (percent-escapes included)
+ADDRESS = re.compile(
+    r"[a-z0-9][a-z0-9_-]{0,63}(\?[A-Za-z0-9_]{1,40}=[A-Za-z0-9_.~%+-]{0,200}(&[A-Za-z0-9_]{1,40}=[A-Za-z0-9_.~%+-]{0,200})*)?"
+)
+
+
+def check_address(value, name: str = "address") -> str:
+    """An app address as the teacher sends it (``rope?view=rotation&step=1``): ValueError
+    for anything else (another host, a scheme, a fragment, spaces, quotes, markup)."""
+    _require_str(value, name)
+    if len(value) > ADDRESS_CHARS or not ADDRESS.fullmatch(value):
+        raise ValueError(
+            f"{name} must be an app path with an optional query of name=value pairs, at most "
+            f"{ADDRESS_CHARS} characters, got {value!r:.60}"
+        )
+    return value
 
 
 def _check_key(value, name: str) -> str:
@@ -928,7 +992,7 @@ class Store:
                         return Student(student_id, found[0])
                 refusal = self._new_student_refusal(tx, normalized, network, now)
                 if refusal is None:
-                    nickname = self._distinct(tx, normalized, nickname)
+                    nickname = self._distinct(tx, normalized, nickname or self._anonymous(tx, normalized))
                     new_id = _new_id(9)
                     tx.run(
                         "INSERT INTO students (code, student_id, nickname, joined) VALUES (?, ?, ?, ?)",
@@ -956,6 +1020,16 @@ class Store:
             suffix = f" {number}"
             candidate = nickname[: NICKNAME_CHARS - len(suffix)].rstrip() + suffix
         return candidate
+
+    @staticmethod
+    def _anonymous(tx: _Tx, code: str) -> str:
+        """The name of a student who gave none: "Student 8" for the class's eighth (or the next
+        free number), so the teacher's roster and the gradebook tell anonymous students apart."""
+        taken = {row[0].casefold() for row in tx.all("SELECT nickname FROM students WHERE code = ?", code)}
+        number = len(taken) + 1
+        while f"{ANONYMOUS} {number}".casefold() in taken:
+            number += 1
+        return f"{ANONYMOUS} {number}"
 
     def _new_student_refusal(self, tx: _Tx, code: str, network: str, now: float) -> JoinRefused | None:
         # the class's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE already serializes) makes
@@ -1006,6 +1080,69 @@ class Store:
         with self._tx() as tx:
             rows = tx.all("SELECT student_id, nickname FROM students WHERE code = ? ORDER BY joined, student_id", code)
         return [Student(sid, nick) for sid, nick in rows]
+
+    # -------------------------------------------------------------- follow me and the roster
+
+    def send_class(self, code: str, teacher_key: str, address: str) -> int:
+        """Send every student of the class to ``address`` (``check_address``); returns the
+        send's number (``Follow.seq``), which each student's page follows once."""
+        address = check_address(address)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run(
+                "UPDATE classes SET follow_address = ?, follow_seq = follow_seq + 1, follow_at = ? WHERE code = ?",
+                address,
+                self._clock(),
+                code,
+            )
+            return int(tx.value("SELECT follow_seq FROM classes WHERE code = ?", code))
+
+    def hold_class(self, code: str, teacher_key: str, held: bool) -> None:
+        """Hold the class at the address last sent (a demo: a student who steps away is
+        brought back), or let students explore again."""
+        if held not in (True, False):
+            raise ValueError(f"held must be True or False, got {held!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET follow_held = ? WHERE code = ?", int(held), code)
+
+    def follow(self, code: str) -> Follow | None:
+        """Where the teacher sent the class; None if there is no such class."""
+        code = normalize_code(code)
+        with self._tx() as tx:
+            row = tx.one("SELECT follow_seq, follow_address, follow_held, follow_at FROM classes WHERE code = ?", code)
+        if row is None:
+            return None
+        return Follow(int(row[0]), row[1], bool(row[2]), None if row[3] is None else float(row[3]))
+
+    def report_place(self, code: str, student_id: str, place: str) -> bool:
+        """A student's page checks in: where it is (an address, ``check_address``, or "" on
+        the class page) and when. False if the student is not in the class."""
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        if place:
+            check_address(place, "place")
+        with self._tx(write=True) as tx:
+            return (
+                tx.run(
+                    "UPDATE students SET place = ?, seen = ? WHERE code = ? AND student_id = ?",
+                    place,
+                    self._clock(),
+                    code,
+                    student_id,
+                )
+                == 1
+            )
+
+    def roster(self, code: str, teacher_key: str) -> list[Place]:
+        """Every student of the class with where their page is, in the order they joined."""
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rows = tx.all(
+                "SELECT student_id, nickname, place, seen FROM students WHERE code = ? ORDER BY joined, student_id",
+                code,
+            )
+        return [Place(sid, nick, place, None if seen is None else float(seen)) for sid, nick, place, seen in rows]
 
     # -------------------------------------------------------------- polls
 
