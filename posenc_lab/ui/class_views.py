@@ -7,7 +7,8 @@ predict, vote, talk it over, vote again, reveal).
   Below it, the class's results per question and per exercise, and a CSV for a gradebook.
 - A student sees the open question, answers (a second answer replaces the first), and
   at the reveal the answer with the measurement that settles it. A small fragment checks
-  every two seconds whether the teacher moved on, and only then redraws the page.
+  every second whether the teacher moved on, and only then redraws the page; it also
+  follows the teacher's sends (``class_follow``).
 
 The state lives in the class database (``classroom.store``) and ``ui.classroom`` says
 who this session is; this module only draws.
@@ -26,13 +27,13 @@ import streamlit as st
 from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom import tally
 from posenc_lab.figures import classroom as vote_figures
-from posenc_lab.ui import classroom, layout
+from posenc_lab.ui import class_follow, classroom, layout
 from posenc_lab.ui.exercise_kinds import Guided, Poll
 from posenc_lab.ui.lesson import Course
 
-#: seconds between the teacher's live updates, and between a student's checks for a change
+#: seconds between the teacher's live updates (a student's page checks every
+#: ``class_follow.STUDENT_EVERY_S``)
 TEACHER_EVERY_S = 1.0
-STUDENT_EVERY_S = 2.0
 #: the teacher's results table (not projected) refreshes itself this often
 DASHBOARD_EVERY_S = 5.0
 #: session keys
@@ -60,7 +61,7 @@ LEAD = (
 @st.cache_data(ttl=1.0, show_spinner=False)
 def _class_state(code: str) -> tuple | None:
     """(round id, poll key, round number, closed, revealed) of the class's current round.
-    Cached a second per server, so 200 students checking every 2 s cost one query a second."""
+    Cached a second per server, so 200 students checking every second cost one query a second."""
     db = classroom.database()
     if db is None:
         raise class_store.StoreUnavailable(classroom.problem())
@@ -301,6 +302,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     if not layout.presenting():
         # never on the projector: it shows right answers before their reveal, and nicknames
         st.divider()
+        _roster(course, code, key)
         _dashboard(course, code, key)
         _running(db, info, key, students, base, ended)
 
@@ -617,6 +619,20 @@ def _live_results(course: Course, code: str) -> None:
 
 
 @st.fragment(run_every=DASHBOARD_EVERY_S)
+def _roster(course: Course, code: str, key: str) -> None:
+    """Where each student's page is (``class_follow.roster``), on the teacher's own screen."""
+    db = classroom.database()
+    if db is None:
+        return
+    try:
+        class_follow.roster(course, db, code, key)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+    except class_store.NotTeacher:
+        pass  # the key was replaced: the page says so on its next full run
+
+
+@st.fragment(run_every=DASHBOARD_EVERY_S)
 def _dashboard(course: Course, code: str, key: str) -> None:
     db = classroom.database()
     if db is None:
@@ -739,7 +755,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
         return
     now = _class_state(me.code)
     st.session_state[DRAWN] = now
-    _watch(me.code)
+    _watch(course, me.code)
     if now is None:
         st.info(
             "Waiting for your teacher to open a question. Meanwhile the lessons are in the menu; "
@@ -822,9 +838,11 @@ def _vote_form(
         )
 
 
-@st.fragment(run_every=STUDENT_EVERY_S)
-def _watch(code: str) -> None:
-    """Redraw the page when the teacher opens, closes or reveals (checked every 2 s)."""
+@st.fragment(run_every=class_follow.STUDENT_EVERY_S)
+def _watch(course: Course, code: str) -> None:
+    """Redraw the page when the teacher opens, closes or reveals, and follow the teacher's
+    sends (checked every second)."""
+    class_follow.student_check(course, code, "")
     try:
         now = _class_state(code)
     except class_store.StoreUnavailable:
@@ -855,15 +873,17 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
         )
 
 
-def banner(course: Course, code: str) -> None:
-    """On a lesson page, for a student in a class: a link to the class page while the
-    teacher has a question open (checked every 2 s, like the class page itself)."""
+def banner(course: Course, code: str, url_path: str) -> None:
+    """On a lesson page (``url_path``), for a student in a class: a link to the class page
+    while the teacher has a question open, and the class's "follow me" (``class_follow``),
+    checked every second."""
     if code:
-        _banner(course, code)
+        _banner(course, code, url_path)
 
 
-@st.fragment(run_every=STUDENT_EVERY_S)
-def _banner(course: Course, code: str) -> None:
+@st.fragment(run_every=class_follow.STUDENT_EVERY_S)
+def _banner(course: Course, code: str, url_path: str) -> None:
+    class_follow.student_check(course, code, url_path)
     try:
         now = _class_state(code)
     except class_store.StoreUnavailable:

@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from posenc_lab.ui import class_views, classroom, exercises, layout, state
+from posenc_lab.ui import class_follow, class_views, classroom, exercises, layout, state
 from posenc_lab.ui.lesson import Course, Lesson
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
@@ -117,7 +117,9 @@ def run(page: st.Page, course: Course) -> None:
         st.html(PRESENTER_CSS)
     notice_area = st.container()
     if classroom.member() is not None and page.url_path != course.class_page.url_path:
-        class_views.banner(course, classroom.member().code)
+        class_views.banner(course, classroom.member().code, page.url_path)
+    if classroom.teacher() is not None:
+        class_follow.teacher_bar(course, page.url_path)
     page.run()
     if current is not None:
         exercises.render(current)

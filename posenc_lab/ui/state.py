@@ -53,6 +53,8 @@ _RENAMED = "_url_renamed"
 #: newest last; and the URL names that are not controls (``own``: a class link's)
 _LEFT = "_url_left"
 _NOT_CONTROLS = "_url_not_controls"
+#: set by ``open_as_link``: the next run's address is a link
+_AS_LINK = "_url_as_link"
 #: how many of the latest addresses count as the app's own: a rerun may start from an address
 #: a little behind the app's (a move made before the browser had the previous run's address)
 LEFT_KEPT = 8
@@ -115,11 +117,17 @@ def _forget_for_link(page_id: str) -> None:
     _dict(_DRAWN).clear()
 
 
+def open_as_link() -> None:
+    """Read the next run's address as a link opened afresh, even one this session wrote
+    before (a class sent to a view gets its settings, however the student had moved)."""
+    st.session_state[_AS_LINK] = True
+
+
 def start_run(page_id: str, renamed: dict[str, str] | None = None) -> None:
     """Note the page about to run and the URL names it has renamed (old -> now); forget
     the previous run's URL names and notices, and, when the address is a link from outside
-    the app (``_is_link``), the values it replaces."""
-    if _is_link():
+    the app (``_is_link``, or ``open_as_link``), the values it replaces."""
+    if st.session_state.pop(_AS_LINK, False) or _is_link():
         _forget_for_link(page_id)
     st.session_state[_PAGE] = page_id
     st.session_state[_RENAMED] = dict(renamed or {})

@@ -1,0 +1,272 @@
+"""Follow me: the teacher sends the class to a lesson's view with its settings, and sees
+where every student's page is.
+
+- On a lesson page, the teacher (this session holds the teacher key) has a thin bar above
+  the lesson: *Send the class here* sends every student to this view with these settings
+  (the address bar holds them); *Hold the class here* brings back a student who steps away,
+  and while it is on, the teacher's own moves are sent too (a demo the room watches on
+  their own screens). The bar checks every ``TEACHER_EVERY_S``.
+- A student's page (a lesson's class banner, or the class page) checks every
+  ``STUDENT_EVERY_S``: a new send takes it to the address at once, without a reload; a
+  student who moved away on their own sees where the class is and goes back with one
+  click; each check says where the page is (the teacher's roster), written only when that
+  changed or a while has passed.
+
+The addresses are made by ``here``: the page's path and its settings in sorted order, the
+class link's names and presenter mode left out, so the teacher's and a student's address
+of one view with one set of values are the same string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from urllib.parse import parse_qsl, urlencode
+
+import streamlit as st
+
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import classroom, layout, state
+from posenc_lab.ui.lesson import Course, Lesson
+
+#: seconds between a student's checks for a new send, and between the teacher bar's
+STUDENT_EVERY_S = 1.0
+TEACHER_EVERY_S = 2.0
+#: a student's page writes where it is when that changes, and at least this often (the
+#: roster's "last seen")
+PLACE_EVERY_S = 30.0
+#: URL names that are not a view's settings: a class link's, a teacher link's, presenter mode
+NOT_SETTINGS = frozenset({classroom.CODE_PARAM, classroom.STUDENT_PARAM, classroom.TEACHER_PARAM, "present"})
+#: session keys: the last send this page followed, and the last place it reported (place, when)
+FOLLOWED = "_class:followed"
+REPORTED = "_class:reported"
+#: the teacher bar's switch
+HOLD = "class_hold"
+
+
+def places(course: Course) -> tuple[Lesson, ...]:
+    """The pages a teacher can send the class to: the numbered lessons and the reference pages."""
+    return (*course.lessons, *course.reference)
+
+
+def here(url_path: str) -> str:
+    """The running page's address as it is sent and compared: ``rope?gap=2&step=1&view=rotation``."""
+    params = sorted((k, v) for k, v in st.query_params.to_dict().items() if k not in NOT_SETTINGS)
+    return url_path + ("?" + urlencode(params) if params else "")
+
+
+def describe(course: Course, address: str) -> str:
+    """What a person calls an address: "RoPE · Rotation" (the lesson, then its view)."""
+    path, _, query = address.partition("?")
+    page = next((p for p in places(course) if p.url_path == path), None)
+    if page is None:
+        return path
+    view = dict(parse_qsl(query)).get("view")
+    label = page.views[view].label if view in page.views else ""
+    title = f"{page.number}. {page.title}" if page.number is not None else page.title
+    return f"{title} · {label}" if label else title
+
+
+def go(course: Course, address: str) -> None:
+    """Take this page to ``address`` now (no reload), as a link opened afresh: the view's
+    values are the address's. Nothing happens for an address this app does not have."""
+    path, _, query = address.partition("?")
+    page = next((p for p in places(course) if p.url_path == path), None)
+    if page is None:
+        return
+    params = dict(parse_qsl(query))
+    me = classroom.member()
+    if me is not None:
+        params[classroom.CODE_PARAM], params[classroom.STUDENT_PARAM] = me.code, me.student_id
+    state.open_as_link()
+    st.switch_page(page.page_file, query_params=params)
+
+
+# cached per server: every student of a class asks the same thing
+
+
+@st.cache_data(ttl=0.5, show_spinner=False)
+def _follow_state(code: str) -> tuple[int, str, bool] | None:
+    """(send number, address, held) of the class; cached half a second per server, so 200
+    students checking every second cost two queries a second."""
+    db = classroom.database()
+    if db is None:
+        raise class_store.StoreUnavailable(classroom.problem())
+    follow = db.follow(code)
+    return None if follow is None else (follow.seq, follow.address, follow.held)
+
+
+# a student's page
+
+
+def student_check(course: Course, code: str, url_path: str) -> None:
+    """On a student's page (``url_path``; "" for the class page): follow a new send, come
+    back when the class is held, say where the class is, and report where this page is.
+    Called from a fragment that reruns every ``STUDENT_EVERY_S``."""
+    try:
+        follow = _follow_state(code)
+    except class_store.StoreUnavailable:
+        return  # the next check tries again
+    if follow is None:
+        return
+    seq, address, held = follow
+    mine = here(url_path) if url_path else ""
+    _report(code, mine)
+    followed = st.session_state.get(FOLLOWED)
+    st.session_state[FOLLOWED] = seq
+    if not address or mine == address:
+        return
+    if (followed is not None and seq > followed) or held:
+        go(course, address)
+    else:
+        # moved away on their own: where the class is, and the way back
+        with st.container(horizontal=True, vertical_alignment="center", key="class_away"):
+            st.caption(f"Your class is on {describe(course, address)}.")
+            if st.button("Back to your class", icon=":material/undo:", key="class_back"):
+                go(course, address)
+
+
+def _report(code: str, place: str) -> None:
+    """Tell the class where this page is, when it moved or ``PLACE_EVERY_S`` have passed."""
+    me = classroom.member()
+    if me is None:
+        return
+    last = st.session_state.get(REPORTED)
+    now = time.monotonic()
+    if last is not None and last[0] == place and now - last[1] < PLACE_EVERY_S:
+        return
+    db = classroom.database()
+    if db is None:
+        return
+    try:
+        db.report_place(me.code, me.student_id, place)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
+    except ValueError:  # an address past the limit: the roster keeps the previous one
+        return
+    st.session_state[REPORTED] = (place, now)
+
+
+# the teacher's bar on a lesson page
+
+
+def teacher_bar(course: Course, url_path: str) -> None:
+    """Above a lesson, for the teacher: send the class here, hold it here."""
+    held = classroom.teacher()
+    if held is None or url_path not in {p.url_path for p in places(course)}:
+        return
+    _bar(course, url_path, *held)
+
+
+@st.fragment(run_every=TEACHER_EVERY_S)
+def _bar(course: Course, url_path: str, code: str, key: str) -> None:
+    db = classroom.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(classroom.problem())
+        if not db.is_open(code):
+            return
+        follow = db.follow(code)
+        mine = here(url_path)
+        if follow is not None and follow.held and follow.address != mine:
+            # held: the teacher's own moves go to the class as they happen
+            db.send_class(code, key, mine)
+            _follow_state.clear()
+            follow = db.follow(code)
+    except (class_store.StoreUnavailable, class_store.NotTeacher, ValueError):
+        st.caption(f"Class {code}: the class cannot be reached from this page right now.")
+        return
+    if follow is None:
+        return
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key="teacher_bar"):
+        st.button(
+            "Send the class here",
+            icon=":material/group:",
+            key="class_send_here",
+            on_click=_send_here,
+            args=(code, key, url_path),
+            help="Every student's page opens this view with these settings, within about two seconds.",
+        )
+        st.toggle(
+            "Hold the class here",
+            value=follow.held,
+            key=HOLD,
+            on_change=_hold,
+            args=(code, key, url_path),
+            help="A student who steps away is brought back, and your own moves go to the class as you make them.",
+        )
+        if follow.address == mine:
+            st.caption(f"Class {code} is on this view.")
+        elif follow.address:
+            st.caption(f"Class {code} is on {describe(course, follow.address)}.")
+        else:
+            st.caption(f"Class {code}: not sent anywhere yet.")
+
+
+def _send_here(code: str, key: str, url_path: str) -> None:
+    with _teacher_action() as db:
+        db.send_class(code, key, here(url_path))
+
+
+def _hold(code: str, key: str, url_path: str) -> None:
+    with _teacher_action() as db:
+        held = bool(st.session_state[HOLD])
+        if held:  # holding starts from where the teacher is
+            db.send_class(code, key, here(url_path))
+        db.hold_class(code, key, held)
+
+
+@contextlib.contextmanager
+def _teacher_action():
+    """Around a teacher's callback: the class database, or a toast saying why the action was
+    not done; the cached follow state is dropped after, so pages see the change at their next check."""
+    try:
+        db = classroom.database()
+        if db is None:
+            raise class_store.StoreUnavailable(classroom.problem())
+        yield db
+    except class_store.NotTeacher:
+        st.toast("Only the teacher link controls this class.")
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        st.toast("Not done: " + classroom.said(exc) + ".")
+    except ValueError:
+        st.toast("Not sent: this page's address is longer than a class can be sent.")
+    finally:
+        _follow_state.clear()
+
+
+# the roster on the teacher's class page
+
+
+def roster_rows(course: Course, places_: list[class_store.Place], sent: str, now: float) -> list[dict[str, str]]:
+    """The roster as a table a teacher reads: name, where (lesson and view; "with the class"
+    when on the address sent), and when the page last checked in."""
+    rows = []
+    for p in places_:
+        if p.seen is None:
+            where, seen = "not seen yet", ""
+        else:
+            where = "the class page" if not p.place else describe(course, p.place)
+            if sent and p.place == sent:
+                where += " (with the class)"
+            ago = max(0, int(now - p.seen))
+            seen = f"{ago} s ago" if ago < 120 else f"{ago // 60} min ago"
+        rows.append({"student": classroom.plain(p.nickname), "where": where, "last seen": seen})
+    return rows
+
+
+def roster(course: Course, db: class_store.Store, code: str, key: str) -> None:
+    """Who is where: a count of students with the class, then one row per student."""
+    follow = db.follow(code)
+    sent = follow.address if follow is not None else ""
+    rows = db.roster(code, key)
+    st.subheader("Where your students are")
+    if sent:
+        with_class = sum(1 for p in rows if p.place == sent)
+        st.markdown(f"**{with_class} of {len(rows)}** on the view you sent: {describe(course, sent)}.")
+    else:
+        st.caption("Open a lesson in this tab and press *Send the class here* above it: every student's page follows.")
+    if rows:
+        layout.table(roster_rows(course, rows, sent, time.time()))

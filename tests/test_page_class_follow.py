@@ -1,0 +1,133 @@
+"""Follow me under AppTest, on SQLite and PostgreSQL: the teacher sends the class to a view
+with its settings, a student's page follows at its next check, a student who steps away
+is told where the class is and goes back with one button, a held class brings them back,
+and the teacher's roster says where each page is. (The same in Chromium, a teacher and three
+students at once: tests/test_browser_class.py.)"""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import button, join_class, start_class
+
+from posenc_lab import course
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import class_follow, classroom
+
+ROPE = next(lesson for lesson in course.LESSONS if lesson.url_path == "rope")
+ALIBI = next(lesson for lesson in course.LESSONS if lesson.url_path == "alibi")
+
+
+def _teacher_on(at, lesson, query: dict[str, str]):
+    """The teacher's session opens ``lesson`` with ``query`` (as a link in the teacher's tab)."""
+    at.switch_page(lesson.path)
+    at.query_params.clear()
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _address(at) -> dict[str, str]:
+    return {k: v for k, v in at.query_params.items() if k not in class_follow.NOT_SETTINGS}
+
+
+def _check(at, goes_to=None):
+    """A student's page at its next check (the banner's fragment, run with the page). With
+    ``goes_to`` (a lesson), the check must take the page there; AppTest is then told the page
+    it is on, as a browser's address bar is (``st.switch_page`` inside a run does not change
+    the page AppTest runs next)."""
+    class_follow._follow_state.clear()  # the half-second cache: a real page sees it at its next check
+    at.run()
+    assert not at.exception
+    if goes_to is not None:
+        assert at.title[0].value.startswith(goes_to.title), "the page the check went to"
+        at.switch_page(goes_to.path)
+    return at
+
+
+def test_the_class_follows_the_teacher_to_a_view_with_its_settings(db_url):
+    teacher, code, key = start_class()
+    student = join_class(code, "Ada")
+    me = student.session_state[classroom.MEMBER]
+    _teacher_on(teacher, ROPE, {"view": "rotation", "gap": "7"})
+    bar = teacher.get_by_key("teacher_bar")
+    assert [b.label for b in bar.button] == ["Send the class here"]
+    assert "not sent anywhere yet" in " ".join(c.value for c in bar.caption)
+    button(teacher, "Send the class here").click().run()
+    assert not teacher.exception
+    with class_store.open_store(db_url) as db:
+        follow = db.follow(code)
+    sent = _address(teacher)
+    assert sent["view"] == "rotation" and sent["gap"] == "7"
+    # every setting of the view, as the teacher's address bar holds them
+    assert follow.seq == 1
+    assert follow.address == "rope?" + "&".join(f"{k}={v}" for k, v in sorted(sent.items())).replace(",", "%2C")
+    assert "is on this view" in " ".join(c.value for c in teacher.get_by_key("teacher_bar").caption)
+
+    # the student waits on the class page: the next check takes the page there
+    _check(student, goes_to=ROPE)
+    assert _address(student) == sent
+    assert student.slider(key="w:gap").value == 7
+    # the class link stays in the address: a reload is the same student
+    assert (student.query_params["class"], student.query_params["student"]) in ((code, me.student_id),)
+
+    # the roster says where the page is, and that it is with the class
+    with class_store.open_store(db_url) as db:
+        place = db.roster(code, key)[0]
+    assert (place.nickname, place.place) == ("Ada", follow.address)
+    rows = class_follow.roster_rows(course.COURSE, [place], follow.address, place.seen + 3)
+    assert rows == [{"student": "Ada", "where": "5. RoPE · Rotation (with the class)", "last seen": "3 s ago"}]
+
+
+def test_a_student_steps_away_and_comes_back_with_one_button_and_a_held_class_brings_them_back(db_url):
+    teacher, code, key = start_class()
+    student = join_class(code, "Bo")
+    _teacher_on(teacher, ROPE, {"view": "rotation", "gap": "7"})
+    button(teacher, "Send the class here").click().run()
+    _check(student, goes_to=ROPE)
+    assert student.slider(key="w:gap").value == 7
+
+    # the student explores: their own value, and the page says where the class is
+    student.slider(key="w:gap").set_value(20).run()
+    _check(student)
+    assert student.slider(key="w:gap").value == 20, "a student exploring is not pulled back"
+    away = student.get_by_key("class_away")
+    assert "Your class is on 5. RoPE · Rotation." in [c.value for c in away.caption]
+    button(student, "Back to your class").click().run()
+    assert not student.exception
+    assert student.slider(key="w:gap").value == 7, "back at the class's settings, not the kept 20"
+    student.switch_page(ROPE.path)
+
+    # the teacher sends again from another lesson: everyone goes, explorers included
+    _teacher_on(teacher, ALIBI, {"view": "slopes"})
+    button(teacher, "Send the class here").click().run()
+    _check(student, goes_to=ALIBI)
+    assert _address(student).get("view") == "slopes"
+
+    # held: a student who steps away is brought back at the next check
+    teacher.toggle(key=class_follow.HOLD).set_value(True).run()
+    assert not teacher.exception
+    with class_store.open_store(db_url) as db:
+        assert db.follow(code).held
+    student.switch_page(ROPE.path)  # the student opens RoPE from the menu
+    _check(student, goes_to=ALIBI)
+    assert _address(student).get("view") == "slopes", "held: back on the class's view"
+    teacher.toggle(key=class_follow.HOLD).set_value(False).run()
+    student.switch_page(ROPE.path)
+    _check(student, goes_to=ROPE)
+    assert "Your class is on 7. ALiBi and KERPLE · Slopes and biases." in [
+        c.value for c in student.get_by_key("class_away").caption
+    ], "let go: the student may explore"
+
+
+def test_the_teacher_bar_is_for_the_teacher_alone_and_never_shows_the_key(db_url):
+    teacher, code, key = start_class()
+    student = join_class(code, "Cy")
+    _teacher_on(teacher, ROPE, {"view": "rotation"})
+    texts = " ".join(str(el.value) for el in teacher.get_by_key("teacher_bar").caption)
+    assert code in texts and key not in texts
+    student.switch_page(ROPE.path)
+    student.run()
+    assert not student.exception
+    with pytest.raises(KeyError):
+        student.get_by_key("teacher_bar")
