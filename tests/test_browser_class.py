@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +33,7 @@ from urllib.parse import parse_qs, urlparse
 import pg_support
 import pytest
 from app_helpers import ROOT, free_port
-from browser_support import SHOTS, ServerAnswers, ServerStartError, axe_serious, serve, wait_idle
+from browser_support import FOLLOW_JS, SHOTS, ServerAnswers, ServerStartError, axe_serious, serve, wait_idle
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import store as class_store
@@ -643,3 +644,107 @@ def test_a_student_shares_a_view_without_their_class_identity(browser, tmp_path)
             person.shot(f"h36_share_{name}.png", anchor="Link to this view, without your class")
             _no_serious_axe(person, f"a lesson with the share link, {name}")
             person.no_exception()
+
+
+# issue 39: follow me, with a teacher and three students (two phones, a laptop), the students
+# on a second app process
+
+
+ROPE = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "rope")
+
+
+def _follow_link(person: _Person, path: str) -> None:
+    """Open ``path`` inside the running app, as a link or the browser's Back does (no page load)."""
+    before = person.answers.count
+    person.page.evaluate(FOLLOW_JS, path)
+    person.answers.wait_after(before, 30)
+    wait_idle(person.page)
+
+
+def _on(person: _Person, **params: str) -> bool:
+    query = {name: values[0] for name, values in parse_qs(urlparse(person.page.url).query).items()}
+    return all(query.get(name) == value for name, value in params.items())
+
+
+def _until_on(person: _Person, within_ms: int = FOLLOW_WITHIN_MS, **params: str) -> None:
+    """Wait until the person's address shows ``params`` (the page followed), then until it is drawn."""
+    deadline = time.monotonic() + within_ms / 1000
+    while not _on(person, **params):
+        assert time.monotonic() < deadline, f"not on {params} within {within_ms} ms: {person.page.url}"
+        person.page.wait_for_timeout(100)
+    wait_idle(person.page)
+
+
+def _gap_shown(person: _Person) -> str:
+    return person.page.locator('.st-key-w-gap input[type="range"]').first.input_value()
+
+
+def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser, fresh_db):
+    store = class_store.open_store(fresh_db)
+    try:
+        new = store.create_class("Follow me")
+    finally:
+        store.close()
+    with (
+        class_server(fresh_db) as first,
+        class_server(fresh_db) as second,
+        people(browser, (PROJECTOR, False), (PHONE, True), (PHONE, True), (LAPTOP, False)) as (
+            teacher,
+            ada,
+            bo,
+            cy,
+        ),
+    ):
+        _continue_teaching(teacher, first, new.code, new.teacher_key, present=True)
+        _join_by_link(ada, second, new.code, "Ada")
+        _join_by_link(bo, second, new.code, "Bo")
+        _join_by_typing(cy, second, new.code)
+        # the teacher opens RoPE's rotation at r = 7 in the same tab (a link; presenter mode stays)
+        _follow_link(teacher, "/rope?view=rotation&gap=7&present=1")
+        teacher.text("Send the class here")
+        assert teacher.presenting() and _gap_shown(teacher) == "7"
+        teacher.click("Send the class here")
+        teacher.text(f"Class {new.code} is on this view.")
+        for student in (ada, bo, cy):  # from the class page, without a reload
+            _until_on(student, view="rotation", gap="7")
+            assert _gap_shown(student) == "7", "the teacher's settings, not the view's defaults"
+        if "postgresql" not in fresh_db:
+            teacher.shot("follow_teacher_present.png")
+            ada.shot("follow_student_phone.png")
+
+        # Ada explores: her own value stays, and the page says where the class is
+        ada.page.locator('.st-key-w-gap input[type="range"]').first.focus()
+        before = ada.answers.count
+        ada.page.keyboard.press("ArrowRight")
+        ada.answers.wait_after(before, 30)
+        _until_on(ada, gap="8")
+        ada.page.get_by_role("button", name="Back to your class: 5. RoPE · Rotation").wait_for(timeout=FOLLOW_WITHIN_MS)
+        assert _on(ada, gap="8"), "an explorer is not pulled back while the class is not held"
+        if "postgresql" not in fresh_db:
+            ada.shot("follow_student_away_phone.png")
+        ada.click("Back to your class: 5. RoPE · Rotation")
+        _until_on(ada, gap="7")
+        assert _gap_shown(ada) == "7"
+
+        # held: Bo opens another lesson and is brought back; the teacher's moves go to the class
+        teacher.page.get_by_text("Hold the class here").click()
+        wait_idle(teacher.page)
+        _follow_link(bo, "/alibi")
+        _until_on(bo, view="rotation", gap="7")
+        _follow_link(teacher, "/rope?view=rotation&gap=11&present=1")
+        for student in (ada, bo, cy):
+            _until_on(student, view="rotation", gap="11")
+        teacher.page.get_by_text("Hold the class here").click()
+        wait_idle(teacher.page)
+
+        # the roster on the teacher's class page, on the teacher's own screen (presenter mode
+        # never shows students' names)
+        _follow_link(teacher, "/class?present=0")
+        try:
+            teacher.text("3 of 3", timeout=FOLLOW_WITHIN_MS)
+        except Exception:
+            pytest.fail("no roster; the teacher's page says:\n" + _page_text(teacher)[-2500:])
+        for person in (teacher, ada, bo, cy):
+            assert not person.reloaded(), "follow me works without loading a page again"
+            person.no_exception()
+            assert not person.outside, f"requests left localhost: {person.outside[:5]}"

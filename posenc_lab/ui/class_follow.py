@@ -118,12 +118,14 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         return
     if (followed is not None and seq > followed) or held:
         go(course, address)
-    else:
-        # moved away on their own: where the class is, and the way back
-        with st.container(horizontal=True, vertical_alignment="center", key="class_away"):
-            st.caption(f"Your class is on {describe(course, address)}.")
-            if st.button("Back to your class", icon=":material/undo:", key="class_back"):
-                go(course, address)
+    elif st.button(
+        f"{'Back to' if url_path else 'Go to'} your class: {describe(course, address)}",
+        icon=":material/undo:",
+        key="class_back",
+        help="Your class is on this view, with your teacher's settings.",
+    ):
+        # moved away on their own: one line that says where the class is, and takes them there
+        go(course, address)
 
 
 def _report(code: str, place: str) -> None:
