@@ -25,6 +25,7 @@ they are given, never import the lessons, so no import runs from ``ui`` back to 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,13 +74,15 @@ class Lesson:
         """The lesson's folder name (``rope``)."""
         return Path(self.file).parent.name
 
-    @property
+    @functools.cached_property
     def page_file(self) -> str:
         """The absolute path of the page Streamlit runs (``st.Page``, ``st.page_link``):
-        right from a checkout's ``app.py`` and from the installed ``posenc_lab/app.py``."""
+        right from a checkout's ``app.py`` and from the installed ``posenc_lab/app.py``.
+        Resolved once: every run's menu, navigation and links ask for it (a realpath each
+        time was a fifth of the shell's CPU when a class followed its teacher)."""
         return str(Path(self.file).with_name("page.py").resolve())
 
-    @property
+    @functools.cached_property
     def path(self) -> str:
         """The page file relative to the folder that holds ``posenc_lab`` (a checkout's
         root, where ``app.py`` is): what AppTest's ``switch_page`` takes, and the lesson's
