@@ -484,6 +484,24 @@ def test_class_poll_counts_every_answer_of_a_small_class(tmp_path, monkeypatch):
     assert run.counts[0][1] == 0 and run.counts[-1][1] == 5
 
 
+def test_class_follow_takes_every_student_of_a_small_class_there(tmp_path, monkeypatch):
+    """benchmarks/class_follow.py's protocol client: a teacher's two sends reach all of a
+    class of 4 with the teacher's settings (counting only; it times nothing)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import class_follow
+    import class_poll
+
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    monkeypatch.setenv(class_store.SETTING, db)
+    args = class_follow.parse_args(["--students", "4", "--arrive", "1", "--idle", "0.5"])
+    with class_poll.app_server() as (url, pid, log), ThreadPoolExecutor(1) as pool:
+        run = pool.submit(class_follow.measure, 4, args, class_follow.loopback_target(url), [pid], log).result()
+    assert run.errors == [] and run.joined == 4
+    assert [(s.to, len(s.latencies), s.wrong) for s in run.sends] == [
+        (f"{path}?{query}", 4, 0) for path, query in class_follow.SENDS
+    ]
+
+
 # issue 36: the teacher's key off the projected page, and the class's controls
 
 
