@@ -717,6 +717,8 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         _join_by_link(ada, second, new.code, "Ada")
         _join_by_link(bo, second, new.code, "Bo")
         _join_by_typing(cy, second, new.code)
+        # the projected count follows the joins on its own (students on the other process)
+        teacher.text("3 joined", timeout=COUNT_WITHIN_MS)
         # the teacher opens RoPE's rotation at r = 7 in the same tab (a link; presenter mode stays)
         _follow_link(teacher, "/rope?view=rotation&gap=7&present=1")
         teacher.text("Send the class here")

@@ -286,15 +286,12 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         st.warning(f"Class {code} has ended: students can no longer join or vote. Its results stay below.")
     if current is None:
         # before the first question the room needs the way in, large
-        _join_panel(base, code, len(students), info.expires, info)
+        _join_panel(base, code, info)
     else:
         # during the questions the votes need the screen: the way in shrinks to a line
-        st.markdown(
-            f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: **{len(students)}** joined."
-            + _refused_note(info)
-        )
+        _joined_line(code, f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: ", ".")
         with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
-            _join_panel(base, code, len(students), info.expires, info)
+            _join_panel(base, code, info)
     _question_controls(course, db, code, key, ended, current)
     _live_results(course, code)
     if current is not None and current.revealed is not None:
@@ -461,13 +458,13 @@ def _running(
     )
 
 
-def _join_panel(base: str, code: str, joined: int, expires: float, info: class_store.ClassInfo) -> None:
+def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
     link = classroom.join_link(base, code)
     show, qr = st.columns([3, 2], gap="large")
     with show:
         st.markdown(f"Scan the code, or open **{classroom.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
-        st.markdown(f"**{joined}** joined. The class ends at {_clock(expires)}." + _refused_note(info))
+        _joined_line(code, "", f". The class ends at {_clock(info.expires)}.")
         st.caption(f"Join link: {classroom.address_text(link)}")
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
@@ -479,6 +476,23 @@ def _join_panel(base: str, code: str, joined: int, expires: float, info: class_s
             + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
             + f", or set {classroom.PUBLIC_URL} to the address students use."
         )
+
+
+@st.fragment(run_every=TEACHER_EVERY_S)
+def _joined_line(code: str, before: str, after: str) -> None:
+    """"**12** joined", counted as students join (every second, without the teacher's click),
+    with the refused joins; ``before`` and ``after`` are the line's own Markdown around it."""
+    db = classroom.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(classroom.problem())
+        info = db.class_info(code)
+        joined = len(db.students(code))
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
+    if info is not None:
+        st.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
 
 
 def _day(epoch: float) -> str:
