@@ -61,6 +61,10 @@ def test_start_join_vote_again_and_reveal(db_url):
     _vote_choice(one, wrong)
     teacher.run()
     bars = [el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes")]
+    assert not bars, "while the vote is open the room does not see how it is going"
+    assert "The votes show here when you close the vote" in class_texts(teacher)
+    teacher.toggle(key=class_views.SHOW_VOTES).set_value(True).run()  # the teacher chooses to show them
+    bars = [el for el in teacher.get("plotly_chart") if str(el.key).startswith("class_votes")]
     assert bars, "the live histogram is drawn"
 
     button(teacher, "Reveal").click().run()
@@ -111,7 +115,7 @@ def test_each_student_sees_an_order_of_their_own_and_votes_count_as_written(db_u
     assert [vote for vote, _ in db.votes(round_id)] == [str(right)] * 3, "stored as the option's index as written"
     assert all(ok for _, ok in db.votes(round_id))
     db.close()
-    teacher.run()
+    button(teacher, "Close the vote").click().run()  # the votes' chart shows once the vote is closed
     counts = _bar_counts(teacher)
     assert list(counts) == list(poll.options), "the projector keeps the order as written"
     assert counts[poll.options[right]] == 3 and sum(counts.values()) == 3

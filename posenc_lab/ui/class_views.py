@@ -46,6 +46,7 @@ RESUME_OPEN = "_class:resume_open"  # an old teacher link arrived: the form open
 SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
+SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
 HOURS = (1, 2, 4, 8, 12, 24)
 
 LEAD = (
@@ -294,8 +295,6 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
             _join_panel(base, code, info)
     _question_controls(course, db, code, key, ended, current)
     _live_results(course, code)
-    if current is not None and current.revealed is not None:
-        _reveal(course, course.poll_by_key(current.poll_key), vote=None)
     if not layout.presenting():
         # never on the projector: it shows right answers before their reveal, and nicknames
         st.divider()
@@ -480,7 +479,7 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
 
 @st.fragment(run_every=TEACHER_EVERY_S)
 def _joined_line(code: str, before: str, after: str) -> None:
-    """"**12** joined", counted as students join (every second, without the teacher's click),
+    """ "**12** joined", counted as students join (every second, without the teacher's click),
     with the refused joins; ``before`` and ``after`` are the line's own Markdown around it."""
     db = classroom.database()
     try:
@@ -532,16 +531,20 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         st.session_state["class_poll"] = (
             current.poll_key if current is not None and current.poll_key in keys else keys[0]
         )
-    chosen = st.selectbox(
+    # on the projector the controls fold to one row: the question picker behind a button
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_bar")
+    picker = row.popover("Question", icon=":material/list:") if layout.presenting() else st.container()
+    chosen = picker.selectbox(
         "Question",
         keys,
         key="class_poll",
         format_func=lambda k: _poll_label(course, course.poll_by_key(k)),
         help="Two or three per lesson: questions to predict before seeing the figure.",
     )
+    if not layout.presenting():
+        row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_buttons")
     is_current = current is not None and current.poll_key == chosen
     voting = is_current and current.closed is None
-    row = st.container(horizontal=True, gap="small")
     row.button(
         "Open the vote",
         type="primary",
@@ -574,6 +577,11 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         on_click=_act,
         args=("reveal", code, key),
         help="Shows everyone the answer and the measurement that settles it.",
+    )
+    row.toggle(
+        "Show the votes while voting",
+        key=SHOW_VOTES,
+        help="Off: the chart of the votes shows once you close the vote, so early answers do not sway the rest.",
     )
     flash = st.session_state.pop(FLASH, None)
     if flash:
@@ -621,15 +629,26 @@ def _live_results(course: Course, code: str) -> None:
         _unavailable()
         return
     count = len(votes[current.id])
-    status = "voting" if current.closed is None else ("revealed" if current.revealed is not None else "closed")
+    revealed = current.revealed is not None
+    status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
     st.markdown(f"#### {poll.prompt}")
+    if revealed and layout.presenting():
+        # on the projector the answer, why, and the figure that settles it come first
+        _reveal(course, poll, vote=None)
     st.markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
+    if current.closed is None and not st.session_state.get(SHOW_VOTES, False):
+        # peer instruction: the room sees how it voted once the vote is closed, so that
+        # the first answers do not sway the rest
+        st.caption("The votes show here when you close the vote (or turn on *Show the votes while voting*).")
+        return
     rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
-    fig = vote_figure(course, poll, rounds, revealed=current.revealed is not None)
+    fig = vote_figure(course, poll, rounds, revealed=revealed)
     layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
-    if current.revealed is not None:
+    if revealed:
         shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
         st.markdown("Right answers: " + "; ".join(shares) + ".")
+        if not layout.presenting():
+            _reveal(course, poll, vote=None)
 
 
 @st.fragment(run_every=DASHBOARD_EVERY_S)
@@ -877,7 +896,8 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
     st.markdown(_reveal_text(course, poll.key))
     fig = _reveal_figure(course, poll.key)
     if fig is not None:
-        layout.chart(fig, key=f"reveal_{poll.key}", filename=f"class_{poll.key}")
+        # no Save or Data buttons on the projected screen
+        layout.chart(fig, key=f"reveal_{poll.key}", filename=f"class_{poll.key}", downloads=not layout.presenting())
     lesson = course.lesson_of_poll(poll.key)
     if lesson is not None and poll.view:
         path, _, query = poll.view.partition("?")
