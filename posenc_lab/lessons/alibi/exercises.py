@@ -124,6 +124,11 @@ POLL_HEADS = (1, ALIBI_C, ALIBI_C + 1, ALIBI_HEADS)
 SHARE_HEADS, SHARE_SHOWN, SHARE_CONTEXT = 8, (1, 4, 8), 128
 
 
+def _csv(heads: tuple[int, ...]) -> str:
+    """Heads as the URL name ``show`` holds them: 1,4,8."""
+    return ",".join(map(str, heads))
+
+
 def _steepest_head() -> int:
     """1-based head with the largest slope of the 12-head schedule."""
     slopes, _, _ = compute_alibi.head_slopes(ALIBI_HEADS, 0, 0.0)
@@ -257,7 +262,7 @@ POLLS = (
         answer=_steepest_answer,
         reveal=_steepest_reveal,
         figure=_steepest_figure,
-        view="alibi?view=slopes",
+        view=f"alibi?view=slopes&heads={ALIBI_HEADS}&show={_csv(POLL_HEADS)}",
     ),
     Poll(
         key="poll-alibi-own-share",
@@ -273,7 +278,10 @@ POLLS = (
         low=0.0,
         high=100.0,
         unit="%",
-        view="alibi?view=attention",
+        view=(
+            f"alibi?view=attention&heads={SHARE_HEADS}&n={SHARE_CONTEXT}&row={SHARE_CONTEXT - 1}&causal=1"
+            f"&show={_csv(SHARE_SHOWN)}"
+        ),
     ),
     Poll(
         key="poll-alibi-kerple-reach",
@@ -286,6 +294,9 @@ POLLS = (
         answer=_kerple_answer,
         reveal=_kerple_reveal,
         figure=_kerple_figure,
-        view="alibi?view=kerple",
+        view=(
+            f"alibi?view=kerple&n={KERPLE_CONTEXT}&m={KERPLE_SLOPE:g}&lr1={KERPLE_LOG[0]:g}&lr2={KERPLE_LOG[1]:g}"
+            f"&mass={KERPLE_MASS:g}"
+        ),
     ),
 )

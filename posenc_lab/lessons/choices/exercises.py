@@ -148,6 +148,8 @@ EXERCISES = (
 
 #: the width of the score-parts poll, and what it offers: the position part against the content part
 PARTS_WIDTH = 512
+#: its token vectors: std 1/sqrt(d), norm about 1 (the view's URL name ``scale``)
+PARTS_SCALE = "unit"
 RATIO_OPTIONS = (
     "The content part is larger",
     "About the same size",
@@ -167,7 +169,7 @@ def _parts() -> tuple[float, float, float]:
     ``compute_choices.add_or_concat``'s, without the read-back test it also runs (a second, cold).
     Kept once per process, as floats: every student's reveal reads it."""
     tokens = props.token_embeddings(
-        compute_choices.PHRASE_TOKENS, PARTS_WIDTH, scale="unit", seed=compute_choices.SEED + 1
+        compute_choices.PHRASE_TOKENS, PARTS_WIDTH, scale=PARTS_SCALE, seed=compute_choices.SEED + 1
     )  # (T, D)
     parts = props.score_part_rms(tokens, posenc.sinusoidal(compute_choices.PHRASE_TOKENS, PARTS_WIDTH))
     return tuple(float(v) for v in parts)
@@ -272,7 +274,7 @@ POLLS = (
         answer=_ratio_answer,
         reveal=_ratio_reveal,
         figure=_ratio_figure,
-        view="choices?view=add",
+        view=f"choices?view=add&d_model={PARTS_WIDTH}&scale={PARTS_SCALE}",
     ),
     Poll(
         key="poll-choices-stale-cache",
@@ -284,6 +286,6 @@ POLLS = (
         answer=_cache_answer,
         reveal=_cache_reveal,
         figure=_cache_figure,
-        view="choices?view=cache",
+        view=f"choices?view=cache&t={CACHE_T}&train_len={CACHE_L}",
     ),
 )

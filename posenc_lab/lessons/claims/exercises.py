@@ -304,7 +304,7 @@ POLLS = (
         high=float(SIN_N - 1),
         integer=True,
         unit="sign changes",
-        view="claims?view=sinusoids",
+        view=f"claims?view=sinusoids&n={SIN_N}",
     ),
     Poll(
         key="poll-claims-fast-dims",
@@ -316,7 +316,7 @@ POLLS = (
         answer=_fast_answer,
         reveal=_fast_reveal,
         figure=_fast_figure,
-        view="claims?view=sinusoids",
+        view=f"claims?view=sinusoids&d_model={SIN_WIDTH}",
     ),
     Poll(
         key="poll-claims-equal-differences",
@@ -329,6 +329,6 @@ POLLS = (
         answer=_differences_answer,
         reveal=_differences_reveal,
         figure=_differences_figure,
-        view="claims?view=sinusoids",
+        view=f"claims?view=sinusoids&d_model={SIN_WIDTH}&offset={DIFF_K}",
     ),
 )

@@ -124,6 +124,8 @@ EXERCISES = (
 
 #: the lesson's default width and number of positions
 POLL_WIDTH, POLL_N = 32, 256
+#: the shift poll's step: from p to p + 1
+SHIFT_K = 1
 #: the binary counter of the shift poll: 8 digits, as the lesson's menu starts it
 BINARY = custom.EncodingSpec(kind="binary", d_model=POLL_WIDTH, bits=8)
 SINUSOID = custom.EncodingSpec(d_model=POLL_WIDTH)
@@ -141,7 +143,7 @@ PAIR_OPTIONS = (
 
 def _fit(spec: custom.EncodingSpec) -> dict:
     """The least-squares M_1 of ``spec`` over the lesson's positions (``custom.shift_fit``)."""
-    return compute_design.shift(compute_design.design(spec), POLL_N, 1)
+    return compute_design.shift(compute_design.design(spec), POLL_N, SHIFT_K)
 
 
 def _shift_answer() -> float:
@@ -240,7 +242,7 @@ POLLS = (
         answer=_shift_answer,
         reveal=_shift_reveal,
         figure=_shift_figure,
-        view="design?view=shift",
+        view=f"design?view=shift&kind={BINARY.kind}&d_model={BINARY.d_model}&bits={BINARY.bits}&k={SHIFT_K}",
     ),
     Poll(
         key="poll-design-one-pair",
@@ -253,6 +255,6 @@ POLLS = (
         answer=_pair_answer,
         reveal=_pair_reveal,
         figure=_pair_figure,
-        view="design?view=unique",
+        view=f"design?view=unique&kind={ONE_PAIR.kind}&d_model={ONE_PAIR.d_model}&n_pos={POLL_N}",
     ),
 )

@@ -53,13 +53,15 @@ EXERCISES = (
 
 #: the lesson's default settings after the task (training length, width, steps, seed, offset k)
 DEFAULTS = (32, 32, 300, 0, 3)
+#: tested out to 8 times the training length (the URL name ``test_to``)
+REACH = 8
 #: the methods the marker poll offers, in order
 MARKER_OFFERED = ("sinusoidal", "rope", "alibi", "t5")
 
 
 def _run(task: str) -> dict:
     """The stored default run of ``task`` (trained live and cached only if its file is missing)."""
-    return compute_experiment.summary_for(task, *DEFAULTS)
+    return compute_experiment.summary_for(task, *DEFAULTS, reach=REACH)
 
 
 def _name(method: str) -> str:
@@ -176,7 +178,7 @@ POLLS = (
         low=0.0,
         high=100.0,
         unit="%",
-        view="experiments?view=extrapolation",
+        view=f"experiments?view=extrapolation&task=copy&copy_k={DEFAULTS[4]}&train_len={DEFAULTS[0]}&test_to={REACH}",
     ),
     Poll(
         key="poll-experiments-marker-8x",
@@ -188,6 +190,6 @@ POLLS = (
         answer=_marker_answer,
         reveal=_marker_reveal,
         figure=_marker_figure,
-        view="experiments?view=claims",
+        view=f"experiments?view=claims&task=marker&train_len={DEFAULTS[0]}&test_to={REACH}",
     ),
 )

@@ -185,7 +185,10 @@ POLLS = (
         answer=_below_answer,
         reveal=_below_reveal,
         figure=_below_figure,
-        view="images?view=patches",
+        view=(
+            f"images?view=patches&rows={PATCH_SETTINGS[0]}&cols={PATCH_SETTINGS[1]}&qr={PATCH_SETTINGS[4]}"
+            f"&qc={PATCH_SETTINGS[5]}"
+        ),
     ),
     Poll(
         key="poll-images-no-positions",

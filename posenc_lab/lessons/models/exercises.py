@@ -12,9 +12,12 @@ from posenc_lab.lessons.models import measure
 from posenc_lab.lessons.models.catalogue import MODELS
 from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
 
+#: the catalogue keys of the models the polls ask about (the view's URL name ``model``)
+LLAMA31, GPT_OSS = "llama-3.1", "gpt-oss"
+
 
 def _llama31() -> dict:
-    return measure.positions(MODELS["llama-3.1"]["config"])
+    return measure.positions(MODELS[LLAMA31]["config"])
 
 
 def _unchanged_answer() -> float:
@@ -142,7 +145,7 @@ LAYER_OPTIONS = ("None: every layer slides", "Half of them", "All of them: the w
 
 
 def _gpt_oss() -> dict:
-    return measure.positions(MODELS["gpt-oss"]["config"])
+    return measure.positions(MODELS[GPT_OSS]["config"])
 
 
 def _layer_answer() -> float:
@@ -186,7 +189,7 @@ POLLS = (
         answer=_turn_answer,
         reveal=_turn_reveal,
         figure=_turn_figure,
-        view="models?view=model",
+        view=f"models?view=model&model={LLAMA31}",
     ),
     Poll(
         key="poll-models-gpt-oss-layers",
@@ -198,6 +201,6 @@ POLLS = (
         answer=_layer_answer,
         reveal=_layer_reveal,
         figure=_layer_figure,
-        view="models?view=model",
+        view=f"models?view=model&model={GPT_OSS}",
     ),
 )

@@ -201,7 +201,7 @@ POLLS = (
         low=0.0,
         high=100.0,
         unit="%",
-        view="relative?view=matrix",
+        view=f"relative?view=matrix&len={EDGE_LENGTH}&clip={EDGE_CLIP}",
     ),
     Poll(
         key="poll-relative-t5-shared-bucket",
@@ -217,6 +217,9 @@ POLLS = (
         high=64.0,
         integer=True,
         unit="offsets",
-        view="relative?view=t5",
+        view=(
+            f"relative?view=t5&nb={T5_SETTINGS['num_buckets']}&maxd={T5_SETTINGS['max_distance']}"
+            f"&bidir={int(T5_SETTINGS['bidirectional'])}"
+        ),
     ),
 )

@@ -326,7 +326,7 @@ POLLS = (
         answer=_shift_poll_answer,
         reveal=_shift_poll_reveal,
         figure=_shift_poll_figure,
-        view="rope?view=relative",
+        view=f"rope?view=relative&dh={ROPE_HEAD_DIM}&s={SHIFT_FAR}&added=1",
     ),
     Poll(
         key="poll-rope-long-term-decay",
@@ -339,6 +339,9 @@ POLLS = (
         answer=_decay_answer,
         reveal=_decay_reveal,
         figure=_decay_figure,
-        view="rope?view=decay",
+        view=(
+            f"rope?view=decay&dh={DECAY_SETTINGS[0]}&reach={DECAY_SETTINGS[2]}&rho={DECAY_SETTINGS[3]:g}"
+            f"&samples={DECAY_SETTINGS[4]}"
+        ),
     ),
 )

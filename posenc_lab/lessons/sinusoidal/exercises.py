@@ -128,6 +128,8 @@ EXERCISES = (
 SIMILARITY_WIDTH = 128
 SIMILARITY_ANCHOR = 50
 SIMILARITY_OFFSET = 10
+#: the measure the question names (the view's URL name ``metric``)
+SIMILARITY_METRIC = "dot"
 SIDE_OPTIONS = (
     f"position {SIMILARITY_ANCHOR - SIMILARITY_OFFSET}",
     f"position {SIMILARITY_ANCHOR + SIMILARITY_OFFSET}",
@@ -138,7 +140,9 @@ SIDE_OPTIONS = (
 def _similarity_curve() -> np.ndarray:
     # the Similarity view's curve: PE[p] . PE[50] for p = 0..100, d_model 128, base 10000
     n = 2 * SIMILARITY_ANCHOR + 1
-    _, _, curve, _ = compute.sinusoid_similarity(n, SIMILARITY_WIDTH, 10000.0, "interleaved", "dot", SIMILARITY_ANCHOR)
+    _, _, curve, _ = compute.sinusoid_similarity(
+        n, SIMILARITY_WIDTH, 10000.0, "interleaved", SIMILARITY_METRIC, SIMILARITY_ANCHOR
+    )
     return curve
 
 
@@ -226,7 +230,7 @@ POLLS = (
         answer=_side_answer,
         reveal=_side_reveal,
         figure=_side_figure,
-        view="sinusoidal?view=similarity",
+        view=f"sinusoidal?view=similarity&d_model={SIMILARITY_WIDTH}&anchor={SIMILARITY_ANCHOR}&metric={SIMILARITY_METRIC}",
     ),
     Poll(
         key="poll-sinusoidal-full-turns",
@@ -242,6 +246,6 @@ POLLS = (
         high=256.0,
         integer=True,
         unit="pairs",
-        view="sinusoidal?view=wavelengths",
+        view=f"sinusoidal?view=wavelengths&d_model={TURNS_WIDTH}&n={TURNS_CONTEXT}",
     ),
 )
