@@ -6,6 +6,8 @@ Each AppTest is one browser session: the teacher and every student have their ow
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 import pyarrow as pa
 import pytest
 from app_helpers import button, class_texts, continue_teaching, join_class, open_page, start_class
@@ -72,8 +74,23 @@ def test_start_join_vote_again_and_reveal(db_url):
     one.run()
     assert "The answer" in class_texts(one) and CHOICE.options[right] in class_texts(one)
     assert "not this time" in class_texts(one)  # its round-2 vote was wrong
+
     assert "round 1: 2 of 2 right; round 2: 0 of 1 right" in class_texts(teacher)
     assert not teacher.exception and not one.exception
+
+
+def test_explore_it_after_a_reveal_opens_the_questions_own_setting(db_url):
+    """The d_model = 512 question's "Explore it" carries d_model 512 (tests/test_poll_views.py
+    checks that each address opens its setting)."""
+    poll = next(p for p in lessons.all_polls() if p.key == "poll-sinusoidal-full-turns")
+    teacher, code, _ = start_class()
+    student = join_class(code)
+    _open(teacher, poll)
+    button(teacher, "Reveal").click().run()
+    student.run()
+    link = next(el for el in student.get("page_link") if el.proto.label.startswith("Explore it"))
+    query = parse_qs(link.proto.query_string)
+    assert query == parse_qs(poll.view.partition("?")[2]) and query["d_model"] == ["512"]
 
 
 def _bar_counts(teacher) -> dict[str, int]:

@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import re
 import time
+from urllib.parse import parse_qsl
 
 import pandas as pd
 import streamlit as st
@@ -900,8 +901,7 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
         layout.chart(fig, key=f"reveal_{poll.key}", filename=f"class_{poll.key}", downloads=not layout.presenting())
     lesson = course.lesson_of_poll(poll.key)
     if lesson is not None and poll.view:
-        path, _, query = poll.view.partition("?")
-        params = dict(part.split("=", 1) for part in query.split("&") if "=" in part)
+        params = dict(parse_qsl(poll.view.partition("?")[2]))
         st.page_link(
             lesson.page_file, label=f"Explore it: {lesson.title}", icon=":material/arrow_forward:", query_params=params
         )
