@@ -374,7 +374,7 @@ def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_cl
         f"INSERT INTO students (code, student_id, nickname, joined) VALUES ('OLDCLS', 's1', 'Kim', {_time.time()})",
     )
     with open_store(class_db_url) as store:
-        assert store.schema_versions() == [1, 2, 3]
+        assert store.schema_versions() == [1, 2, 3, 4]
         info = store.class_info("OLDCLS")
         assert store.follow("OLDCLS") == class_store.Follow(0, "", False, None)
         assert [(p.nickname, p.place, p.seen) for p in store.roster("OLDCLS", key)] == [("Kim", "", None)]

@@ -860,3 +860,55 @@ def test_the_roster_says_where_each_students_page_is(store, clock):
         store.report_place(new.code, ada.student_id, "javascript:alert(1)")
     with pytest.raises(NotTeacher):
         store.roster(new.code, "not-the-key")
+
+
+def test_a_raised_hand_shows_on_the_roster_until_lowered(store, clock):
+    new = store.create_class()
+    ada = store.join(new.code, "Ada", client="a")
+    clock.now += 1
+    bo = store.join(new.code, "Bo", client="b")
+    assert store.raise_hand(new.code, ada.student_id, True)
+    raised = clock.now
+    clock.now += 5
+    assert store.raise_hand(new.code, ada.student_id, True)  # up again: it keeps its first time
+    assert store.hand_of(new.code, ada.student_id) and not store.hand_of(new.code, bo.student_id)
+    assert [p.hand for p in store.roster(new.code, new.teacher_key)] == [raised, None]
+    assert store.raise_hand(new.code, bo.student_id, True)
+    assert store.raise_hand(new.code, bo.student_id, False)  # Bo found it himself
+    assert [p.hand for p in store.roster(new.code, new.teacher_key)] == [raised, None]
+    assert store.lower_hands(new.code, new.teacher_key) == 1
+    assert [p.hand for p in store.roster(new.code, new.teacher_key)] == [None, None]
+    assert not store.raise_hand(new.code, "not-in-this-class", True)
+    with pytest.raises(ValueError, match="up"):
+        store.raise_hand(new.code, ada.student_id, 1)
+    with pytest.raises(NotTeacher):
+        store.lower_hands(new.code, ada.student_id)
+
+
+def test_the_roster_counts_each_students_solved_exercises(store, clock):
+    new = store.create_class()
+    ada = store.join(new.code, "Ada", client="a")
+    store.record_attempt(new.code, ada.student_id, "ex.a", "1", False)
+    store.record_attempt(new.code, ada.student_id, "ex.a", "2", True)
+    store.record_attempt(new.code, ada.student_id, "ex.a", "2", True)  # solved twice: one exercise
+    store.record_attempt(new.code, ada.student_id, "ex.b", "9", False)
+    assert store.roster(new.code, new.teacher_key)[0].solved == frozenset({"ex.a"})
+
+
+def test_the_teacher_extends_a_class_by_an_hour_even_after_it_ended(store, clock):
+    new = store.create_class(ttl_hours=1.0)
+    end = store.extend_class(new.code, new.teacher_key)
+    assert end == pytest.approx(clock.now + 2 * 3600) and store.class_info(new.code).expires == end
+    store.end_class(new.code, new.teacher_key)
+    assert not store.is_open(new.code)
+    clock.now += 60
+    assert store.extend_class(new.code, new.teacher_key) == pytest.approx(clock.now + 3600)  # an hour from now
+    assert store.is_open(new.code)
+    # never past a week after it was made
+    assert store.extend_class(new.code, new.teacher_key, 168) == pytest.approx(
+        store.class_info(new.code).created + 168 * 3600
+    )
+    with pytest.raises(ValueError, match="hours"):
+        store.extend_class(new.code, new.teacher_key, 0)
+    with pytest.raises(NotTeacher):
+        store.extend_class(new.code, "not-the-key")

@@ -187,6 +187,13 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "ALTER TABLE students ADD COLUMN seen DOUBLE PRECISION",
         ),
     ),
+    (
+        4,
+        (
+            # a raised hand ("I'm stuck"): when it went up, NULL when down
+            "ALTER TABLE students ADD COLUMN hand DOUBLE PRECISION",
+        ),
+    ),
 ]
 
 
@@ -267,12 +274,15 @@ class Follow:
 @dataclass(frozen=True)
 class Place:
     """A student on the teacher's roster: where their page is and when it last checked in
-    (None before it first did)."""
+    (None before it first did), when they raised their hand (None: down), and the exercise
+    keys they solved in the class."""
 
     student_id: str
     nickname: str
     place: str
     seen: float | None
+    hand: float | None = None
+    solved: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -491,6 +501,10 @@ def _shown_code(code: str) -> str:
     """A code as it may appear in a message: short and printable whatever was typed."""
     shown = _clean_text(code, 16)
     return shown if len(shown) <= 12 else shown[:12] + "..."
+
+
+def _float_or_none(value) -> float | None:
+    return None if value is None else float(value)
 
 
 def _iso(seconds: float) -> str:
@@ -1100,7 +1114,7 @@ class Store:
     def hold_class(self, code: str, teacher_key: str, held: bool) -> None:
         """Hold the class at the address last sent (a demo: a student who steps away is
         brought back), or let students explore again."""
-        if held not in (True, False):
+        if not isinstance(held, bool):
             raise ValueError(f"held must be True or False, got {held!r:.40}")
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
@@ -1135,14 +1149,69 @@ class Store:
             )
 
     def roster(self, code: str, teacher_key: str) -> list[Place]:
-        """Every student of the class with where their page is, in the order they joined."""
+        """Every student of the class with where their page is, their hand and what they
+        solved, in the order they joined."""
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
             rows = tx.all(
-                "SELECT student_id, nickname, place, seen FROM students WHERE code = ? ORDER BY joined, student_id",
+                "SELECT student_id, nickname, place, seen, hand FROM students WHERE code = ? "
+                "ORDER BY joined, student_id",
                 code,
             )
-        return [Place(sid, nick, place, None if seen is None else float(seen)) for sid, nick, place, seen in rows]
+            solved: dict[str, set[str]] = {}
+            for sid, key in tx.all(
+                "SELECT DISTINCT student_id, exercise_key FROM attempts WHERE code = ? AND is_right = 1", code
+            ):
+                solved.setdefault(sid, set()).add(key)
+        return [
+            Place(sid, nick, place, _float_or_none(seen), _float_or_none(hand), frozenset(solved.get(sid, ())))
+            for sid, nick, place, seen, hand in rows
+        ]
+
+    def raise_hand(self, code: str, student_id: str, up: bool) -> bool:
+        """A student's hand up ("I'm stuck") or down; False if the student is not in the class."""
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        if not isinstance(up, bool):
+            raise ValueError(f"up must be True or False, got {up!r:.40}")
+        with self._tx(write=True) as tx:
+            return (
+                tx.run(
+                    "UPDATE students SET hand = CASE WHEN ? = 1 THEN COALESCE(hand, ?) ELSE NULL END "
+                    "WHERE code = ? AND student_id = ?",
+                    int(up),
+                    self._clock(),
+                    code,
+                    student_id,
+                )
+                == 1
+            )
+
+    def hand_of(self, code: str, student_id: str) -> bool:
+        """Whether the student's hand is up."""
+        code = normalize_code(code)
+        _check_id(student_id, "student_id")
+        with self._tx() as tx:
+            return tx.value("SELECT hand FROM students WHERE code = ? AND student_id = ?", code, student_id) is not None
+
+    def lower_hands(self, code: str, teacher_key: str) -> int:
+        """The teacher lowers every raised hand; returns how many were up."""
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            return tx.run("UPDATE students SET hand = NULL WHERE code = ? AND hand IS NOT NULL", code)
+
+    def extend_class(self, code: str, teacher_key: str, hours: float = 1.0) -> float:
+        """Keep the class open ``hours`` longer (from now, if it has ended), up to
+        ``MAX_TTL_HOURS`` after it was made; returns the new end."""
+        if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 < hours <= MAX_TTL_HOURS:
+            raise ValueError(f"hours must be a number in (0, {MAX_TTL_HOURS:g}], got {hours!r:.40}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            created, expires = tx.one("SELECT created, expires FROM classes WHERE code = ?", code)
+            longest = float(created) + MAX_TTL_HOURS * 3600.0
+            new_end = min(longest, max(float(expires), self._clock()) + hours * 3600.0)
+            tx.run("UPDATE classes SET expires = ? WHERE code = ?", new_end, code)
+            return new_end
 
     # -------------------------------------------------------------- polls
 
