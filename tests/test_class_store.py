@@ -876,7 +876,9 @@ def test_a_raised_hand_shows_on_the_roster_until_lowered(store, clock):
     assert store.raise_hand(new.code, bo.student_id, True)
     assert store.raise_hand(new.code, bo.student_id, False)  # Bo found it himself
     assert [p.hand for p in store.roster(new.code, new.teacher_key)] == [raised, None]
+    assert store.hands_up(new.code) == 1
     assert store.lower_hands(new.code, new.teacher_key) == 1
+    assert store.hands_up(new.code) == 0
     assert [p.hand for p in store.roster(new.code, new.teacher_key)] == [None, None]
     assert not store.raise_hand(new.code, "not-in-this-class", True)
     with pytest.raises(ValueError, match="up"):

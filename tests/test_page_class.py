@@ -385,3 +385,21 @@ def test_a_code_of_the_wrong_length_gets_a_hint_of_six_characters(db_url, typed)
         class_texts(at)
     )
     assert "No class has the code" not in class_texts(at)
+
+
+def test_extend_by_an_hour_and_times_in_the_teachers_time_zone(db_url, monkeypatch):
+    teacher, code, key = start_class()
+    with class_store.open_store(db_url) as db:
+        before = db.class_info(code).expires
+    button(teacher, "Extend by an hour").click().run()
+    assert not teacher.exception
+    with class_store.open_store(db_url) as db:
+        assert db.class_info(code).expires == pytest.approx(before + 3600, abs=5)
+    assert "The class now ends at" in class_texts(teacher)
+    # the teacher's browser says its zone; without one (AppTest), UTC and said so
+    assert class_views._clock(0.0) == "00:00 UTC"
+    import zoneinfo
+
+    monkeypatch.setattr(class_views, "_zone", lambda: zoneinfo.ZoneInfo("Europe/Paris"))
+    assert class_views._clock(0.0) == "01:00 (Europe/Paris)"
+    assert class_views._day(1_800_000_000.0) == "15 January 2027, 09:00 (Europe/Paris)"

@@ -75,8 +75,51 @@ def test_the_class_follows_the_teacher_to_a_view_with_its_settings(db_url):
     with class_store.open_store(db_url) as db:
         place = db.roster(code, key)[0]
     assert (place.nickname, place.place) == ("Ada", follow.address)
-    rows = class_follow.roster_rows(course.COURSE, [place], follow.address, place.seen + 3)
-    assert rows == [{"student": "Ada", "where": "5. RoPE · Rotation (with the class)", "last seen": "3 s ago"}]
+    exercises = class_follow.exercise_keys(course.COURSE)
+    rows = class_follow.roster_rows(course.COURSE, [place], follow.address, place.seen + 3, exercises)
+    assert rows == [
+        {
+            "student": "Ada",
+            "hand": "",
+            "where": "5. RoPE · Rotation (with the class)",
+            "last seen": "3 s ago",
+            "exercises solved": f"0 of {len(course.COURSE.all_exercises())}",
+        }
+    ]
+
+
+def test_a_student_raises_a_hand_the_teacher_sees_it_and_lowers_it(db_url):
+    teacher, code, key = start_class()
+    student = join_class(code, "Di")
+    _teacher_on(teacher, ROPE, {"view": "rotation"})
+    student.switch_page(ROPE.path)
+    student.run()
+    student.toggle(key=class_follow.HAND).set_value(True).run()  # on a lesson: in the side panel
+    assert not student.exception
+    assert any(t.key == class_follow.HAND for t in student.sidebar.toggle)
+    teacher.run()
+    assert "1 hand up" in " ".join(c.value for c in teacher.get_by_key("teacher_bar").caption)
+    with class_store.open_store(db_url) as db:
+        roster = db.roster(code, key)
+    rows = class_follow.roster_rows(course.COURSE, roster, "", roster[0].hand + 40)
+    assert rows[0]["hand"] == "✋ up 40 s"
+    # the teacher lowers every hand on the class page; the student's switch follows at its next check
+    teacher.switch_page(course.CLASS.path)
+    teacher.query_params.clear()
+    teacher.run()
+    button(teacher, "Lower all hands").click().run()
+    assert not teacher.exception
+    student.session_state[class_follow.HAND_CHECKED] = 0.0  # the next check is due
+    student.run()
+    assert student.toggle(key=class_follow.HAND).value is False
+    # a guided proof counts once all its steps are solved, as the student's own count has it
+    guided = next(ex for ex in course.COURSE.all_exercises() if hasattr(ex, "steps"))
+    place = class_store.Place("x", "x", "", None, solved=frozenset({guided.steps[0].key}))
+    only_a_step = class_follow.roster_rows(course.COURSE, [place], "", 0.0, class_follow.exercise_keys(course.COURSE))
+    assert only_a_step[0]["exercises solved"].startswith("0 of ")
+    place = class_store.Place("x", "x", "", None, solved=frozenset(step.key for step in guided.steps))
+    done = class_follow.roster_rows(course.COURSE, [place], "", 0.0, class_follow.exercise_keys(course.COURSE))
+    assert done[0]["exercises solved"].startswith("1 of ")
 
 
 def test_a_student_steps_away_and_comes_back_with_one_button_and_a_held_class_brings_them_back(db_url):

@@ -1194,6 +1194,12 @@ class Store:
         with self._tx() as tx:
             return tx.value("SELECT hand FROM students WHERE code = ? AND student_id = ?", code, student_id) is not None
 
+    def hands_up(self, code: str) -> int:
+        """How many students of the class have their hand up."""
+        code = normalize_code(code)
+        with self._tx() as tx:
+            return int(tx.value("SELECT COUNT(*) FROM students WHERE code = ? AND hand IS NOT NULL", code))
+
     def lower_hands(self, code: str, teacher_key: str) -> int:
         """The teacher lowers every raised hand; returns how many were up."""
         with self._tx(write=True) as tx:

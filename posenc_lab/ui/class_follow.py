@@ -27,6 +27,7 @@ import streamlit as st
 
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui import classroom, layout, state
+from posenc_lab.ui.exercise_kinds import Guided
 from posenc_lab.ui.lesson import Course, Lesson
 
 #: seconds between a student's checks for a new send, and between the teacher bar's
@@ -128,6 +129,50 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         go(course, address)
 
 
+#: the student's "I'm stuck" switch, and when this page last asked whether the hand is still up
+HAND = "class_hand"
+HAND_CHECKED = "_class:hand_checked"
+#: a raised hand is read back this often (the teacher may have lowered every hand)
+HAND_EVERY_S = 5.0
+
+
+def hand_switch(where=st) -> None:
+    """A student's "I'm stuck" switch (``where``: the page, or the sidebar on a lesson): up,
+    it shows on the teacher's roster and bar until the student or the teacher lowers it."""
+    me = classroom.member()
+    if me is None:
+        return
+    now = time.monotonic()
+    if st.session_state.get(HAND) and now - st.session_state.get(HAND_CHECKED, 0.0) > HAND_EVERY_S:
+        st.session_state[HAND_CHECKED] = now
+        db = classroom.database()
+        try:
+            if db is not None and not db.hand_of(me.code, me.student_id):
+                st.session_state[HAND] = False  # the teacher lowered it
+        except (class_store.StoreUnavailable, ValueError):
+            pass
+    where.toggle(
+        ":material/front_hand: I'm stuck",
+        key=HAND,
+        on_change=_hand,
+        help="Raises your hand on your teacher's screen; turn it off when you are past it.",
+    )
+
+
+def _hand() -> None:
+    me = classroom.member()
+    db = classroom.database()
+    if me is None or db is None:
+        st.toast("Your hand could not reach your teacher: the class cannot be reached right now.")
+        return
+    try:
+        db.raise_hand(me.code, me.student_id, bool(st.session_state.get(HAND)))
+        st.session_state[HAND_CHECKED] = time.monotonic()
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        st.toast("Your hand could not reach your teacher: the class cannot be reached right now.")
+
+
 def _report(code: str, place: str) -> None:
     """Tell the class where this page is, when it moved or ``PLACE_EVERY_S`` have passed."""
     me = classroom.member()
@@ -176,6 +221,7 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             db.send_class(code, key, mine)
             _follow_state.clear()
             follow = db.follow(code)
+        hands = db.hands_up(code)
     except (class_store.StoreUnavailable, class_store.NotTeacher, ValueError):
         st.caption(f"Class {code}: the class cannot be reached from this page right now.")
         return
@@ -199,11 +245,15 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             help="A student who steps away is brought back, and your own moves go to the class as you make them.",
         )
         if follow.address == mine:
-            st.caption(f"Class {code} is on this view.")
+            said = f"Class {code} is on this view."
         elif follow.address:
-            st.caption(f"Class {code} is on {describe(course, follow.address)}.")
+            said = f"Class {code} is on {describe(course, follow.address)}."
         else:
-            st.caption(f"Class {code}: not sent anywhere yet.")
+            said = f"Class {code}: not sent anywhere yet."
+        if hands:
+            plural = "s" if hands != 1 else ""
+            said += f" :material/front_hand: **{hands} hand{plural} up** (the class page lists them)."
+        st.caption(said)
 
 
 def _send_here(code: str, key: str, url_path: str) -> None:
@@ -242,33 +292,69 @@ def _teacher_action():
 # the roster on the teacher's class page
 
 
-def roster_rows(course: Course, places_: list[class_store.Place], sent: str, now: float) -> list[dict[str, str]]:
-    """The roster as a table a teacher reads: name, where (lesson and view; "with the class"
-    when on the address sent), and when the page last checked in."""
+def _ago(now: float, then: float) -> str:
+    seconds = max(0, int(now - then))
+    return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
+
+
+def roster_rows(
+    course: Course, places_: list[class_store.Place], sent: str, now: float, exercises: tuple[frozenset[str], ...] = ()
+) -> list[dict[str, str]]:
+    """The roster as a table a teacher reads, raised hands first (longest up first): name, the
+    hand, where (lesson and view; "with the class" on the address sent), when the page last
+    checked in, and how many of the course's ``exercises`` the student solved (each the keys
+    it needs solved: ``exercise_keys``)."""
     rows = []
-    for p in places_:
+    for p in sorted(places_, key=lambda p: (p.hand is None, p.hand or 0.0)):
         if p.seen is None:
             where, seen = "not seen yet", ""
         else:
             where = "the class page" if not p.place else describe(course, p.place)
             if sent and p.place == sent:
                 where += " (with the class)"
-            ago = max(0, int(now - p.seen))
-            seen = f"{ago} s ago" if ago < 120 else f"{ago // 60} min ago"
-        rows.append({"student": classroom.plain(p.nickname), "where": where, "last seen": seen})
+            seen = _ago(now, p.seen)
+        rows.append(
+            {
+                "student": classroom.plain(p.nickname),
+                "hand": "" if p.hand is None else "✋ up " + _ago(now, p.hand).removesuffix(" ago"),
+                "where": where,
+                "last seen": seen,
+                "exercises solved": f"{sum(keys <= p.solved for keys in exercises)} of {len(exercises)}",
+            }
+        )
     return rows
 
 
+def exercise_keys(course: Course) -> tuple[frozenset[str], ...]:
+    """Each exercise of the course as the keys it needs solved, as the student's own count
+    has it (``ui.exercises.is_solved``): a guided proof is one exercise, solved once every
+    step is (a step alone is not a solved exercise)."""
+    return tuple(
+        frozenset(step.key for step in ex.steps) if isinstance(ex, Guided) else frozenset({ex.key})
+        for ex in course.all_exercises()
+    )
+
+
 def roster(course: Course, db: class_store.Store, code: str, key: str) -> None:
-    """Who is where: a count of students with the class, then one row per student."""
+    """Who is where: raised hands, a count of students with the class, then one row per student."""
     follow = db.follow(code)
     sent = follow.address if follow is not None else ""
     rows = db.roster(code, key)
     st.subheader("Where your students are")
+    hands = sum(1 for p in rows if p.hand is not None)
+    if hands:
+        line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        line.markdown(f"**:material/front_hand: {hands} hand{'s' if hands != 1 else ''} up**")
+        line.button("Lower all hands", key="class_lower_hands", on_click=_lower_hands, args=(code, key))
     if sent:
         with_class = sum(1 for p in rows if p.place == sent)
         st.markdown(f"**{with_class} of {len(rows)}** on the view you sent: {describe(course, sent)}.")
     else:
         st.caption("Open a lesson in this tab and press *Send the class here* above it: every student's page follows.")
     if rows:
-        layout.table(roster_rows(course, rows, sent, time.time()))
+        layout.table(roster_rows(course, rows, sent, time.time(), exercise_keys(course)))
+
+
+def _lower_hands(code: str, key: str) -> None:
+    with _teacher_action() as db:
+        db.lower_hands(code, key)

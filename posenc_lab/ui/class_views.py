@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import re
 import time
+import zoneinfo
 from urllib.parse import parse_qsl
 
 import pandas as pd
@@ -343,6 +344,8 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
                 st.session_state[FLASH + "ok"] = "Removed from the class, with their answers."
         elif action == "end":
             db.end_class(code, key)
+        elif action == "extend":
+            st.session_state[FLASH + "ok"] = f"The class now ends at {_clock(db.extend_class(code, key, 1.0))}."
         elif action == "delete":
             db.delete_class(code, key)
             classroom.stop_teaching()
@@ -420,6 +423,13 @@ def _running(
     except ValueError:
         pass  # purge_old logs it
     ends = st.container(horizontal=True, gap="small")
+    ends.button(
+        "Extend by an hour",
+        icon=":material/more_time:",
+        on_click=_admin,
+        args=("extend", code, key),
+        help=f"The class ends at {_clock(info.expires)}; an ended class opens again for an hour.",
+    )
     with ends.popover("End class now", icon=":material/stop_circle:", disabled=ended):
         st.write("Nobody can join or vote any more. The results stay on this page and in the gradebook.")
         st.button("End the class for everyone", type="primary", on_click=_admin, args=("end", code, key))
@@ -495,12 +505,32 @@ def _joined_line(code: str, before: str, after: str) -> None:
         st.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
 
 
+def _zone() -> dt.tzinfo:
+    """The viewer's time zone, as their browser reports it (UTC when it reports none or one
+    this server does not know)."""
+    name = st.context.timezone
+    if name:
+        try:
+            return zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            pass
+    return dt.UTC
+
+
 def _day(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%d %B %Y, %H:%M UTC")
+    """A date and time in the viewer's time zone: "04 December 2026, 10:21 (Europe/Paris)"."""
+    return _in_zone(epoch, "%d %B %Y, %H:%M")
 
 
 def _clock(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%H:%M UTC")
+    """A time of day in the viewer's time zone: "10:21 (Europe/Paris)"."""
+    return _in_zone(epoch, "%H:%M")
+
+
+def _in_zone(epoch: float, pattern: str) -> str:
+    zone = _zone()
+    shown = dt.datetime.fromtimestamp(epoch, zone).strftime(pattern)
+    return f"{shown} UTC" if zone is dt.UTC else f"{shown} ({zone})"
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -877,6 +907,7 @@ def _watch(course: Course, code: str) -> None:
     """Redraw the page when the teacher opens, closes or reveals, and follow the teacher's
     sends (checked every second)."""
     class_follow.student_check(course, code, "")
+    class_follow.hand_switch()
     try:
         now = _class_state(code)
     except class_store.StoreUnavailable:
@@ -918,6 +949,7 @@ def banner(course: Course, code: str, url_path: str) -> None:
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
 def _banner(course: Course, code: str, url_path: str) -> None:
     class_follow.student_check(course, code, url_path)
+    class_follow.hand_switch(st.sidebar)  # the side panel: the lesson's chart keeps its place
     try:
         now = _class_state(code)
     except class_store.StoreUnavailable:
