@@ -760,6 +760,11 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         teacher.page.get_by_text("Hold the class here").click()
         wait_idle(teacher.page)
 
+        # Cy, on the laptop, is stuck: the switch in the side panel raises a hand
+        cy.page.get_by_text("I'm stuck").click()
+        wait_idle(cy.page)
+        teacher.text("1 hand up", timeout=FOLLOW_WITHIN_MS)  # the bar's next check
+
         # the roster on the teacher's class page, on the teacher's own screen (presenter mode
         # never shows students' names)
         _follow_link(teacher, "/class?present=0")
@@ -767,6 +772,15 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
             teacher.text("3 of 3", timeout=FOLLOW_WITHIN_MS)
         except Exception:
             pytest.fail("no roster; the teacher's page says:\n" + _page_text(teacher)[-2500:])
+        teacher.text("1 hand up")
+        if "postgresql" not in fresh_db:
+            teacher.shot("follow_teacher_roster_1920.png", anchor="Where your students are")
+        teacher.click("Lower all hands")
+        cy.page.wait_for_function(
+            "() => { const t = [...document.querySelectorAll('[data-testid=stSidebar] input[type=checkbox]')];"
+            " return t.length > 0 && t.every(e => !e.checked); }",
+            timeout=FOLLOW_WITHIN_MS,
+        )
         for person in (teacher, ada, bo, cy):
             assert not person.reloaded(), "follow me works without loading a page again"
             person.no_exception()

@@ -316,8 +316,8 @@ def roster_rows(
         rows.append(
             {
                 "student": classroom.plain(p.nickname),
-                "hand": "" if p.hand is None else "✋ up " + _ago(now, p.hand).removesuffix(" ago"),
-                "where": where,
+                "hand": "" if p.hand is None else "raised " + _ago(now, p.hand),
+                "where": classroom.plain(where),
                 "last seen": seen,
                 "exercises solved": f"{sum(keys <= p.solved for keys in exercises)} of {len(exercises)}",
             }

@@ -530,7 +530,7 @@ def _clock(epoch: float) -> str:
 def _in_zone(epoch: float, pattern: str) -> str:
     zone = _zone()
     shown = dt.datetime.fromtimestamp(epoch, zone).strftime(pattern)
-    return f"{shown} UTC" if zone is dt.UTC else f"{shown} ({zone})"
+    return f"{shown} UTC" if zone is dt.UTC or str(zone) in ("UTC", "Etc/UTC") else f"{shown} ({zone})"
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
