@@ -102,24 +102,6 @@ class FollowClient(PageClient):
             self.arrived.setdefault(self.pages.get(self._landing, self._landing), (time.perf_counter(), self.query))
             self._landing = ""
 
-    async def keep_fragments(self, stop: asyncio.Event) -> None:
-        """``PageClient.keep_fragments``, but a fragment of a page left meanwhile is not rerun
-        (the frontend drops a page's timers when it leaves the page)."""
-        due: dict[str, float] = {}
-        while not stop.is_set():
-            now = time.monotonic()
-            for fragment, every in list(self.fragments.items()):
-                due.setdefault(fragment, now + every)
-                if now >= due[fragment]:
-                    due[fragment] = max(due[fragment] + every, now)
-                    async with self.lock:
-                        if fragment not in self.fragments:
-                            continue
-                        self.widget_states = {}
-                        await self._run_script(self._rerun(first=False, fragment_id=fragment), self.args.timeout)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 0.05)
-
     async def open_page(self, url_path: str, query: str) -> None:
         """Go to another page of the app in this session, as a menu link does."""
         by_path = {path: page_hash for page_hash, path in self.pages.items()}

@@ -121,9 +121,11 @@ class PageClient(Student):
         return found
 
     async def run_page(self, states: list[WidgetState] | None = None, *, first: bool = False) -> float:
-        """One full run (a page load's, or a widget's); returns its time in ms."""
+        """One full run (a page load's, or a widget's); returns its time in ms. The page's
+        fragment timers start afresh, as the frontend's do: the run's ``auto_rerun`` messages
+        name the fragments it drew (one no longer drawn is never rerun)."""
         async with self.lock:
-            self.widgets, self.texts = {}, []
+            self.widgets, self.texts, self.fragments = {}, [], {}
             self.widget_states = {s.id: s for s in states or []}
             start = time.perf_counter()
             await self._run_script(self._rerun(first=first), self.args.timeout)
@@ -139,6 +141,8 @@ class PageClient(Student):
                 if now >= due[fragment]:
                     due[fragment] = max(due[fragment] + every, now)
                     async with self.lock:
+                        if fragment not in self.fragments:  # the page left it meanwhile
+                            continue
                         self.widget_states = {}
                         await self._run_script(self._rerun(first=False, fragment_id=fragment), self.args.timeout)
             with contextlib.suppress(TimeoutError):
