@@ -9,6 +9,7 @@ Screenshots land in ``artifacts/screenshots``.
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urlencode
 
 import pytest
@@ -153,6 +154,45 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         status = page.get_by_role("status").first.text_content()
         assert status.startswith("frame ") and f": {page.evaluate(FRAME_STATE_JS)['frame']}" in status, status
         assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        page.close()
+
+
+#: where the rotation chart and the page's scroll stand (CSS px of the viewport)
+CHART_BOX_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const box = document.querySelector('[data-testid="stMain"] .js-plotly-plot').getBoundingClientRect();
+  return {top: box.top, bottom: box.bottom, scroll: main.scrollTop};
+}"""
+
+
+def test_rope_rotation_plays_with_its_planes_and_its_play_button_on_a_laptop_screen(server, browser):
+    """At 1280 x 800 the whole animation and its Play button fit one screen: the student
+    scrolls until the last plane shows, and Play is still in view above the planes; pressing
+    it moves nothing (once, Play sat under an 800 px chart: reaching it scrolled the top
+    planes away)."""
+    page, outside = open_in_browser(browser, f"{server}/rope?view=rotation", width=1280, height=800)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        page.evaluate(
+            "() => document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot').scrollIntoView({block: 'end'})"
+        )
+        page.wait_for_timeout(200)
+        chart = page.evaluate(CHART_BOX_JS)
+        play = page.get_by_role("button", name="Play", exact=True)
+        button = play.bounding_box()
+        top, bottom = button["y"], button["y"] + button["height"]
+        print(f"rope rotation at 1280 x 800: chart {chart}, Play at {top:.0f}-{bottom:.0f}")
+        assert chart["top"] >= 0 and chart["bottom"] <= 800 + 1, f"the planes do not fit the screen: {chart}"
+        assert 0 <= top and bottom <= chart["top"], f"Play is not in view above the planes: {button}, chart {chart}"
+        start = page.evaluate(FRAME_STATE_JS)["frame"]
+        play.click()
+        page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== {json.dumps(start)}", timeout=5_000)
+        page.wait_for_timeout(500)
+        after = page.evaluate(CHART_BOX_JS)
+        assert after == chart, f"playing moved the planes: {chart} -> {after}"
         assert not outside
     finally:
         page.close()

@@ -294,7 +294,8 @@ def chart(
 
     ``data`` (an array) replaces the figure's own table in the downloads and in that
     comparison, for figures whose traces are not a plain table (animations, arrows).
-    A figure with frames gets buttons that play, pause and step it (also by keyboard).
+    A figure with frames gets buttons that play, pause and step it (also by keyboard),
+    between its title and the chart.
     ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
     as a class's live votes, whose numbers the gradebook gives). Inside ``columns`` the
     chart is finished for its column's width (its margins, its legend's rows).
@@ -302,21 +303,25 @@ def chart(
     title, rows = figcache.prepared(fig, presenting(), _SHARE.get())
     if title:
         st.markdown(f"**{_plain(title)}**")
-    keys = []
+    keys = [key] + [f"{key}__{n}" for n in range(1, sum(len(row) for row in rows))]
+    animated, frame_ms = figcache.animation(rows[0][0][0])
+    if downloads and animated:
+        # an animation's Play, Pause and Step sit between its title and its chart: pressed
+        # with the whole chart in view below them, not after scrolling its top away
+        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms)
+    drawn = iter(keys)
     for row in rows:
         # a lone panel goes where the chart is: a container of its own would be one more message
         columns = st.columns(len(row)) if len(row) > 1 else [contextlib.nullcontext()]
         for (panel, panel_title, alt), column in zip(row, columns, strict=True):
-            panel_key = key if not keys else f"{key}__{len(keys)}"
-            keys.append(panel_key)
             with column:
                 if panel_title:
                     st.markdown(_plain(panel_title))
-                _draw(panel, panel_key, alt)
+                _draw(panel, next(drawn), alt)
     if not downloads:
         return
-    animated, frame_ms = figcache.animation(rows[0][0][0])
-    chart_tools.tools(key, keys, filename, animated=animated, frame_ms=frame_ms)
+    if not animated:
+        chart_tools.tools(key, keys, filename)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
     _data_and_code(fig, key=key, filename=filename, code=code, data=data)
