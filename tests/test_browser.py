@@ -159,6 +159,63 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         page.close()
 
 
+#: the main area's first table: the words of its text broken across two lines (split at
+#: spaces, hyphens and slashes, where a line may end), its sideways overflow, and how its
+#: rows are laid out
+TABLE_WORDS_JS = r"""() => {
+  const table = document.querySelector('[data-testid="stMain"] [data-testid="stTable"]');
+  // a header row shown to screen readers alone (1 px, clipped) is not read on the screen
+  const shown = e => {
+    const r = e.closest('thead, tbody').getBoundingClientRect();
+    return r.width > 1 && r.height > 1;
+  };
+  const broken = [];
+  const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest('thead, tbody') || !shown(node.parentElement)) continue;
+    for (const m of node.data.matchAll(/[^\s\-\/]+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+  }
+  const wide = Array.from(table.querySelectorAll('*'))
+    .filter(e => (!e.closest('thead, tbody') || shown(e)) && e.clientWidth && e.scrollWidth > e.clientWidth + 1);
+  return {broken, sideways: wide.length, page: document.documentElement.scrollWidth - window.innerWidth,
+          row: getComputedStyle(table.querySelector('tbody tr')).display};
+}"""
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "query", "rows"),
+    [(390, 844, "", "block"), (1280, 800, "", "table-row"), (1920, 1080, "?present=1", "table-row")],
+)
+def test_home_method_table_keeps_words_whole_on_a_phone_a_laptop_and_a_projector(
+    server, browser, width, height, query, rows
+):
+    """The home page's table of methods: on a 390 px phone a row reads as a block (its cells
+    under their column names), no word is broken across lines and nothing scrolls sideways;
+    a laptop and a projector keep its six columns (once, on a phone, six columns of ~50 px
+    broke most words mid-word)."""
+    page, outside = open_in_browser(browser, f"{server}/{query}", width=width, height=height)
+    try:
+        wait_idle(page)
+        page.wait_for_selector('[data-testid="stMain"] [data-testid="stTable"] td', timeout=30_000)
+        page.wait_for_function(
+            "() => getComputedStyle(document.documentElement).getPropertyValue('--posenc-css').trim() === '1'"
+        )
+        found = page.evaluate(TABLE_WORDS_JS)
+        print(f"home table at {width} px: {found}")
+        assert found["row"] == rows
+        assert not found["broken"], f"words broken mid-word: {found['broken'][:10]}"
+        assert found["sideways"] == 0 and found["page"] <= 0, found
+        assert not outside
+    finally:
+        page.close()
+
+
 #: where the rotation chart and the page's scroll stand (CSS px of the viewport)
 CHART_BOX_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');

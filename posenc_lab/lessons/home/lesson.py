@@ -170,4 +170,4 @@ def page() -> None:
         "How each method gives attention a sense of position. 'Past the training length' "
         "summarises what the papers report; the lessons let you measure it."
     )
-    layout.table(list(METHODS), border="horizontal")
+    layout.table(list(METHODS), border="horizontal", rows_on_phone="method_table")
