@@ -216,6 +216,43 @@ def test_home_method_table_keeps_words_whole_on_a_phone_a_laptop_and_a_projector
         page.close()
 
 
+#: the previous / next links at a lesson's foot: each label's text and whether it shows
+#: whole, how it is cut when it does not fit, and whether the link stays inside the page
+NEIGHBOURS_JS = """() => {
+  const width = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect().right;
+  return Array.from(document.querySelectorAll('.st-key-neighbours [data-testid="stPageLink"]')).map(link => {
+    const p = link.querySelector('p');
+    return {text: p.textContent, whole: p.scrollWidth <= p.clientWidth + 1,
+            cut: getComputedStyle(p).textOverflow, inside: link.getBoundingClientRect().right <= width + 1};
+  });
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "query"), [(1280, 800, ""), (390, 844, ""), (1920, 1080, "?present=1")])
+def test_previous_and_next_labels_show_whole_or_end_in_an_ellipsis(server, browser, width, height, query):
+    """The longest neighbour's label (lesson 9's "Next: Design your own encoding") shows whole
+    on a laptop, a phone and a projector, inside the page (once its last letters were cut off
+    in a column of 2/7 of the page); a label too long for any screen ends in an ellipsis."""
+    page, outside = open_in_browser(browser, f"{server}/choices{query}", width=width, height=height)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".st-key-neighbours [data-testid='stPageLink'] p", timeout=30_000)
+        links = page.evaluate(NEIGHBOURS_JS)
+        print(f"previous / next at {width} px: {links}")
+        assert [link["text"] for link in links] == ["Previous: Compare them all", "Next: Design your own encoding"]
+        assert all(link["whole"] and link["inside"] for link in links), links
+        # a title far longer than the screen: cut, with an ellipsis, and still inside the page
+        page.evaluate(
+            "() => document.querySelectorAll('.st-key-neighbours [data-testid=\"stPageLink\"] p')[1]"
+            ".textContent = 'Next: ' + 'a very long lesson title '.repeat(12)"
+        )
+        long = page.evaluate(NEIGHBOURS_JS)[1]
+        assert not long["whole"] and long["cut"] == "ellipsis" and long["inside"], long
+        assert not outside
+    finally:
+        page.close()
+
+
 #: where the rotation chart and the page's scroll stand (CSS px of the viewport)
 CHART_BOX_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');

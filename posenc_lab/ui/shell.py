@@ -127,17 +127,25 @@ def run(page: st.Page, course: Course) -> None:
     state.finish_run(notice_area)
 
 
+#: the key of the container of the previous / next links (app.css: ``st-key-neighbours``)
+NEIGHBOURS_KEY = "neighbours"
+
+
 def _neighbours(current: Lesson) -> None:
-    """Previous / next links at the foot of a lesson."""
+    """Previous / next links at the foot of a lesson: one row, each link as wide as its
+    label, the next one at the right (on a phone it wraps under the previous one); a label
+    wider than the screen ends in an ellipsis (app.css)."""
     lessons = current.course.lessons
     index = lessons.index(current)
     st.divider()
-    back, _, forward = st.columns([2, 3, 2])
+    row = st.container(key=NEIGHBOURS_KEY, horizontal=True, horizontal_alignment="distribute", gap="medium")
     if index > 0:
         before = lessons[index - 1]
-        back.page_link(before.page_file, label=f"Previous: {before.title}", icon=":material/arrow_back:")
+        row.page_link(before.page_file, label=f"Previous: {before.title}", icon=":material/arrow_back:")
     else:
-        back.page_link(current.course.home.page_file, label="Back to the start", icon=":material/arrow_back:")
+        row.page_link(current.course.home.page_file, label="Back to the start", icon=":material/arrow_back:")
     if index + 1 < len(lessons):
         after = lessons[index + 1]
-        forward.page_link(after.page_file, label=f"Next: {after.title}", icon=":material/arrow_forward:")
+        row.page_link(
+            after.page_file, label=f"Next: {after.title}", icon=":material/arrow_forward:", icon_position="right"
+        )
