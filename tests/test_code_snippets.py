@@ -45,6 +45,8 @@ EXTRA_CASES = [
     ),
     ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "proportional", "p_rope": "0.5", "factor": "1"}),
     ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
+    # more positions than rows of pixels: each row the mean of 16 positions, every 8th dimension
+    ("posenc_lab/lessons/sinusoidal/page.py", {"view": "heatmap", "n": "4096", "d_model": "1024"}),
 ]
 
 

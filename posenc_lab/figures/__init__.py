@@ -14,9 +14,12 @@ from posenc_lab.figures.theme import (
     PALETTE,
     SEQUENTIAL_SCALE,
     SIGNED_SCALE,
+    block_means,
     display_steps,
     every_nth,
     figure_bytes,
+    mean_of,
+    pixel_rows,
     thin,
 )
 
@@ -27,6 +30,7 @@ __all__ = [
     "SEQUENTIAL_SCALE",
     "SIGNED_SCALE",
     "binary_clock",
+    "block_means",
     "display_steps",
     "every_nth",
     "figure_bytes",
@@ -34,5 +38,7 @@ __all__ = [
     "heatmap",
     "line_chart",
     "heatmap_panels",
+    "mean_of",
+    "pixel_rows",
     "thin",
 ]

@@ -48,8 +48,42 @@ def every_nth(step: int, noun: str) -> str:
     return f"every {step}{suffix} {noun}"
 
 
-def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS):
-    """Keep every k-th row and column of ``z`` (rows, cols) so it fits the budget.
+def mean_of(step: int, noun: str) -> str:
+    """ "each row the mean of 16 positions" style wording ("" when rows are not merged)."""
+    return f"each row the mean of {step} {noun}s" if step > 1 else ""
+
+
+def block_means(z, step: int) -> np.ndarray:
+    """The mean of each run of ``step`` rows of ``z`` (rows, ...): row i of the result is
+    the mean of rows i * step to i * step + step - 1 (the last run may be shorter).
+
+    Keeping every k-th row of a table whose values swing faster than k rows shows a false,
+    slow pattern (aliasing: moiré stripes on a heatmap of 4096 sinusoid positions); the
+    mean of each run is what a row of pixels can honestly show.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    if step <= 1:
+        return z
+    starts = np.arange(0, z.shape[0], step)
+    counts = np.diff(np.append(starts, z.shape[0])).reshape(-1, *([1] * (z.ndim - 1)))
+    return np.add.reduceat(z, starts, axis=0) / counts
+
+
+#: px a heatmap's plot loses to its margins (builders._base: top 60, bottom 55): a heatmap
+#: of height h has h - 115 rows of pixels, at most
+HEATMAP_MARGIN_PX = 115
+
+
+def pixel_rows(height: int | None) -> int:
+    """The rows of pixels a heatmap of ``height`` px has for its cells (``MAX_ROWS`` when
+    the height is Plotly's default)."""
+    return MAX_ROWS if height is None else max(8, min(MAX_ROWS, int(height) - HEATMAP_MARGIN_PX))
+
+
+def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS, mean_rows: bool = False):
+    """Keep every k-th row and column of ``z`` (rows, cols) so it fits the budget; with
+    ``mean_rows``, each kept row is the mean of its k rows instead (``block_means``),
+    labelled by the first of them.
 
     Returns
     -------
@@ -62,7 +96,8 @@ def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COL
     x = np.arange(n_cols) if x is None else np.asarray(x)
     y = np.arange(n_rows) if y is None else np.asarray(y)
     rs, cs = display_steps(n_rows, n_cols, max_rows, max_cols)
-    return np.ascontiguousarray(z[::rs, ::cs], dtype=np.float32), x[::cs], y[::rs], (rs, cs)
+    rows = block_means(z[:, ::cs], rs) if mean_rows else z[::rs, ::cs]
+    return np.ascontiguousarray(rows, dtype=np.float32), x[::cs], y[::rs], (rs, cs)
 
 
 def base_layout(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figure:
