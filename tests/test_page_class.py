@@ -364,3 +364,23 @@ def test_a_code_of_the_wrong_length_gets_a_hint_of_six_characters(db_url, typed)
         class_texts(at)
     )
     assert "No class has the code" not in class_texts(at)
+
+
+def test_a_waiting_student_is_told_live_that_the_class_has_ended(db_url):
+    """The student's page checks every 2 s (the ``_watch`` fragment) whether what it was
+    drawn from has changed, and only then redraws: the end of the class is such a change,
+    also while no question is open (once, a waiting student went on waiting)."""
+    teacher, code, _ = start_class()
+    student = join_class(code)
+    assert "Waiting for your teacher" in class_texts(student)
+    drawn = student.session_state[class_views.DRAWN]
+    class_views._watched.clear()
+    assert class_views._watched(code) == drawn, "nothing changed: the check leaves the page as it is"
+    button(teacher, "End the class for everyone").click().run()
+    assert not teacher.exception
+    class_views._watched.clear()  # the cache lasts a second; the teacher's process dropped it already
+    assert class_views._watched(code) != drawn, "the check sees the class has ended and redraws the page"
+    student.run()  # the redraw the check asks for (st.rerun), not a reload
+    assert f"Class {code} has ended" in class_texts(student)
+    assert "Waiting for your teacher" not in class_texts(student)
+    assert not student.exception
