@@ -16,6 +16,7 @@ import pytest
 from app_helpers import CHEAP
 from browser_support import (
     CLASSROOM_PAGES,
+    FIRST_SCREEN,
     KEY_SLIDER,
     PAGES,
     SHOTS,
@@ -301,6 +302,49 @@ def test_presenter_mode_at_projector_resolution(measured, name):
     assert result["speaker_notes"] == 1
     assert result["root_px"] >= 20
     assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
+
+
+def test_sinusoid_heatmap_fits_a_projector_with_its_x_axis(measured):
+    """Presenter mode at 1920 x 1080: the heatmap ends, x axis and its title included, on
+    the first screen (once, 1.3 x 520 px from 531 px down ended at 1207 px)."""
+    result = measured("sinusoidal-heatmap", dict(CLASSROOM_PAGES)["sinusoidal-heatmap"], "present")
+    figure = result["first_screen"]["figure"]
+    print(f"sinusoid heatmap in presenter mode: {figure}")
+    assert figure["bottom"] <= FIRST_SCREEN["present"], figure
+
+
+#: the sidebar: how far its right edge reaches into the page (0 or less: folded away)
+SIDEBAR_JS = "() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
+
+
+def test_the_presenter_switch_folds_the_sidebar_away_even_after_it_was_opened_by_hand(server, browser):
+    """Turning presenter mode on with the sidebar's switch folds the sidebar, as a link with
+    ?present=1 opens it; also after the teacher opened the sidebar by hand (Streamlit then
+    keeps the person's choice over the page's setting), and turning it off leaves it open."""
+    page, outside = open_in_browser(browser, f"{server}/sinusoidal", width=1920, height=1080)
+
+    def switch(on: bool) -> None:
+        page.get_by_text("Presenter mode").click()
+        test = "" if on else "!"
+        page.wait_for_function(f"() => {test}location.search.includes('present=1')", timeout=15_000)
+        wait_idle(page)
+        page.wait_for_timeout(600)  # the sidebar slides
+
+    try:
+        wait_idle(page)
+        assert page.evaluate(SIDEBAR_JS) > 200, "a wide screen starts with the sidebar open"
+        switch(True)
+        assert page.evaluate(SIDEBAR_JS) <= 0, "presenter mode folds the sidebar"
+        page.locator('[data-testid="stExpandSidebarButton"]').click()  # opened by hand, to reach the switch
+        page.wait_for_timeout(600)
+        switch(False)
+        assert page.evaluate(SIDEBAR_JS) > 200, "turned off from the open sidebar, it stays open"
+        switch(True)
+        assert page.evaluate(SIDEBAR_JS) <= 0, "folded again, though it was opened by hand"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -68,6 +68,30 @@ CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-
 PRESENTER_CSS = "<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>"
 
 
+#: session key: whether the previous run was in presenter mode
+PRESENTED = "_shell:presented"
+
+# Folds the sidebar away with Streamlit's own button, once, when presenter mode turns on.
+# Streamlit follows ``initial_sidebar_state`` only until the person opens or closes the
+# sidebar by hand, which it then remembers in this browser: a teacher who opened it to reach
+# the switch would keep it open over the projected lesson. The button records the fold as
+# the person's own choice, so turning presenter mode off leaves the sidebar as it is then.
+_FOLD_JS = """
+export default function () {
+  let tries = 0;
+  const fold = () => {
+    const sidebar = document.querySelector('[data-testid="stSidebar"]');
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (sidebar && sidebar.getBoundingClientRect().right <= 1) return;  // folded already
+    if (sidebar && button) { button.click(); return; }
+    if (tries++ < 30) setTimeout(fold, 100);  // not drawn yet
+  };
+  fold();
+}
+"""
+_FOLD = st.components.v2.component("posenc_fold_sidebar", js=_FOLD_JS)
+
+
 def configure() -> None:
     """Page settings; must come before anything else is drawn."""
     present_in_url = st.query_params.get("present") in ("1", "true")
@@ -111,6 +135,15 @@ def run(page: st.Page, course: Course) -> None:
         help="Larger type and figures; explanations fold into speaker notes.",
         omit_default=True,
     )
+    # presenter mode folds the sidebar away, as a link with ?present=1 starts it
+    # (``configure``); turning it off gives it back, unless the person has opened or closed
+    # it by hand in this browser (Streamlit remembers that, and keeps it)
+    st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
+    if present and not st.session_state.get(PRESENTED):
+        # just turned on (or a link opened in presenter mode): fold it even if opened by hand
+        with st.sidebar:
+            _FOLD(data={"turned_on": True})
+    st.session_state[PRESENTED] = present
     layout.start_page(present)
     st.html(CSS)
     if present:

@@ -99,7 +99,9 @@ def heatmap(d_model: int, n: int, base: float, pe_layout: str) -> None:
         value_name="PE",
         row_noun="position",
         col_noun="dimension",
-        height=520,
+        # presenter mode enlarges a chart by 1.3: 520 px from below the key controls, the
+        # formula and the view picker would put the x axis under a projector's 1080 px
+        height=400 if layout.presenting() else 520,
     )
     if steps[0] > 1:
         code = f"""
