@@ -313,6 +313,22 @@ def test_sinusoid_heatmap_fits_a_projector_with_its_x_axis(measured):
     assert figure["bottom"] <= FIRST_SCREEN["present"], figure
 
 
+def test_compare_in_presenter_mode_is_a_third_shorter(server, browser):
+    """Presenter mode at 1920 x 1080: the compare page's nine panels sit two rows of five,
+    its table of text one click away (the page was 4,966 px tall; about 3,250 now)."""
+    page, outside = open_in_browser(browser, f"{server}/compare?present=1", width=1920, height=1080)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        print(f"compare in presenter mode: {height} px")
+        assert height <= 3_500, f"{height} px tall"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        page.close()
+
+
 #: the sidebar: how far its right edge reaches into the page (0 or less: folded away)
 SIDEBAR_JS = "() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
 

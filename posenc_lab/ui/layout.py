@@ -126,6 +126,12 @@ def _explain(text: str, draw) -> None:
         draw(text)
 
 
+def explain(text: str) -> None:
+    """An explanation under a figure, as a caption; in presenter mode it goes to the
+    speaker notes (read by the teacher, not projected)."""
+    _explain(text, st.caption)
+
+
 #: the most sentences, and characters, of a lesson's lead or a notice shown before "More"
 LEAD_SENTENCES = 2
 LEAD_CHARS = 240
