@@ -25,6 +25,10 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 #: can resolve, and it keeps any one figure's JSON well under 1 MB.
 MAX_ROWS = 400
 MAX_COLS = 256
+#: The most cells a heatmap draws across a phone's width: a chart there has 150 to 170 px of
+#: plot (a square one as few rows), and more cells than pixels draw moiré stripes. Tables of
+#: dimensions and square matrices of positions keep to it on every screen.
+PHONE_CELLS = 128
 
 FONT = dict(family="Inter, 'Source Sans Pro', Helvetica, Arial, sans-serif", size=14)
 

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 import posenc
-from posenc_lab.figures import MAX_ROWS, block_means, display_steps
+from posenc_lab.figures import MAX_ROWS, PHONE_CELLS, block_means, display_steps
 
 CACHE = dict(max_entries=256, show_spinner=False)
 
@@ -48,11 +48,6 @@ def word_attention(words: tuple[str, ...], d_model: int, order: tuple[int, ...],
 # sinusoidal
 
 
-#: the most dimensions the sinusoid's heatmap draws: about the columns of pixels its plot has
-#: on a phone (161 px at 390 px wide); more columns than pixels draw moiré stripes
-SINUSOID_COLS = 128
-
-
 @st.cache_data(**CACHE)
 def sinusoid_grid(n: int, d_model: int, base: float, layout: str):
     """The encoding table as a heatmap can show it: every k-th dimension, and each row the
@@ -62,7 +57,7 @@ def sinusoid_grid(n: int, d_model: int, base: float, layout: str):
 
     Returns (table (r, c), first position of each row (r,), dims (c,), (row_step, col_step)).
     """
-    rs, cs = display_steps(n, d_model, max_cols=SINUSOID_COLS)
+    rs, cs = display_steps(n, d_model, max_cols=PHONE_CELLS)
     table = block_means(posenc.sinusoidal(n, d_model, base, layout=layout)[:, ::cs], rs)
     return table.astype(np.float32), np.arange(0, n, rs), np.arange(0, d_model, cs), (rs, cs)
 
@@ -79,7 +74,7 @@ def sinusoid_similarity(n: int, d_model: int, base: float, layout: str, metric: 
 
     Returns (matrix (r, r), shown positions (r,), curve (n,), row_step).
     """
-    rs, _ = display_steps(n, n)
+    rs, _ = display_steps(n, n, PHONE_CELLS, PHONE_CELLS)  # a square chart in a narrow column
     shown = np.arange(0, n, rs)
     matrix = posenc.position_similarity(posenc.sinusoidal(shown, d_model, base, layout=layout), metric)
     curve = posenc.similarity_to_position(posenc.sinusoidal(n, d_model, base, layout=layout), anchor, metric)
@@ -138,7 +133,7 @@ def learned_grid(max_len: int, d_model: int, std: float, seed: int, seq_len: int
     """
     table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
     n = max(seq_len, max_len)
-    rs, cs = display_steps(n, d_model, max_rows=max_rows)
+    rs, cs = display_steps(n, d_model, max_rows=max_rows, max_cols=PHONE_CELLS)
     positions = np.arange(0, n, rs)
     grid = np.full((positions.size, d_model), np.nan)
     inside = positions < max_len
