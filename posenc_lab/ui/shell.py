@@ -135,12 +135,15 @@ def run(page: st.Page, course: Course) -> None:
         help="Larger type and figures; explanations fold into speaker notes.",
         omit_default=True,
     )
-    # presenter mode folds the sidebar away, as a link with ?present=1 starts it
-    # (``configure``); turning it off gives it back, unless the person has opened or closed
-    # it by hand in this browser (Streamlit remembers that, and keeps it)
-    st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
-    if present and not st.session_state.get(PRESENTED):
-        # just turned on (or a link opened in presenter mode): fold it even if opened by hand
+    was = st.session_state.get(PRESENTED)
+    if was is not None and present != was:
+        # the switch moved: the sidebar's setting follows at once (``configure`` reads the
+        # address, which the switch changes only later in this run); turning presenter mode
+        # off gives the sidebar back, unless the person has opened or closed it by hand in
+        # this browser (Streamlit remembers that, and keeps it)
+        st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
+    if present and not was:
+        # just turned on, or a link opened in presenter mode: folded even if opened by hand
         with st.sidebar:
             _FOLD(data={"turned_on": True})
     st.session_state[PRESENTED] = present
