@@ -449,8 +449,8 @@ def _rows_on_phone_css(key: str, columns: tuple[str, ...]) -> str:
   {scope} table, {scope} tbody, {scope} tr, {scope} tr > * {{
     display: block; width: 100% !important; min-width: 0 !important;
   }}
-  /* the column names move into every row: the header row is left to screen readers */
-  {scope} thead {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }}
+  /* the column names move into every row, where screen readers read them too */
+  {scope} thead {{ display: none; }}
   {scope} tr {{ padding: 0.5rem 0; border-bottom: 1px solid rgba(128, 128, 128, 0.35); }}
   {scope} tr > *, {scope} tr > * * {{
     border: none !important; padding: 0.05rem 0 !important;
