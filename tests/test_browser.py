@@ -9,12 +9,14 @@ Screenshots land in ``artifacts/screenshots``.
 
 from __future__ import annotations
 
+import json
 from urllib.parse import urlencode
 
 import pytest
 from app_helpers import CHEAP
 from browser_support import (
     CLASSROOM_PAGES,
+    FIRST_SCREEN,
     KEY_SLIDER,
     PAGES,
     SHOTS,
@@ -158,6 +160,139 @@ def test_rope_rotation_plays_pauses_and_steps_from_the_keyboard(server, browser)
         page.close()
 
 
+#: the main area's first table: the words of its text broken across two lines (split at
+#: spaces, hyphens and slashes, where a line may end), its sideways overflow, and how its
+#: rows are laid out
+TABLE_WORDS_JS = r"""() => {
+  const table = document.querySelector('[data-testid="stMain"] [data-testid="stTable"]');
+  // a header row not shown (on a phone the column names are in every row) is not read
+  const shown = e => {
+    const r = e.closest('thead, tbody').getBoundingClientRect();
+    return r.width > 1 && r.height > 1;
+  };
+  const broken = [];
+  const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest('thead, tbody') || !shown(node.parentElement)) continue;
+    for (const m of node.data.matchAll(/[^\s\-\/]+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+  }
+  const wide = Array.from(table.querySelectorAll('*'))
+    .filter(e => (!e.closest('thead, tbody') || shown(e)) && e.clientWidth && e.scrollWidth > e.clientWidth + 1);
+  return {broken, sideways: wide.length, page: document.documentElement.scrollWidth - window.innerWidth,
+          row: getComputedStyle(table.querySelector('tbody tr')).display};
+}"""
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "query", "rows"),
+    [(390, 844, "", "block"), (1280, 800, "", "table-row"), (1920, 1080, "?present=1", "table-row")],
+)
+def test_home_method_table_keeps_words_whole_on_a_phone_a_laptop_and_a_projector(
+    server, browser, width, height, query, rows
+):
+    """The home page's table of methods: on a 390 px phone a row reads as a block (its cells
+    under their column names), no word is broken across lines and nothing scrolls sideways;
+    a laptop and a projector keep its six columns (once, on a phone, six columns of ~50 px
+    broke most words mid-word)."""
+    page, outside = open_in_browser(browser, f"{server}/{query}", width=width, height=height)
+    try:
+        wait_idle(page)
+        page.wait_for_selector('[data-testid="stMain"] [data-testid="stTable"] td', timeout=30_000)
+        page.wait_for_function(
+            "() => getComputedStyle(document.documentElement).getPropertyValue('--posenc-css').trim() === '1'"
+        )
+        found = page.evaluate(TABLE_WORDS_JS)
+        print(f"home table at {width} px: {found}")
+        assert found["row"] == rows
+        assert not found["broken"], f"words broken mid-word: {found['broken'][:10]}"
+        assert found["sideways"] == 0 and found["page"] <= 0, found
+        assert not outside
+    finally:
+        page.close()
+
+
+#: the previous / next links at a lesson's foot: each label's text and whether it shows
+#: whole, how it is cut when it does not fit, and whether the link stays inside the page
+NEIGHBOURS_JS = """() => {
+  const width = document.querySelector('[data-testid="stMainBlockContainer"]').getBoundingClientRect().right;
+  return Array.from(document.querySelectorAll('.st-key-neighbours [data-testid="stPageLink"]')).map(link => {
+    const p = link.querySelector('p');
+    return {text: p.textContent, whole: p.scrollWidth <= p.clientWidth + 1,
+            cut: getComputedStyle(p).textOverflow, inside: link.getBoundingClientRect().right <= width + 1};
+  });
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "query"), [(1280, 800, ""), (390, 844, ""), (1920, 1080, "?present=1")])
+def test_previous_and_next_labels_show_whole_or_end_in_an_ellipsis(server, browser, width, height, query):
+    """The longest neighbour's label (lesson 9's "Next: Design your own encoding") shows whole
+    on a laptop, a phone and a projector, inside the page (once its last letters were cut off
+    in a column of 2/7 of the page); a label too long for any screen ends in an ellipsis."""
+    page, outside = open_in_browser(browser, f"{server}/choices{query}", width=width, height=height)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".st-key-neighbours [data-testid='stPageLink'] p", timeout=30_000)
+        links = page.evaluate(NEIGHBOURS_JS)
+        print(f"previous / next at {width} px: {links}")
+        assert [link["text"] for link in links] == ["Previous: Compare them all", "Next: Design your own encoding"]
+        assert all(link["whole"] and link["inside"] for link in links), links
+        # a title far longer than the screen: cut, with an ellipsis, and still inside the page
+        page.evaluate(
+            "() => document.querySelectorAll('.st-key-neighbours [data-testid=\"stPageLink\"] p')[1]"
+            ".textContent = 'Next: ' + 'a very long lesson title '.repeat(12)"
+        )
+        long = page.evaluate(NEIGHBOURS_JS)[1]
+        assert not long["whole"] and long["cut"] == "ellipsis" and long["inside"], long
+        assert not outside
+    finally:
+        page.close()
+
+
+#: where the rotation chart and the page's scroll stand (CSS px of the viewport)
+CHART_BOX_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const box = document.querySelector('[data-testid="stMain"] .js-plotly-plot').getBoundingClientRect();
+  return {top: box.top, bottom: box.bottom, scroll: main.scrollTop};
+}"""
+
+
+def test_rope_rotation_plays_with_its_planes_and_its_play_button_on_a_laptop_screen(server, browser):
+    """At 1280 x 800 the whole animation and its Play button fit one screen: the student
+    scrolls until the last plane shows, and Play is still in view above the planes; pressing
+    it moves nothing (once, Play sat under an 800 px chart: reaching it scrolled the top
+    planes away)."""
+    page, outside = open_in_browser(browser, f"{server}/rope?view=rotation", width=1280, height=800)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        page.evaluate(
+            "() => document.querySelector('[data-testid=\"stMain\"] .js-plotly-plot').scrollIntoView({block: 'end'})"
+        )
+        page.wait_for_timeout(200)
+        chart = page.evaluate(CHART_BOX_JS)
+        play = page.get_by_role("button", name="Play", exact=True)
+        button = play.bounding_box()
+        top, bottom = button["y"], button["y"] + button["height"]
+        print(f"rope rotation at 1280 x 800: chart {chart}, Play at {top:.0f}-{bottom:.0f}")
+        assert chart["top"] >= 0 and chart["bottom"] <= 800 + 1, f"the planes do not fit the screen: {chart}"
+        assert 0 <= top and bottom <= chart["top"], f"Play is not in view above the planes: {button}, chart {chart}"
+        start = page.evaluate(FRAME_STATE_JS)["frame"]
+        play.click()
+        page.wait_for_function(f"() => ({FRAME_STATE_JS})().frame !== {json.dumps(start)}", timeout=5_000)
+        page.wait_for_timeout(500)
+        after = page.evaluate(CHART_BOX_JS)
+        assert after == chart, f"playing moved the planes: {chart} -> {after}"
+        assert not outside
+    finally:
+        page.close()
+
+
 @pytest.mark.parametrize("name", ["sinusoidal-heatmap", "rope-rotation", "experiments-extrapolation"])
 def test_presenter_mode_at_projector_resolution(measured, name):
     """On the classroom measurement's presenter-mode load (1920 px wide, its first 1080 px kept
@@ -167,6 +302,65 @@ def test_presenter_mode_at_projector_resolution(measured, name):
     assert result["speaker_notes"] == 1
     assert result["root_px"] >= 20
     assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
+
+
+def test_sinusoid_heatmap_fits_a_projector_with_its_x_axis(measured):
+    """Presenter mode at 1920 x 1080: the heatmap ends, x axis and its title included, on
+    the first screen (once, 1.3 x 520 px from 531 px down ended at 1207 px)."""
+    result = measured("sinusoidal-heatmap", dict(CLASSROOM_PAGES)["sinusoidal-heatmap"], "present")
+    figure = result["first_screen"]["figure"]
+    print(f"sinusoid heatmap in presenter mode: {figure}")
+    assert figure["bottom"] <= FIRST_SCREEN["present"], figure
+
+
+def test_compare_in_presenter_mode_is_a_third_shorter(server, browser):
+    """Presenter mode at 1920 x 1080: the compare page's nine panels sit two rows of five,
+    its table of text one click away (the page was 4,966 px tall; about 3,250 now)."""
+    page, outside = open_in_browser(browser, f"{server}/compare?present=1", width=1920, height=1080)
+    try:
+        wait_idle(page)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+        print(f"compare in presenter mode: {height} px")
+        assert height <= 3_500, f"{height} px tall"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        page.close()
+
+
+#: the sidebar: how far its right edge reaches into the page (0 or less: folded away)
+SIDEBAR_JS = "() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right"
+
+
+def test_the_presenter_switch_folds_the_sidebar_away_even_after_it_was_opened_by_hand(server, browser):
+    """Turning presenter mode on with the sidebar's switch folds the sidebar, as a link with
+    ?present=1 opens it; also after the teacher opened the sidebar by hand (Streamlit then
+    keeps the person's choice over the page's setting), and turning it off leaves it open."""
+    page, outside = open_in_browser(browser, f"{server}/sinusoidal", width=1920, height=1080)
+
+    def switch(on: bool) -> None:
+        page.get_by_text("Presenter mode").click()
+        test = "" if on else "!"
+        page.wait_for_function(f"() => {test}location.search.includes('present=1')", timeout=15_000)
+        wait_idle(page)
+        page.wait_for_timeout(600)  # the sidebar slides
+
+    try:
+        wait_idle(page)
+        assert page.evaluate(SIDEBAR_JS) > 200, "a wide screen starts with the sidebar open"
+        switch(True)
+        assert page.evaluate(SIDEBAR_JS) <= 0, "presenter mode folds the sidebar"
+        page.locator('[data-testid="stExpandSidebarButton"]').click()  # opened by hand, to reach the switch
+        page.wait_for_timeout(600)
+        switch(False)
+        assert page.evaluate(SIDEBAR_JS) > 200, "turned off from the open sidebar, it stays open"
+        switch(True)
+        assert page.evaluate(SIDEBAR_JS) <= 0, "folded again, though it was opened by hand"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert not outside
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -45,6 +45,15 @@ EXTRA_CASES = [
     ),
     ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "proportional", "p_rope": "0.5", "factor": "1"}),
     ("posenc_lab/lessons/rope/page.py", {"view": "scaling", "method": "yarn", "rotary": "0.25", "head_dim": "64"}),
+    # more positions than rows of pixels: each row the mean of 16 positions, every 8th dimension
+    ("posenc_lab/lessons/sinusoidal/page.py", {"view": "heatmap", "n": "4096", "d_model": "1024"}),
+    # more cells than a phone's chart has pixels across: PHONE_CELLS a side, every k-th as drawn
+    ("posenc_lab/lessons/sinusoidal/page.py", {"view": "similarity", "n": "4096"}),
+    ("posenc_lab/lessons/learned/page.py", {"view": "table", "d_model": "1024"}),
+    ("posenc_lab/lessons/relative/page.py", {"view": "t5", "tlen": "256"}),
+    ("posenc_lab/lessons/design/page.py", {"view": "encoding", "d_model": "256", "n_pos": "1024"}),
+    ("posenc_lab/lessons/design/page.py", {"view": "shift", "d_model": "256"}),
+    ("posenc_lab/lessons/design/page.py", {"view": "similarity", "n_pos": "1024"}),
 ]
 
 

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import posenc
 from posenc_lab import figures
 from posenc_lab.figures.builders import MAX_POINTS
 from posenc_lab.lessons.alibi import figures as alibi_figures
@@ -861,3 +862,39 @@ def test_subplot_layout_returns_a_new_dict_each_time():
     second = subplot_layout(rows=1, cols=2, subplot_titles=["a", "b"])
     assert "title" not in second["xaxis"]
     assert [a["text"] for a in second["annotations"]] == ["a", "b"]
+
+
+# heatmaps with more rows than pixels
+
+
+def test_block_means_average_each_run_of_rows_the_last_one_shorter():
+    z = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_array_equal(figures.block_means(z, 2), [[1, 2], [5, 6], [8, 9]])
+    np.testing.assert_array_equal(figures.block_means(z, 1), z)
+
+
+def test_a_heatmap_never_draws_more_rows_than_its_pixel_rows():
+    from posenc_lab.figures import theme
+
+    fig = figures.heatmap(
+        np.random.default_rng(0).standard_normal((1000, 8)), title="t", x_title="x", y_title="y", height=300
+    )
+    rows = np.asarray(fig.data[0].z).shape[0]
+    assert rows <= 300 - theme.HEATMAP_MARGIN_PX, rows
+    assert "showing every 8th row" in fig.layout.title.text
+
+
+def test_a_4096_position_sinusoid_heatmap_draws_block_means_not_aliased_stripes():
+    pe = posenc.sinusoidal(4096, 64)
+    kw = dict(title="PE", x_title="dimension", y_title="position", height=520, row_noun="position")
+    fig = figures.heatmap(pe, mean_rows=True, **kw)
+    z = np.asarray(fig.data[0].z)
+    assert z.shape == (256, 64), "at most the 405 rows of pixels of a 520 px heatmap, by whole runs of 16"
+    np.testing.assert_allclose(z, pe.reshape(256, 16, 64).mean(axis=1), atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].y), np.arange(0, 4096, 16))
+    assert fig.layout.title.text == "PE (each row the mean of 16 positions)"
+    # dimension 0 is sin(p), a wave of 6.3 positions: its mean over 16 positions stays near 0,
+    # where every 16th position swings between -1 and 1 as a slow wave that is not there (moiré)
+    assert np.abs(z[:, 0]).max() < 0.13
+    strided = np.asarray(figures.heatmap(pe, **kw).data[0].z)
+    assert np.abs(strided[:, 0]).max() > 0.99

@@ -151,3 +151,36 @@ def test_bars_are_bars_with_titles():
     assert all(isinstance(t, go.Bar) for t in fig.data)
     assert fig.layout.title.text == "Largest change"
     assert fig.layout.yaxis.title.text and fig.layout.xaxis.title.text == "method"
+
+
+def test_one_shared_scale_is_stretched_near_zero_so_small_panels_keep_their_pattern():
+    small, large = RNG.standard_normal((6, 6)), 30 * RNG.standard_normal((6, 6))
+    fig = _grid([small, large], ["T5", "ALiBi"], n_cols=2, shared_scale=True)
+    common = float(np.abs(large.astype(np.float32)).max())
+    # the numbers are the panels' own, on one range: the same colour is the same value
+    for trace, z in zip(fig.data, (small, large), strict=True):
+        np.testing.assert_array_equal(trace.z, z.astype(np.float32))
+        assert (trace.zmin, trace.zmax) == (pytest.approx(-common), pytest.approx(common))
+    assert fig.data[0].colorscale == fig.data[1].colorscale
+    assert "one colour scale for every panel, stretched near 0" in fig.layout.title.text
+    # the small panel's largest value takes a colour a quarter of the way or more from white to
+    # the end of the scale (the knee is half the smallest panel's largest value), where the
+    # linear scale gave it a thirtieth
+    bound = float(np.abs(small.astype(np.float32)).max())
+    knee = bound / 2
+    assert f"knee {knee:.3g}" in fig.layout.title.text
+    shade = np.arcsinh(bound / knee) / np.arcsinh(common / knee)
+    assert shade > 0.25 > 3 * bound / common
+    stops, stretch = compare.compressed_scale(common, knee)
+    assert stretch < 1 and len(stops) == compare.COMPRESSED_STOPS
+    assert [p for p, _ in stops] == sorted(p for p, _ in stops) and (stops[0][0], stops[-1][0]) == (0.0, 1.0)
+    assert stops[len(stops) // 2][1] == "rgb(247, 247, 247)", "0 stays white"
+    # a value of a sixteenth of the range is drawn well past white already
+    first = [int(v) for v in stops[len(stops) // 2 + 1][1][4:-1].split(",")]
+    assert min(first) < 200
+
+
+def test_separate_scales_say_so_in_the_title():
+    fig = _grid([RNG.standard_normal((4, 4)), RNG.standard_normal((4, 4))], n_cols=2, shared_scale=False)
+    assert fig.layout.title.text.endswith("(each panel on its own colour scale)")
+    assert fig.data[0].colorscale != compare.compressed_scale(1.0, 0.5)[0]

@@ -178,3 +178,42 @@ def test_home_page_draws_the_picture_with_every_family_and_its_lesson():
         assert f"{lesson.title}" in texts
     # the path's links and the class page's are still the only page links in the main area
     assert len(at.main.get("page_link")) == len(lessons.LESSONS) + 1
+
+
+# the path: each lesson's progress
+
+
+def _path_progress(at) -> list[str]:
+    return [c.value for c in at.main.caption if "exercises solved" in c.value]
+
+
+def test_the_path_shows_each_lessons_progress_once_the_student_has_started():
+    from app_helpers import APP, TIMEOUT
+    from streamlit.testing.v1 import AppTest
+
+    from posenc_lab.ui import progress as stored_progress
+    from posenc_lab.ui.exercise_kinds import Guided
+
+    assert not _path_progress(open_page()), "nothing solved: the path lists the lessons alone"
+    rope, sinusoidal = lessons.lesson_by_url("rope"), lessons.lesson_by_url("sinusoidal")
+    # RoPE: one of its two (the one that is not a guided proof); the sinusoid: all of them
+    one = next(ex for ex in rope.exercises if not isinstance(ex, Guided))
+    keys = [one.key] + [ex.key for ex in sinusoidal.exercises]
+    assert not any(isinstance(ex, Guided) for ex in sinusoidal.exercises)
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    # this browser's storage reports what it holds, as the progress store does (ui.progress)
+    at.session_state[stored_progress.COMPONENT_KEY] = {"stored": repr(keys).replace("'", '"')}
+    at.run()
+    assert_clean(at)
+    shown = _path_progress(at)
+    # one under each lesson's link, in the path's order
+    assert len(shown) == len(lessons.LESSONS), shown
+    said = dict(zip([lesson.url_path for lesson in lessons.LESSONS], shown, strict=True))
+    assert said["rope"] == f"1 of {len(rope.exercises)} exercises solved"
+    n_sin = len(sinusoidal.exercises)
+    assert said["sinusoidal"] == f":material/check_circle: {n_sin} of {n_sin} exercises solved"
+    assert said["learned"] == f"0 of {len(lessons.lesson_by_url('learned').exercises)} exercises solved"
+    # beside its link: the caption sits in the link's column
+    columns = [c for c in at.main.columns if c.get("page_link")]
+    rope_column = next(c for c in columns if c.get("page_link")[0].proto.label.endswith(". RoPE"))
+    assert [c.value for c in rope_column.caption] == [said["rope"]]

@@ -403,3 +403,23 @@ def test_extend_by_an_hour_and_times_in_the_teachers_time_zone(db_url, monkeypat
     monkeypatch.setattr(class_views, "_zone", lambda: zoneinfo.ZoneInfo("Europe/Paris"))
     assert class_views._clock(0.0) == "01:00 (Europe/Paris)"
     assert class_views._day(1_800_000_000.0) == "15 January 2027, 09:00 (Europe/Paris)"
+
+
+def test_a_waiting_student_is_told_live_that_the_class_has_ended(db_url):
+    """The student's page checks every second (the ``_watch`` fragment) whether what it was
+    drawn from has changed, and only then redraws: the end of the class is such a change,
+    also while no question is open (once, a waiting student went on waiting)."""
+    teacher, code, _ = start_class()
+    student = join_class(code)
+    assert "Waiting for your teacher" in class_texts(student)
+    drawn = student.session_state[class_views.DRAWN]
+    class_views._watched.clear()
+    assert class_views._watched(code) == drawn, "nothing changed: the check leaves the page as it is"
+    button(teacher, "End the class for everyone").click().run()
+    assert not teacher.exception
+    class_views._watched.clear()  # the cache lasts a second; the teacher's process dropped it already
+    assert class_views._watched(code) != drawn, "the check sees the class has ended and redraws the page"
+    student.run()  # the redraw the check asks for (st.rerun), not a reload
+    assert f"Class {code} has ended" in class_texts(student)
+    assert "Waiting for your teacher" not in class_texts(student)
+    assert not student.exception

@@ -267,3 +267,26 @@ def test_score_patterns_share_one_colour_scale_with_a_colour_bar_by_default():
     assert len({t["zmax"] for t in heatmaps}) > 1, "each panel on its own range"
     assert not any(t.get("showscale") for t in heatmaps)
     assert any("own colour range" in c.value for c in at.caption), "the page says the scales differ"
+
+
+def test_presenter_mode_puts_five_panels_a_row_and_folds_the_table_and_the_reading():
+    """On a projector the grid is two rows of five panels, the table of text is one click
+    away and the long caption goes to the speaker notes (the page was 5,000 px tall)."""
+    normal, present = open_page(PAGE), open_page(PAGE, {"present": "1"})
+    assert_clean(present)
+    # a row of n panels is n columns of weight 1 / n
+    rows = {
+        mode: [round(1 / c.weight) for c in at.main.columns if c.get("plotly_chart")]
+        for mode, at in (("normal", normal), ("present", present))
+    }
+    heading = "Where it enters, what it costs, whether it runs at twice the training length"
+    table = next(e for e in present.expander if e.label == heading)
+    assert table.table and not table.proto.expanded
+    assert heading in [h.value for h in normal.subheader]
+    notes = next(e for e in present.expander if e.label == "Speaker notes")
+    assert any(m.value.startswith("Each panel is the attention logit") for m in notes.markdown)
+    assert not any(c.value.startswith("Each panel is the attention logit") for c in present.caption)
+    # the scale the chart uses is said on it, in both modes
+    title = [m.value for m in present.markdown if m.value.startswith("**Scores with positions")]
+    assert title and "one colour scale for every panel" in title[0]
+    assert rows == {"normal": [3] * 9, "present": [5] * 5 + [4] * 4}, rows

@@ -55,7 +55,9 @@ def test_presenter_mode_from_the_url_folds_the_explanations_into_speaker_notes()
     assert not any("What to notice" in c.value for c in present.caption)
     # larger type in the figures
     assert charts(present)[0]["layout"]["font"]["size"] == 20
-    assert charts(present)[0]["layout"]["height"] > charts(normal)[0]["layout"]["height"]
+    # as tall, and as wide as a projector: the heatmap asks for less so that 1.3 times it
+    # still ends above 1080 px (test_browser.py, its x axis on the first screen)
+    assert charts(present)[0]["layout"]["height"] >= charts(normal)[0]["layout"]["height"]
 
 
 def test_presenter_mode_can_be_switched_off_again():

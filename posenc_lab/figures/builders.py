@@ -17,6 +17,8 @@ from posenc_lab.figures.theme import (
     SEQUENTIAL_SCALE,
     SIGNED_SCALE,
     every_nth,
+    mean_of,
+    pixel_rows,
     subplot_layout,
     thin,
 )
@@ -76,7 +78,10 @@ def _colour(z, signed: bool, zmax: float | None):
     return dict(colorscale=SEQUENTIAL_SCALE) if zmax is None else dict(colorscale=SEQUENTIAL_SCALE, zmax=zmax)
 
 
-def _thinning_note(steps, row_noun: str, col_noun: str) -> str:
+def _thinning_note(steps, row_noun: str, col_noun: str, mean_rows: bool = False) -> str:
+    if mean_rows and steps[0] > 1:
+        parts = [mean_of(steps[0], row_noun), every_nth(steps[1], col_noun)]
+        return f" ({', '.join(p for p in parts if p)})"
     parts = [p for p in (every_nth(steps[0], row_noun), every_nth(steps[1], col_noun)) if p]
     return f" (showing {' and '.join(parts)})" if parts else ""
 
@@ -102,14 +107,21 @@ def heatmap(
     max_cols: int = MAX_COLS,
     row_noun: str = "row",
     col_noun: str = "column",
+    mean_rows: bool = False,
 ) -> go.Figure:
     """A heatmap of ``z`` (rows, cols), thinned to the display budget.
 
     Signed values use a diverging scale centred at 0; non-negative ones a
     sequential scale. When rows or columns are dropped the title says which
-    ("showing every 4th position").
+    ("showing every 4th position"). Rows are never more than the chart's rows of
+    pixels (``theme.pixel_rows`` of ``height``): more rows than pixels draw moiré
+    stripes. With ``mean_rows`` each drawn row is the mean of the rows it stands for,
+    labelled by the first, and the title says so ("each row the mean of 16 positions"):
+    a table whose values swing faster than the step (a sinusoid's fast dimensions)
+    would otherwise show a slow pattern that is not there.
     """
-    z, xs, ys, steps = thin(z, x, y, max_rows=max_rows, max_cols=max_cols)
+    max_rows = min(max_rows, pixel_rows(height))
+    z, xs, ys, steps = thin(z, x, y, max_rows=max_rows, max_cols=max_cols, mean_rows=mean_rows)
     colour = _colour(z, signed, zmax)
     colour["colorscale"] = _scale(colour["colorscale"])
     trace = dict(
@@ -121,7 +133,7 @@ def heatmap(
         colorbar=dict(title=dict(text=colorbar_title or value_name, side="right")),
         **colour,
     )
-    layout = _base(title + _thinning_note(steps, row_noun, col_noun), height)
+    layout = _base(title + _thinning_note(steps, row_noun, col_noun, mean_rows), height)
     layout["xaxis"] = dict(title=dict(text=x_title))
     layout["yaxis"] = dict(title=dict(text=y_title), autorange="reversed" if y_down else True)
     return _figure([trace], layout)

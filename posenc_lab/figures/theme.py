@@ -25,6 +25,10 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 #: can resolve, and it keeps any one figure's JSON well under 1 MB.
 MAX_ROWS = 400
 MAX_COLS = 256
+#: The most cells a heatmap draws across a phone's width: a chart there has 150 to 170 px of
+#: plot (a square one as few rows), and more cells than pixels draw moiré stripes. Tables of
+#: dimensions and square matrices of positions keep to it on every screen.
+PHONE_CELLS = 128
 
 FONT = dict(family="Inter, 'Source Sans Pro', Helvetica, Arial, sans-serif", size=14)
 
@@ -48,8 +52,42 @@ def every_nth(step: int, noun: str) -> str:
     return f"every {step}{suffix} {noun}"
 
 
-def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS):
-    """Keep every k-th row and column of ``z`` (rows, cols) so it fits the budget.
+def mean_of(step: int, noun: str) -> str:
+    """ "each row the mean of 16 positions" style wording ("" when rows are not merged)."""
+    return f"each row the mean of {step} {noun}s" if step > 1 else ""
+
+
+def block_means(z, step: int) -> np.ndarray:
+    """The mean of each run of ``step`` rows of ``z`` (rows, ...): row i of the result is
+    the mean of rows i * step to i * step + step - 1 (the last run may be shorter).
+
+    Keeping every k-th row of a table whose values swing faster than k rows shows a false,
+    slow pattern (aliasing: moiré stripes on a heatmap of 4096 sinusoid positions); the
+    mean of each run is what a row of pixels can honestly show.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    if step <= 1:
+        return z
+    starts = np.arange(0, z.shape[0], step)
+    counts = np.diff(np.append(starts, z.shape[0])).reshape(-1, *([1] * (z.ndim - 1)))
+    return np.add.reduceat(z, starts, axis=0) / counts
+
+
+#: px a heatmap's plot loses to its margins (builders._base: top 60, bottom 55): a heatmap
+#: of height h has h - 115 rows of pixels, at most
+HEATMAP_MARGIN_PX = 115
+
+
+def pixel_rows(height: int | None) -> int:
+    """The rows of pixels a heatmap of ``height`` px has for its cells (``MAX_ROWS`` when
+    the height is Plotly's default)."""
+    return MAX_ROWS if height is None else max(8, min(MAX_ROWS, int(height) - HEATMAP_MARGIN_PX))
+
+
+def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COLS, mean_rows: bool = False):
+    """Keep every k-th row and column of ``z`` (rows, cols) so it fits the budget; with
+    ``mean_rows``, each kept row is the mean of its k rows instead (``block_means``),
+    labelled by the first of them.
 
     Returns
     -------
@@ -62,7 +100,8 @@ def thin(z, x=None, y=None, *, max_rows: int = MAX_ROWS, max_cols: int = MAX_COL
     x = np.arange(n_cols) if x is None else np.asarray(x)
     y = np.arange(n_rows) if y is None else np.asarray(y)
     rs, cs = display_steps(n_rows, n_cols, max_rows, max_cols)
-    return np.ascontiguousarray(z[::rs, ::cs], dtype=np.float32), x[::cs], y[::rs], (rs, cs)
+    rows = block_means(z[:, ::cs], rs) if mean_rows else z[::rs, ::cs]
+    return np.ascontiguousarray(rows, dtype=np.float32), x[::cs], y[::rs], (rs, cs)
 
 
 def base_layout(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figure:

@@ -91,8 +91,15 @@ export default function ({ parentElement, data }) {
       if (e.key === 'ArrowRight') { go(1)(); e.preventDefault(); }
       if (e.key === 'ArrowLeft') { go(-1)(); e.preventDefault(); }
     });
-    const first = charts()[0];
-    if (first) show(first);
+    // the buttons are mounted above the chart, which may not be drawn yet: the counter
+    // shows its first frame once the chart holds its frames
+    let tries = 0;
+    const first = () => {
+      const gd = charts()[0];
+      if (gd && names(gd).length) show(gd);
+      else if (tries++ < 100 && box.isConnected) setTimeout(first, 100);
+    };
+    first();
     play.dataset.ready = '1';
   }
   button('Save SVG', 'Save the chart as SVG (vector, for papers)', save('svg'));

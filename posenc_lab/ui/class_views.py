@@ -39,7 +39,7 @@ TEACHER_EVERY_S = 1.0
 #: the teacher's results table (not projected) refreshes itself this often
 DASHBOARD_EVERY_S = 5.0
 #: session keys
-DRAWN = "_class:drawn"  # the class state this student's page was drawn for
+DRAWN = "_class:drawn"  # (class open, its round) as this student's page was drawn
 VOTED = "_class:voted:"  # + round id: the vote this session sent
 SEND = "class_send_"  # + round id: the vote form's submit button
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
@@ -72,6 +72,17 @@ def _class_state(code: str) -> tuple | None:
     if current is None:
         return None
     return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
+
+
+@st.cache_data(ttl=1.0, show_spinner=False)
+def _watched(code: str) -> tuple[bool, tuple | None]:
+    """What a student's page is drawn from: whether the class is still open (the teacher
+    may end it, or its time may run out, while the student waits), and its current round
+    (``_class_state``). Cached a second per server, as ``_class_state``."""
+    db = classroom.database()
+    if db is None:
+        raise class_store.StoreUnavailable(classroom.problem())
+    return db.is_open(code), _class_state(code)
 
 
 # the course is not part of a cache key (a leading underscore): a process has one course,
@@ -329,6 +340,7 @@ def _teacher_call():
         classroom.lost(exc)
         st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
     _class_state.clear()
+    _watched.clear()
 
 
 def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
@@ -818,7 +830,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
         st.info(f"Class {me.code} has ended. The lessons are all still here.")
         return
     now = _class_state(me.code)
-    st.session_state[DRAWN] = now
+    st.session_state[DRAWN] = (True, now)
     _watch(course, me.code)
     if now is None:
         st.info(
@@ -904,12 +916,13 @@ def _vote_form(
 
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
 def _watch(course: Course, code: str) -> None:
-    """Redraw the page when the teacher opens, closes or reveals, and follow the teacher's
+    """Redraw the page when the teacher opens, closes or reveals, or the class ends (a
+    student waiting for a question is told the class has ended), and follow the teacher's
     sends (checked every second)."""
     class_follow.student_check(course, code, "")
     class_follow.hand_switch()
     try:
-        now = _class_state(code)
+        now = _watched(code)
     except class_store.StoreUnavailable:
         return  # the next check tries again; the page drawn stays as it is
     if now != st.session_state.get(DRAWN):

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 import posenc
-from posenc_lab.figures import display_steps
+from posenc_lab.figures import MAX_ROWS, PHONE_CELLS, block_means, display_steps
 
 CACHE = dict(max_entries=256, show_spinner=False)
 
@@ -50,14 +50,16 @@ def word_attention(words: tuple[str, ...], d_model: int, order: tuple[int, ...],
 
 @st.cache_data(**CACHE)
 def sinusoid_grid(n: int, d_model: int, base: float, layout: str):
-    """The encoding table at the positions and dimensions a heatmap can show.
+    """The encoding table as a heatmap can show it: every k-th dimension, and each row the
+    mean of its run of positions (``figures.block_means``) when there are more positions
+    than rows of pixels (a row of every k-th position would draw the fast dimensions' waves
+    as slow stripes that are not there).
 
-    Returns (table (r, c), positions (r,), dims (c,), (row_step, col_step)).
+    Returns (table (r, c), first position of each row (r,), dims (c,), (row_step, col_step)).
     """
-    rs, cs = display_steps(n, d_model)
-    positions = np.arange(0, n, rs)
-    table = posenc.sinusoidal(positions, d_model, base, layout=layout)[:, ::cs]
-    return table.astype(np.float32), positions, np.arange(0, d_model, cs), (rs, cs)
+    rs, cs = display_steps(n, d_model, max_cols=PHONE_CELLS)
+    table = block_means(posenc.sinusoidal(n, d_model, base, layout=layout)[:, ::cs], rs)
+    return table.astype(np.float32), np.arange(0, n, rs), np.arange(0, d_model, cs), (rs, cs)
 
 
 @st.cache_data(**CACHE)
@@ -72,7 +74,7 @@ def sinusoid_similarity(n: int, d_model: int, base: float, layout: str, metric: 
 
     Returns (matrix (r, r), shown positions (r,), curve (n,), row_step).
     """
-    rs, _ = display_steps(n, n)
+    rs, _ = display_steps(n, n, PHONE_CELLS, PHONE_CELLS)  # a square chart in a narrow column
     shown = np.arange(0, n, rs)
     matrix = posenc.position_similarity(posenc.sinusoidal(shown, d_model, base, layout=layout), metric)
     curve = posenc.similarity_to_position(posenc.sinusoidal(n, d_model, base, layout=layout), anchor, metric)
@@ -122,15 +124,16 @@ def sinusoid_shift(n: int, d_model: int, base: float, layout: str, k: int, p: in
 
 
 @st.cache_data(**CACHE)
-def learned_grid(max_len: int, d_model: int, std: float, seed: int, seq_len: int):
-    """The learned table as a heatmap would show it, padded with NaN past max_len.
+def learned_grid(max_len: int, d_model: int, std: float, seed: int, seq_len: int, max_rows: int = MAX_ROWS):
+    """The learned table as a heatmap would show it, padded with NaN past max_len: at most
+    ``max_rows`` rows (the heatmap's rows of pixels, ``figures.pixel_rows``).
 
     Returns (grid (r, c), shown positions (r,), dims (c,), (row_step, col_step)); rows at
     positions >= max_len are NaN: there is no row to show.
     """
     table = posenc.learned_table(max_len, d_model, std=std, seed=seed)
     n = max(seq_len, max_len)
-    rs, cs = display_steps(n, d_model)
+    rs, cs = display_steps(n, d_model, max_rows=max_rows, max_cols=PHONE_CELLS)
     positions = np.arange(0, n, rs)
     grid = np.full((positions.size, d_model), np.nan)
     inside = positions < max_len

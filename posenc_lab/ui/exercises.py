@@ -101,6 +101,11 @@ def is_solved(ex: kinds.Exercise) -> bool:
     return ex.key in _solved_keys()
 
 
+def lesson_progress(lesson) -> tuple[int, int]:
+    """(exercises of ``lesson`` answered correctly, exercises it has), as ``progress``."""
+    return sum(is_solved(ex) for ex in lesson.exercises), len(lesson.exercises)
+
+
 def progress(course: Course) -> tuple[int, int]:
     """(exercises answered correctly, in this session or restored from this browser's
     storage by ``keep_progress``, exercises in the bank)."""

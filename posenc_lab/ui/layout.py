@@ -129,6 +129,12 @@ def _explain(text: str, draw) -> None:
         draw(text)
 
 
+def explain(text: str) -> None:
+    """An explanation under a figure, as a caption; in presenter mode it goes to the
+    speaker notes (read by the teacher, not projected)."""
+    _explain(text, st.caption)
+
+
 #: the most sentences, and characters, of a lesson's lead or a notice shown before "More"
 LEAD_SENTENCES = 2
 LEAD_CHARS = 240
@@ -309,7 +315,8 @@ def chart(
 
     ``data`` (an array) replaces the figure's own table in the downloads and in that
     comparison, for figures whose traces are not a plain table (animations, arrows).
-    A figure with frames gets buttons that play, pause and step it (also by keyboard).
+    A figure with frames gets buttons that play, pause and step it (also by keyboard),
+    between its title and the chart.
     ``downloads=False`` leaves out the saving buttons (a chart redrawn every second, such
     as a class's live votes, whose numbers the gradebook gives). Inside ``columns`` the
     chart is finished for its column's width (its margins, its legend's rows).
@@ -317,21 +324,25 @@ def chart(
     title, rows = figcache.prepared(fig, presenting(), _SHARE.get())
     if title:
         st.markdown(f"**{_plain(title)}**")
-    keys = []
+    keys = [key] + [f"{key}__{n}" for n in range(1, sum(len(row) for row in rows))]
+    animated, frame_ms = figcache.animation(rows[0][0][0])
+    if downloads and animated:
+        # an animation's Play, Pause and Step sit between its title and its chart: pressed
+        # with the whole chart in view below them, not after scrolling its top away
+        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms)
+    drawn = iter(keys)
     for row in rows:
         # a lone panel goes where the chart is: a container of its own would be one more message
         columns = st.columns(len(row)) if len(row) > 1 else [contextlib.nullcontext()]
         for (panel, panel_title, alt), column in zip(row, columns, strict=True):
-            panel_key = key if not keys else f"{key}__{len(keys)}"
-            keys.append(panel_key)
             with column:
                 if panel_title:
                     st.markdown(_plain(panel_title))
-                _draw(panel, panel_key, alt)
+                _draw(panel, next(drawn), alt)
     if not downloads:
         return
-    animated, frame_ms = figcache.animation(rows[0][0][0])
-    chart_tools.tools(key, keys, filename, animated=animated, frame_ms=frame_ms)
+    if not animated:
+        chart_tools.tools(key, keys, filename)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
     _data_and_code(fig, key=key, filename=filename, code=code, data=data)
@@ -390,9 +401,14 @@ def _html(fig, data) -> bytes:
     return export.to_html(fig)
 
 
-def table(data, *, index: str | None = None, **options) -> None:
+def table(data, *, index: str | None = None, rows_on_phone: str | None = None, **options) -> None:
     """``st.table`` of a small table given as rows (a list of dicts) or columns (a dict of
     lists), its first column the index when ``index`` names it.
+
+    ``rows_on_phone`` (a container key) makes a wide table readable on a phone: at most
+    ``PHONE_MAX_PX`` wide, each row is drawn as a block, its first cell in bold and every
+    other cell behind its column's name, one under the other, words whole; a desktop and a
+    projector keep the columns. Six columns squeezed into 390 px broke most words mid-word.
 
     Streamlit turns a table into pandas and then Arrow on every run, hits included (0.6-0.9
     ms a table, alone). Here the Arrow table is made once per content, by Streamlit's own
@@ -417,7 +433,49 @@ def table(data, *, index: str | None = None, **options) -> None:
         arrow = _arrow_table(repr((data, index)), data, index)
     else:  # not a safe key: converted on this run, as st.table would
         arrow = _to_arrow(data, index)
-    st.table(arrow, hide_index=index is None, **options)
+    if rows_on_phone is None:
+        st.table(arrow, hide_index=index is None, **options)
+        return
+    names = list(data[0]) if isinstance(data, list) else list(data)
+    if index is not None:
+        names = [index] + [name for name in names if name != index]
+    with st.container(key=rows_on_phone):
+        st.html(_rows_on_phone_css(rows_on_phone, tuple(names)))
+        st.table(arrow, hide_index=index is None, **options)
+
+
+#: the widest screen on which a table drawn ``rows_on_phone`` is read row by row (app.css's phone)
+PHONE_MAX_PX = 640
+
+
+@functools.lru_cache(maxsize=16)
+def _rows_on_phone_css(key: str, columns: tuple[str, ...]) -> str:
+    """The style that draws the table under ``.st-key-<key>`` row by row on a phone: static,
+    from the app's own column names (anything but plain text is dropped from a label)."""
+    scope = f".st-key-{key} [data-testid='stTable']"
+    names = [re.sub(r"[^\w .,()+-]", "", name) for name in columns]
+    labels = "".join(
+        f'  {scope} tbody tr > :nth-child({n})::before {{ content: "{name}: "; font-weight: 600; }}\n'
+        for n, name in enumerate(names, start=1)
+        if n > 1
+    )
+    return f"""<style>
+@media (max-width: {PHONE_MAX_PX}px) {{
+  {scope} table, {scope} tbody, {scope} tr, {scope} tr > * {{
+    display: block; width: 100% !important; min-width: 0 !important;
+  }}
+  /* the column names move into every row, where screen readers read them too */
+  {scope} thead {{ display: none; }}
+  {scope} tr {{ padding: 0.5rem 0; border-bottom: 1px solid rgba(128, 128, 128, 0.35); }}
+  {scope} tr > *, {scope} tr > * * {{
+    border: none !important; padding: 0.05rem 0 !important;
+    overflow-wrap: break-word !important; word-break: normal !important; hyphens: none;
+  }}
+  {scope} tr > :first-child {{ font-weight: 600; font-size: 1.05em; }}
+  /* a cell's name and its text on one line, wrapping between words */
+  {scope} tr > * > div, {scope} tr > * p {{ display: inline; }}
+{labels}}}
+</style>"""
 
 
 def _plain_cell(value):

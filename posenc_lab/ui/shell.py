@@ -68,6 +68,30 @@ CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-
 PRESENTER_CSS = "<style>html { font-size: 21px; } [data-testid='stMainBlockContainer'] { max-width: 100%; }</style>"
 
 
+#: session key: whether the previous run was in presenter mode
+PRESENTED = "_shell:presented"
+
+# Folds the sidebar away with Streamlit's own button, once, when presenter mode turns on.
+# Streamlit follows ``initial_sidebar_state`` only until the person opens or closes the
+# sidebar by hand, which it then remembers in this browser: a teacher who opened it to reach
+# the switch would keep it open over the projected lesson. The button records the fold as
+# the person's own choice, so turning presenter mode off leaves the sidebar as it is then.
+_FOLD_JS = """
+export default function () {
+  let tries = 0;
+  const fold = () => {
+    const sidebar = document.querySelector('[data-testid="stSidebar"]');
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (sidebar && sidebar.getBoundingClientRect().right <= 1) return;  // folded already
+    if (sidebar && button) { button.click(); return; }
+    if (tries++ < 30) setTimeout(fold, 100);  // not drawn yet
+  };
+  fold();
+}
+"""
+_FOLD = st.components.v2.component("posenc_fold_sidebar", js=_FOLD_JS)
+
+
 def configure() -> None:
     """Page settings; must come before anything else is drawn."""
     present_in_url = st.query_params.get("present") in ("1", "true")
@@ -111,6 +135,18 @@ def run(page: st.Page, course: Course) -> None:
         help="Larger type and figures; explanations fold into speaker notes.",
         omit_default=True,
     )
+    was = st.session_state.get(PRESENTED)
+    if was is not None and present != was:
+        # the switch moved: the sidebar's setting follows at once (``configure`` reads the
+        # address, which the switch changes only later in this run); turning presenter mode
+        # off gives the sidebar back, unless the person has opened or closed it by hand in
+        # this browser (Streamlit remembers that, and keeps it)
+        st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
+    if present and not was:
+        # just turned on, or a link opened in presenter mode: folded even if opened by hand
+        with st.sidebar:
+            _FOLD(data={"turned_on": True})
+    st.session_state[PRESENTED] = present
     layout.start_page(present)
     st.html(CSS)
     if present:
@@ -129,17 +165,25 @@ def run(page: st.Page, course: Course) -> None:
     state.finish_run(notice_area)
 
 
+#: the key of the container of the previous / next links (app.css: ``st-key-neighbours``)
+NEIGHBOURS_KEY = "neighbours"
+
+
 def _neighbours(current: Lesson) -> None:
-    """Previous / next links at the foot of a lesson."""
+    """Previous / next links at the foot of a lesson: one row, each link as wide as its
+    label, the next one at the right (on a phone it wraps under the previous one); a label
+    wider than the screen ends in an ellipsis (app.css)."""
     lessons = current.course.lessons
     index = lessons.index(current)
     st.divider()
-    back, _, forward = st.columns([2, 3, 2])
+    row = st.container(key=NEIGHBOURS_KEY, horizontal=True, horizontal_alignment="distribute", gap="medium")
     if index > 0:
         before = lessons[index - 1]
-        back.page_link(before.page_file, label=f"Previous: {before.title}", icon=":material/arrow_back:")
+        row.page_link(before.page_file, label=f"Previous: {before.title}", icon=":material/arrow_back:")
     else:
-        back.page_link(current.course.home.page_file, label="Back to the start", icon=":material/arrow_back:")
+        row.page_link(current.course.home.page_file, label="Back to the start", icon=":material/arrow_back:")
     if index + 1 < len(lessons):
         after = lessons[index + 1]
-        forward.page_link(after.page_file, label=f"Next: {after.title}", icon=":material/arrow_forward:")
+        row.page_link(
+            after.page_file, label=f"Next: {after.title}", icon=":material/arrow_forward:", icon_position="right"
+        )

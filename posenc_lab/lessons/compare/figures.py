@@ -28,6 +28,27 @@ def _bound(z: np.ndarray) -> float:
     return float(np.abs(finite).max()) if finite.size else 0.0
 
 
+#: colour stops of a compressed scale: enough that its curve looks smooth on a colour bar
+COMPRESSED_STOPS = 33
+
+
+def compressed_scale(bound: float, knee: float) -> tuple[list, float]:
+    """The signed colour scale for values in [-bound, bound], stretched near 0: a value v
+    takes the colour the linear scale gives asinh(v / knee) / asinh(bound / knee) (linear
+    up to about ``knee``, logarithmic beyond), so a panel whose changes are a tenth of
+    another's still shows its pattern. Returns the Plotly colour scale (stops on the value
+    axis, as the colour bar reads them) and the stretch, asinh(bound / knee) / (bound /
+    knee): 1 is the linear scale, smaller is more stretched."""
+    from plotly.colors import sample_colorscale
+
+    ratio = bound / knee
+    values = np.linspace(-1.0, 1.0, COMPRESSED_STOPS)  # v / bound, at even steps of the bar
+    shade = 0.5 + 0.5 * np.arcsinh(values * ratio) / np.arcsinh(ratio)
+    colours = sample_colorscale([list(stop) for stop in _scale(SIGNED_SCALE)], [float(f) for f in shade])
+    stops = [[float((v + 1) / 2), c] for v, c in zip(values, colours, strict=True)]
+    return stops, float(np.arcsinh(ratio) / ratio)
+
+
 def _grid_domains(n_rows: int, n_cols: int, h_gap: float, v_gap: float):
     """Paper-coordinate domains of each cell, row by row from the top."""
     width, height = (1 - h_gap * (n_cols - 1)) / n_cols, (1 - v_gap * (n_rows - 1)) / n_rows
@@ -81,7 +102,13 @@ def score_grid(
     thinned = [
         None if p is None else thin(p, positions, positions, max_rows=max_cells, max_cols=max_cells) for p in panels
     ]
-    common = max((_bound(t[0]) for t in thinned if t is not None), default=0.0) or 1.0
+    bounds = [_bound(t[0]) for t in thinned if t is not None]
+    common = max(bounds, default=0.0) or 1.0
+    # one scale for every panel: stretched near 0 so that the panel of the smallest changes
+    # still spans a quarter of it or more, up to 30 times smaller (linear: a thirtieth, near white)
+    smallest = min((b for b in bounds if b > 0), default=common)
+    knee = min(common, smallest / 2)
+    colours = compressed_scale(common, knee)[0] if shared_scale else _scale(SIGNED_SCALE)
     # the colour bar goes with the last panel drawn (beside or, on a phone, under it)
     last_drawn = max((k for k, t in enumerate(thinned) if t is not None), default=-1)
     for k, ((x_dom, y_dom), panel, name) in enumerate(zip(domains, panels, names, strict=True)):
@@ -124,7 +151,7 @@ def score_grid(
                 y=ys,
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
-                colorscale=_scale(SIGNED_SCALE),
+                colorscale=colours,
                 zmin=-bound,
                 zmax=bound,
                 zmid=0.0,
@@ -139,7 +166,13 @@ def score_grid(
             )
         )
     shown = every_nth(position_step * steps[0], "position")
-    layout.update(_base(title + (f" (showing {shown})" if shown else ""), height), annotations=notes)
+    scale = (
+        f"one colour scale for every panel, stretched near 0 (asinh, knee {knee:.3g})"
+        if shared_scale
+        else "each panel on its own colour scale"
+    )
+    notes_text = "; ".join(t for t in (f"showing {shown}" if shown else "", scale) if t)
+    layout.update(_base(f"{title} ({notes_text})", height), annotations=notes)
     layout["margin"] = dict(l=60, r=20, t=90, b=55)
     return _figure(data, layout)
 

@@ -152,11 +152,20 @@ def score_patterns(
         position_step=patterns["step"],
         title=f"Scores with positions minus scores without, T = {seq_len}, Dh = {head_dim}",
         value_name="score change",
-        height=1020,
+        # a projector is wide: two rows of five panels rather than three rows of three, a
+        # third of the height (1.3 x 340 px a panel, its smallest)
+        height=400 if layout.presenting() else 1020,
+        n_cols=5 if layout.presenting() else 3,
         shared_scale=shared_scale,
     )
-    if not shared_scale:
-        st.caption(
+    if shared_scale:
+        scale = (
+            "All panels share one colour scale, with its colour bar: the same colour is the same score change in "
+            "every panel. The scale is stretched near 0 (asinh) so that small changes keep their pattern beside "
+            "ALiBi's large ones; hover for values."
+        )
+    else:
+        scale = (
             "Each panel has its own colour range (written in its title): equal colours in two panels do not "
             "mean equal score changes."
         )
@@ -180,10 +189,12 @@ data = np.hstack(panels)  # (r, 9 r): the panels side by side, in reading order
     ]
     layout.chart(fig, key="compare_grid", filename="compare_score_patterns", code=code, data=np.hstack(drawn))
     word = "one random word repeated at every position" if phrase_kind == "repeated" else "a phrase of random words"
-    st.caption(
+    # read, not projected: in presenter mode it goes to the speaker notes
+    layout.explain(
         f"Each panel is the attention logit of {word} (Dh = {head_dim}, seed 0, the same for every method) minus the "
-        "logit of the same phrase with no position: row i is the query, column j the key. Each panel has its own "
-        "colour scale, centred at 0 (white), with the range in its title; hover for values. Untrained parameters: "
+        "logit of the same phrase with no position: row i is the query, column j the key, 0 is white. "
+        + scale
+        + " Untrained parameters: "
         f"the learned table and Shaw's vectors are random, T5 has a random scalar per bucket ({compute.T5_BUCKETS} "
         f"buckets, max_distance {compute.T5_MAX_DISTANCE}), KERPLE uses r1 = r2 = 1, ALiBi shows head 1 of {n_heads}."
     )
@@ -212,8 +223,15 @@ def method_table(
     seq_len: int, head_dim: int, n_heads: int, phrase_kind: str, train_len: int, shaw_k: int, shift: int
 ) -> None:
     """Where position enters, what it costs, whether it runs at twice the training length."""
-    st.subheader("Where it enters, what it costs, whether it runs at twice the training length")
-    layout.table(compute.method_table(head_dim, n_heads, train_len, shaw_k, phrase_kind), index="Method")
+    heading = "Where it enters, what it costs, whether it runs at twice the training length"
+    rows = compute.method_table(head_dim, n_heads, train_len, shaw_k, phrase_kind)
+    if layout.presenting():
+        # seven columns of text are read, not projected: a click opens them (700 px less to scroll)
+        with st.expander(heading, icon=":material/table:", expanded=False):
+            layout.table(rows, index="Method")
+    else:
+        st.subheader(heading)
+        layout.table(rows, index="Method")
     checked, check_step = compute.run_check_positions(train_len)
     how = (
         f"every position from 0 to {2 * train_len - 1}"
@@ -221,7 +239,7 @@ def method_table(
         else f"{checked.size} positions from 0 to {2 * train_len - 1} ({figures.every_nth(check_step, 'position')}, "
         f"plus {train_len} and {2 * train_len - 1})"
     )
-    st.caption(
+    layout.explain(
         f"**Runs** was measured just now: posenc scored the phrase at {how} with each method; 'yes' means it returned "
         "finite scores. Running is not working well: sinusoidal and RoPE models produce scores at any position yet "
         "degrade past the length they were trained on; the literature column says how each fares. Parameters are for "

@@ -17,7 +17,7 @@ import streamlit as st
 
 import posenc
 from posenc import experiment as ex
-from posenc_lab.figures import display_steps
+from posenc_lab.figures import PHONE_CELLS, display_steps
 from posenc_lab.lessons.design import measure as custom
 from posenc_lab.lessons.experiments import compute as compute_experiment
 from posenc_lab.ui.compute import CACHE
@@ -57,7 +57,7 @@ def table_grid(key: tuple, n: int):
     Returns (table (r, c) float32, positions (r,), dims (c,), (row_step, col_step)).
     """
     spec = spec_of(key)
-    rs, cs = display_steps(n, spec.d_model)
+    rs, cs = display_steps(n, spec.d_model, max_cols=PHONE_CELLS)
     table = custom.encode(spec, n)[::rs, ::cs]  # a sequence of n: the ramp divides by n - 1
     return table.astype(np.float32), np.arange(0, n, rs), np.arange(0, spec.d_model, cs), (rs, cs)
 
@@ -99,7 +99,7 @@ def similarity(source: tuple, n: int, metric: str) -> dict:
     ``custom.similarity_curve`` without its matrix (``mean``, ``low``, ``high``, ...).
     """
     enc = encoder(source)
-    rs, _ = display_steps(n, n)
+    rs, _ = display_steps(n, n, PHONE_CELLS, PHONE_CELLS)  # a square chart in a narrow column
     shown = np.arange(0, n, rs)
     curve = custom.similarity_curve(enc, n, metric)
     curve.pop("S")

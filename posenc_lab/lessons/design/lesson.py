@@ -465,13 +465,18 @@ def shift(spec: custom.EncodingSpec, n: int, classic: str) -> None:
         y_name="output dim",
         value_name="M_k",
         height=440,
+        # in half the page (170 px on a phone): more cells than pixels draw moiré stripes
+        max_rows=figures.PHONE_CELLS,
+        max_cols=figures.PHONE_CELLS,
     )
+    step = figures.display_steps(spec.d_model, spec.d_model, figures.PHONE_CELLS, figures.PHONE_CELLS)[0]
     code = (
         spec_code(spec)
         + f"""pe = custom.encode(spec, {rows})  # positions 0..{rows - 1}
 m_k, miss, rank = custom.fit_shift_map(pe, {k})  # PE[p + {k}] ~ m_k @ PE[p]
 data = m_k
 """
+        + (f"data = data[::{step}, ::{step}]  # every {step}th dimension, as drawn\n" if step > 1 else "")
     )
     with left:
         layout.chart(fig, key="design_mk", filename="design_shift_map", code=code)

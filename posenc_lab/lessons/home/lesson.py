@@ -112,6 +112,14 @@ def story_data() -> tuple[list[story.Panel], np.ndarray]:
     return panels, np.array(drawn, dtype=np.float64).reshape(-1, 2)
 
 
+def lesson_progress_text(lesson: Lesson) -> str:
+    """What the path says under a lesson's link once a student has started: "1 of 3
+    exercises solved", with a tick when all are."""
+    done, count = exercises.lesson_progress(lesson)
+    tick = ":material/check_circle: " if done == count else ""
+    return f"{tick}{done} of {count} exercises solved"
+
+
 def _story() -> None:
     panels, drawn = story_data()
     fig = figcache.figure(story.story_map, panels, title="Where position enters attention")
@@ -153,6 +161,9 @@ def page() -> None:
     for number, lesson in enumerate(LESSON.course.lessons, start=1):
         col_link, col_question = st.columns([1, 2.2], vertical_alignment="center")
         col_link.page_link(lesson.page_file, label=f"{number}. {lesson.title}", icon=lesson.icon)
+        if solved:
+            # once a student has started, each lesson says how far they are in it, under its link
+            col_link.caption(lesson_progress_text(lesson))
         col_question.markdown(lesson.question)
 
     st.subheader("In a classroom")
@@ -170,4 +181,4 @@ def page() -> None:
         "How each method gives attention a sense of position. 'Past the training length' "
         "summarises what the papers report; the lessons let you measure it."
     )
-    layout.table(list(METHODS), border="horizontal")
+    layout.table(list(METHODS), border="horizontal", rows_on_phone="method_table")

@@ -61,7 +61,10 @@ def table_view() -> None:
     )
     dim = state.int_slider("dim", "Dimension to follow", 0, d_model - 1, 0)
 
-    grid, shown_pos, shown_dims, steps = compute.learned_grid(max_len, d_model, std, seed, seq_len)
+    height = 480
+    grid, shown_pos, shown_dims, steps = compute.learned_grid(
+        max_len, d_model, std, seed, seq_len, figures.pixel_rows(height)
+    )
     # past the table's end: a line and a note on the figure
     missing_rows = (
         [
@@ -94,7 +97,7 @@ def table_view() -> None:
         value_name="value",
         row_noun="position",
         col_noun="dimension",
-        height=480,
+        height=height,
         after=missing_rows,
     )
     table_code = f"table = posenc.learned_table({max_len}, {d_model}, std={std!r}, seed={seed})  # (max_len, D)"

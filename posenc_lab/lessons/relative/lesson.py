@@ -331,7 +331,11 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
         title=f"The bias each pair gets, T = {length} (one head)",
         value_name="bias b",
         height=560,
+        # square: on a phone its side is 170 px, and more cells than pixels draw moiré stripes
+        max_rows=figures.PHONE_CELLS,
+        max_cols=figures.PHONE_CELLS,
     )
+    step = figures.display_steps(length, length, figures.PHONE_CELLS, figures.PHONE_CELLS)[0]
     rows = [", ".join(repr(b) for b in table[at : at + 8]) for at in range(0, len(table), 8)]
     seeded = table == compute.t5_seeded_table(num_buckets, seed)
     origin = (
@@ -342,6 +346,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
         "table = np.array([\n" + "".join(f"    {row},\n" for row in rows) + "])\n"
         f"bias = posenc.t5_bias(table[:, None], {length}, bidirectional={bidirectional}, max_distance={max_distance})\n"
         "data = bias[0]  # (T, T): the bias of every (query, key) pair\n"
+        + (f"data = data[::{step}, ::{step}]  # every {step}th query and key, as drawn\n" if step > 1 else "")
     )
     with left:
         layout.chart(fig, key="t5_bias_grid", filename="relative_t5_bias", code=code)

@@ -34,6 +34,10 @@ ROW_SPACING = 4.6
 #: planes side by side before a new row starts (two: four planes still fit a phone;
 #: a projector, which is wide, takes four in a row)
 PLANES_PER_ROW = 2
+#: px: the height of two rows of planes. With its title and the Play buttons above it, the
+#: chart fits a laptop's 800 px screen whole; a phone's planes keep their size (its width,
+#: not this height, limits them)
+TWO_ROWS_HEIGHT = 640
 
 
 def plane_centres(n_pairs: int, per_row: int = PLANES_PER_ROW) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +114,7 @@ def rotation_animation(
     pairs : the P pair indices
     theta : (P,) array, radians per position of each pair
     frame_ms : duration of a frame when playing
-    height : px; by default 560 for one row of planes, 800 for two
+    height : px; by default 560 for one row of planes, ``TWO_ROWS_HEIGHT`` for two
     per_row : planes side by side
 
     The planes sit two to a row (``plane_centres``) on one pair of square axes, each drawn
@@ -134,7 +138,7 @@ def rotation_animation(
     radius = np.where(radius > 0, radius, 1.0)  # (P,)
     q_unit, k_unit = q_xy / radius[None, :, None], k_xy / radius[None, :, None]  # (F, P, 2)
     cx, cy = centres = plane_centres(n_pairs, per_row)  # (P,), (P,)
-    height = height or (560 if n_pairs <= per_row else 800)
+    height = height or (560 if n_pairs <= per_row else TWO_ROWS_HEIGHT)
     text_y = -1.3
 
     circle = np.linspace(0, 2 * np.pi, 73)

@@ -85,30 +85,45 @@ def intro() -> dict:
 def heatmap(d_model: int, n: int, base: float, pe_layout: str) -> None:
     pe_args = encoding_args(d_model, base, pe_layout)
     table, shown_pos, shown_dims, steps = compute.sinusoid_grid(n, d_model, base, pe_layout)
+    notes = (figures.mean_of(steps[0], "position"), figures.every_nth(steps[1], "dimension"))
+    thinned = ", ".join(note for note in notes if note)
     fig = figcache.figure(
         figures.heatmap,
         table,
         x=shown_dims,
         y=shown_pos,
-        title=f"Positional encodings, {n} positions x {d_model} dimensions",
+        title=f"Positional encodings, {n} positions x {d_model} dimensions" + (f" ({thinned})" if thinned else ""),
         x_title="dimension",
-        y_title="position p",
+        y_title="position p" + (f" (first of {steps[0]})" if steps[0] > 1 else ""),
         x_name="dimension",
-        y_name="position",
+        y_name="position" if steps[0] == 1 else f"mean of {steps[0]} positions from",
         value_name="PE",
         row_noun="position",
         col_noun="dimension",
-        height=520,
+        # presenter mode enlarges a chart by 1.3: 520 px from below the key controls, the
+        # formula and the view picker would put the x axis under a projector's 1080 px
+        height=400 if layout.presenting() else 520,
     )
-    code = f"""
-positions = np.arange(0, {n}, {steps[0]})  # the positions drawn
-pe = posenc.sinusoidal(positions, {pe_args})  # (T, D)
+    if steps[0] > 1:
+        code = f"""
+pe = posenc.sinusoidal({n}, {pe_args})[:, ::{steps[1]}]  # (T, D): the dimensions drawn
+starts = np.arange(0, {n}, {steps[0]})  # row i: the mean of positions starts[i] to starts[i] + {steps[0] - 1}
+data = np.add.reduceat(pe, starts, axis=0) / np.diff(np.append(starts, {n}))[:, None]
+"""
+    else:
+        code = f"""
+pe = posenc.sinusoidal({n}, {pe_args})  # (T, D)
 data = pe[:, ::{steps[1]}]  # the dimensions drawn
 """
     layout.chart(fig, key="sin_heatmap", filename="sinusoidal_heatmap", code=code)
-    thinned = [t for t in (figures.every_nth(steps[0], "position"), figures.every_nth(steps[1], "dimension")) if t]
-    if thinned:
-        st.caption(f"Showing {' and '.join(thinned)} so the picture fits a screen; the values are exact.")
+    if steps[0] > 1:
+        st.caption(
+            f"{n} positions are more than the chart's rows of pixels: each row is the mean of {steps[0]} "
+            f"positions, so a dimension whose wave is shorter than {steps[0]} positions averages out near 0 "
+            "(every k-th position alone would draw it as slow stripes that are not there)."
+        )
+    elif steps[1] > 1:
+        st.caption(f"Showing {figures.every_nth(steps[1], 'dimension')} so the picture fits a screen.")
     layout.notice(
         "on the left the columns flicker from row to row (short wavelengths); to the right "
         "they change so slowly that they look constant. No two rows are the same."
