@@ -24,7 +24,7 @@ button:focus-visible { outline: 3px solid #0072B2; outline-offset: 2px; }
 .frame { font-size: 0.9rem; min-width: 8rem; }
 """
 
-# data: {charts: [CSS class of each chart's element], filename, animated}
+# data: {charts: [CSS class of each chart's element], filename, animated, save}
 _JS = """
 export default function ({ parentElement, data }) {
   const box = parentElement.querySelector('.tools');
@@ -102,17 +102,22 @@ export default function ({ parentElement, data }) {
     first();
     play.dataset.ready = '1';
   }
-  button('Save SVG', 'Save the chart as SVG (vector, for papers)', save('svg'));
-  button('Save PNG', 'Save the chart as PNG (for slides)', save('png'));
+  if (data.save) {
+    button('Save SVG', 'Save the chart as SVG (vector, for papers)', save('svg'));
+    button('Save PNG', 'Save the chart as PNG (for slides)', save('png'));
+  }
 }
 """
 
 _TOOLS = st.components.v2.component("posenc_chart_tools", html=_HTML, css=_CSS, js=_JS)
 
 
-def tools(key: str, chart_keys: list[str], filename: str, *, animated: bool = False, frame_ms: int = 120) -> None:
+def tools(
+    key: str, chart_keys: list[str], filename: str, *, animated: bool = False, frame_ms: int = 120, save: bool = True
+) -> None:
     """The buttons for the charts drawn under ``chart_keys`` (Streamlit tags each keyed
-    element with the CSS class ``st-key-<key>``).
+    element with the CSS class ``st-key-<key>``): with ``animated``, Play, Pause and Step;
+    with ``save``, Save SVG and Save PNG.
 
     Mounted without a key of its own: its identity comes from ``data``, which names its
     charts. A keyed component's state is read back through a presenter every time any
@@ -126,5 +131,6 @@ def tools(key: str, chart_keys: list[str], filename: str, *, animated: bool = Fa
             filename=f"posenc-lab_{filename}",
             animated=animated,
             frame_ms=frame_ms,
+            save=save,
         ),
     )

@@ -328,8 +328,9 @@ def chart(
     animated, frame_ms = figcache.animation(rows[0][0][0])
     if downloads and animated:
         # an animation's Play, Pause and Step sit between its title and its chart: pressed
-        # with the whole chart in view below them, not after scrolling its top away
-        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms)
+        # with the whole chart in view below them, not after scrolling its top away; its
+        # Save buttons go under it, as every chart's (a phone's first screen keeps the chart)
+        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms, save=False)
     drawn = iter(keys)
     for row in rows:
         # a lone panel goes where the chart is: a container of its own would be one more message
@@ -341,8 +342,7 @@ def chart(
                 _draw(panel, next(drawn), alt)
     if not downloads:
         return
-    if not animated:
-        chart_tools.tools(key, keys, filename)
+    chart_tools.tools(key, keys, filename)
     if code is not None:
         st.session_state.setdefault(CODES, {})[key] = (code, data)
     _data_and_code(fig, key=key, filename=filename, code=code, data=data)
