@@ -138,25 +138,42 @@ HAND_EVERY_S = 5.0
 
 def hand_switch(where=st) -> None:
     """A student's "I'm stuck" switch (``where``: the page, or the sidebar on a lesson): up,
-    it shows on the teacher's roster and bar until the student or the teacher lowers it."""
-    me = classroom.member()
-    if me is None:
+    it shows on the teacher's roster and bar until the student or the teacher lowers it.
+    Drawn by a full run; ``hand_check``, in the page's one-second check, notices a hand the
+    teacher lowered and runs the page again, which draws the switch off."""
+    if classroom.member() is None:
         return
-    now = time.monotonic()
-    if st.session_state.get(HAND) and now - st.session_state.get(HAND_CHECKED, 0.0) > HAND_EVERY_S:
-        st.session_state[HAND_CHECKED] = now
-        db = classroom.database()
-        try:
-            if db is not None and not db.hand_of(me.code, me.student_id):
-                st.session_state[HAND] = False  # the teacher lowered it
-        except (class_store.StoreUnavailable, ValueError):
-            pass
+    if _lowered():
+        st.session_state[HAND] = False
     where.toggle(
         ":material/front_hand: I'm stuck",
         key=HAND,
         on_change=_hand,
         help="Raises your hand on your teacher's screen; turn it off when you are past it.",
     )
+
+
+def hand_check() -> None:
+    """In a student's one-second check: a raised hand the teacher has lowered runs the page
+    again (a widget's value is set before it is drawn, in ``hand_switch``)."""
+    if _lowered():
+        st.session_state[HAND_CHECKED] = 0.0  # read again, by the full run
+        st.rerun(scope="app")
+
+
+def _lowered() -> bool:
+    """True when this student's switch is up and the class says the hand is down (read back
+    every ``HAND_EVERY_S``)."""
+    me = classroom.member()
+    now = time.monotonic()
+    if me is None or not st.session_state.get(HAND) or now - st.session_state.get(HAND_CHECKED, 0.0) < HAND_EVERY_S:
+        return False
+    st.session_state[HAND_CHECKED] = now
+    db = classroom.database()
+    try:
+        return db is not None and not db.hand_of(me.code, me.student_id)
+    except (class_store.StoreUnavailable, ValueError):
+        return False
 
 
 def _hand() -> None:

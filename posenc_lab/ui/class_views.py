@@ -829,6 +829,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
     if not db.is_open(me.code):
         st.info(f"Class {me.code} has ended. The lessons are all still here.")
         return
+    class_follow.hand_switch()
     now = _class_state(me.code)
     st.session_state[DRAWN] = (True, now)
     _watch(course, me.code)
@@ -920,7 +921,7 @@ def _watch(course: Course, code: str) -> None:
     student waiting for a question is told the class has ended), and follow the teacher's
     sends (checked every second)."""
     class_follow.student_check(course, code, "")
-    class_follow.hand_switch()
+    class_follow.hand_check()
     try:
         now = _watched(code)
     except class_store.StoreUnavailable:
@@ -956,13 +957,14 @@ def banner(course: Course, code: str, url_path: str) -> None:
     while the teacher has a question open, and the class's "follow me" (``class_follow``),
     checked every second."""
     if code:
+        class_follow.hand_switch(st.sidebar)  # the side panel: the lesson's chart keeps its place
         _banner(course, code, url_path)
 
 
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
 def _banner(course: Course, code: str, url_path: str) -> None:
     class_follow.student_check(course, code, url_path)
-    class_follow.hand_switch(st.sidebar)  # the side panel: the lesson's chart keeps its place
+    class_follow.hand_check()
     try:
         now = _class_state(code)
     except class_store.StoreUnavailable:
