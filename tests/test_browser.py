@@ -25,6 +25,7 @@ from browser_support import (
     ViewTab,
     open_in_browser,
     wait_idle,
+    wait_ready,
 )
 
 from posenc_lab.course import LESSONS
@@ -236,7 +237,8 @@ def test_previous_and_next_labels_show_whole_or_end_in_an_ellipsis(server, brows
     in a column of 2/7 of the page); a label too long for any screen ends in an ellipsis."""
     page, outside = open_in_browser(browser, f"{server}/choices{query}", width=width, height=height)
     try:
-        wait_idle(page)
+        # the shell's CSS (the ellipsis) arrives a little after the page's first elements
+        wait_ready(page)
         page.wait_for_selector(".st-key-neighbours [data-testid='stPageLink'] p", timeout=30_000)
         links = page.evaluate(NEIGHBOURS_JS)
         print(f"previous / next at {width} px: {links}")
@@ -313,16 +315,17 @@ def test_sinusoid_heatmap_fits_a_projector_with_its_x_axis(measured):
     assert figure["bottom"] <= FIRST_SCREEN["present"], figure
 
 
-def test_compare_in_presenter_mode_is_a_third_shorter(server, browser):
-    """Presenter mode at 1920 x 1080: the compare page's nine panels sit two rows of five,
-    its table of text one click away (the page was 4,966 px tall; about 3,250 now)."""
+def test_compare_in_presenter_mode_is_shorter(server, browser):
+    """Presenter mode at 1920 x 1080: the compare page's table of text is one click away and
+    its long caption in the speaker notes (the page was 4,966 px tall; 4,027 now, its panels
+    three rows of three: in rows of five the panel under the colour bar was squashed)."""
     page, outside = open_in_browser(browser, f"{server}/compare?present=1", width=1920, height=1080)
     try:
         wait_idle(page)
         page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
         height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
         print(f"compare in presenter mode: {height} px")
-        assert height <= 3_500, f"{height} px tall"
+        assert height <= 4_300, f"{height} px tall"
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside
     finally:

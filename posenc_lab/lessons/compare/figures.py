@@ -32,6 +32,16 @@ def _bound(z: np.ndarray) -> float:
 COMPRESSED_STOPS = 33
 
 
+def _bar(title: str, bound: float | None) -> dict:
+    """The colour bar: with a shared ``bound``, labelled at its ends and at 0 (the stretched
+    scale's in-between values are uneven), so its labels never crowd a narrow panel's bar
+    (five panels a row on a projector) into turning."""
+    bar = dict(title=dict(text=title, side="right"))
+    if bound is not None:
+        bar.update(tickvals=[-bound, 0.0, bound], ticktext=[f"−{bound:.3g}", "0", f"{bound:.3g}"])
+    return bar
+
+
 def compressed_scale(bound: float, knee: float) -> tuple[list, float]:
     """The signed colour scale for values in [-bound, bound], stretched near 0: a value v
     takes the colour the linear scale gives asinh(v / knee) / asinh(bound / knee) (linear
@@ -157,7 +167,7 @@ def score_grid(
                 zmid=0.0,
                 # one colour bar where the scale is shared; separate scales have none
                 showscale=shared_scale and k == last_drawn,
-                colorbar=dict(title=dict(text=value_name, side="right")),
+                colorbar=_bar(value_name, bound if shared_scale else None),
                 name=name,
                 hovertemplate=(
                     f"{name}<br>query position i %{{y}}<br>key position j %{{x}}"

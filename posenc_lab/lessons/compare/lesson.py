@@ -152,10 +152,10 @@ def score_patterns(
         position_step=patterns["step"],
         title=f"Scores with positions minus scores without, T = {seq_len}, Dh = {head_dim}",
         value_name="score change",
-        # a projector is wide: two rows of five panels rather than three rows of three, a
-        # third of the height (1.3 x 340 px a panel, its smallest)
-        height=400 if layout.presenting() else 1020,
-        n_cols=5 if layout.presenting() else 3,
+        # three rows of three on a projector too: in rows of five the panel under the colour
+        # bar kept a plot 120 px tall, and Plotly drew it twice to widen its margin
+        height=1020,
+        n_cols=3,
         shared_scale=shared_scale,
     )
     if shared_scale:
