@@ -121,6 +121,10 @@ def pages(course: Course) -> list[st.Page]:
 
 def run(page: st.Page, course: Course) -> None:
     """Draw the shell and run ``page`` (one of ``course``'s) inside it."""
+    # the page's CSS first: it moves the page up (less room above the title), and elements
+    # drawn before it arrives would jump under a reader's finger (a click made as it arrives
+    # lands 40 px too low)
+    st.html(CSS)
     # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
     # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
     layout.navigation_links(course.home, course.lessons, course.reference, course.class_page)
@@ -148,7 +152,6 @@ def run(page: st.Page, course: Course) -> None:
             _FOLD(data={"turned_on": True})
     st.session_state[PRESENTED] = present
     layout.start_page(present)
-    st.html(CSS)
     if present:
         st.html(PRESENTER_CSS)
     notice_area = st.container()
