@@ -423,3 +423,20 @@ def test_a_waiting_student_is_told_live_that_the_class_has_ended(db_url):
     assert f"Class {code} has ended" in class_texts(student)
     assert "Waiting for your teacher" not in class_texts(student)
     assert not student.exception
+
+
+def test_the_teacher_previews_a_question_in_full_before_opening_it(db_url):
+    """The chosen question's text, options as written, answer, why and figure, on the
+    teacher's screen before the vote opens; never in presenter mode (it holds the answer)."""
+    teacher, code, key = start_class()
+    poll = next(p for p in lessons.all_polls() if p.options and p.figure is not None)
+    teacher.selectbox(key="class_poll").set_value(poll.key).run()
+    preview = next(e for e in teacher.expander if e.label.startswith("Preview the question"))
+    texts = " ".join(str(m.value) for m in preview.markdown)
+    assert poll.prompt in texts
+    assert all(classroom.plain(option) in texts for option in poll.options)
+    assert f"**The answer:** {classroom.plain(poll.options[int(poll.answer())])}" in texts
+    assert any(str(el.key).startswith(f"preview_{poll.key}") for el in preview.get("plotly_chart"))
+    assert not teacher.exception
+    presenting = continue_teaching(code, key, {"present": "1"})
+    assert not any(e.label.startswith("Preview the question") for e in presenting.expander)

@@ -585,6 +585,7 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         help="Two or three per lesson: questions to predict before seeing the figure.",
     )
     if not layout.presenting():
+        _preview(course, course.poll_by_key(chosen))
         row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_buttons")
     is_current = current is not None and current.poll_key == chosen
     voting = is_current and current.closed is None
@@ -629,6 +630,24 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
     flash = st.session_state.pop(FLASH, None)
     if flash:
         st.error(flash)
+
+
+def _preview(course: Course, poll: Poll) -> None:
+    """The chosen question in full, on the teacher's own screen (never in presenter mode: it
+    holds the answer): what students read, the options as written, the answer, why, and the
+    figure the reveal shows."""
+    with st.expander("Preview the question, its answer and its figure", icon=":material/preview:"):
+        st.markdown(f"**{_lesson_title(course, poll)}.** {poll.prompt}")
+        if poll.options:
+            st.markdown("\n".join(f"{i}. {classroom.plain(text)}" for i, text in enumerate(poll.options, 1)))
+            st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
+        else:
+            st.caption(f"A number between {poll.low:g} and {poll.high:g}{' ' + poll.unit if poll.unit else ''}.")
+        st.markdown(f"**The answer:** {classroom.plain(_answer_label(course, poll))}")
+        st.markdown(_reveal_text(course, poll.key))
+        fig = _reveal_figure(course, poll.key)
+        if fig is not None:
+            layout.chart(fig, key=f"preview_{poll.key}", filename=f"class_{poll.key}", downloads=False)
 
 
 def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]], revealed: bool):
