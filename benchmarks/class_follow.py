@@ -38,7 +38,6 @@ import random
 import re
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,13 +46,12 @@ from urllib.parse import parse_qs
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from class_poll import PageClient, _env, text_state, trigger  # noqa: E402
-from classroom_load import SessionError, Stats, app_server, cpu_seconds, loopback_target, percentile, rss_mb  # noqa: E402
+from class_poll import PageClient, checked_class_arguments, class_arguments, class_server, text_state, trigger  # noqa: E402
+from classroom_load import SessionError, Stats, cpu_seconds, loopback_target, percentile, rss_mb  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from posenc_lab.classroom import store as class_store  # noqa: E402
 
-TARGET_MS = 2000.0
 TARGET_UP_TO = 40
 #: the two sends: (the lesson's URL path, its query), the second from a lesson to another
 SENDS = [("rope", "view=rotation&gap=7"), ("alibi", "view=slopes")]
@@ -319,46 +317,17 @@ def print_run(run: FollowRun, args) -> None:
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--students", type=int, nargs="+", default=[40, 200], help="class sizes, one class each")
-    p.add_argument("--url", help="a running server (loopback only); needs --db, its POSENC_CLASS_DB")
-    p.add_argument("--db", help="with --url: the server's class database (a SQLite path or a postgresql:// URL)")
-    p.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server instead of SQLite")
-    p.add_argument("--server-pid", type=int, action="append", default=[], help="with --url: count this CPU time")
+    class_arguments(p)
     p.add_argument("--arrive", type=float, default=10.0, help="seconds over which the students arrive and join")
     p.add_argument("--idle", type=float, default=5.0, help="seconds the waiting class's CPU is read over")
-    p.add_argument("--target", type=float, default=TARGET_MS, help="p95 ms from press to view, classes <= 40")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds a run or a send may take")
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
-    if bool(args.url) != bool(args.db):
-        p.error("--url and --db go together")
-    if args.url and args.postgres:
-        p.error("--postgres starts its own server: not with --url")
-    if not all(1 <= n <= 500 for n in args.students) or args.arrive < 0 or args.idle < 0:
-        p.error("need 1..500 students per class and arrive, idle >= 0")
-    # the protocol client's own settings (classroom_load.Student)
-    args.source_ips, args.slow_timeout, args.values, args.slider, args.slow = 0, args.timeout, 0, "first", False
-    return args
+    return checked_class_arguments(p, argv, "arrive", "idle")
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     runs = []
     with contextlib.ExitStack() as stack:
-        if args.url:
-            url, db_url, pids, log = args.url, args.db, args.server_pid, None
-        else:
-            if args.postgres:  # a throwaway server on a unix socket (tests/pg_support.py)
-                sys.path.insert(0, str(ROOT / "tests"))
-                import pg_support
-
-                db_url = pg_support.fresh_database(stack.enter_context(pg_support.running_server()))
-            else:
-                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="class-follow-"))
-                db_url = str(Path(folder) / "classes.sqlite3")
-            stack.enter_context(_env(class_store.SETTING, db_url))
-            url, pid, log = stack.enter_context(app_server())
-            pids = [pid]
+        url, db_url, pids, log = class_server(stack, args, "class-follow-")
         target = loopback_target(url)
         where = "PostgreSQL" if db_url.startswith("postgres") else "SQLite"
         print(

@@ -419,49 +419,67 @@ def print_row(run: ClassRun, args) -> None:
         print(f"{'':8} ! {sample}")
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def class_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of a class benchmark (this one and class_follow.py): the class sizes, the
+    server (started here, or a running one with its database) and the run's limits."""
     p.add_argument("--students", type=int, nargs="+", default=[40, 200], help="class sizes, one class each")
     p.add_argument("--url", help="a running server (loopback only); needs --db, its POSENC_CLASS_DB")
     p.add_argument("--db", help="with --url: the server's class database (a SQLite path or a postgresql:// URL)")
     p.add_argument("--postgres", action="store_true", help="start a throwaway PostgreSQL server instead of SQLite")
     p.add_argument("--server-pid", type=int, action="append", default=[], help="with --url: count this CPU time")
-    p.add_argument("--arrive", type=float, default=3.0, help="seconds over which the students arrive and join")
-    p.add_argument("--window", type=float, default=1.5, help="seconds within which every student answers")
-    p.add_argument("--no-watch", dest="watch", action="store_false", help="students do not run the 2 s watcher")
-    p.add_argument("--target", type=float, default=TARGET_MS, help="p95 ms from answer to teacher, classes <= 40")
+    p.add_argument("--target", type=float, default=TARGET_MS, help="the p95 target in ms, classes <= 40")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds a run may take")
     p.add_argument("--seed", type=int, default=0)
+
+
+def checked_class_arguments(p: argparse.ArgumentParser, argv, *nonnegative: str):
+    """``p``'s arguments, refused when the server flags do not go together or a class size or
+    one of the ``nonnegative`` flags is out of range; with the protocol client's own settings."""
     args = p.parse_args(argv)
     if bool(args.url) != bool(args.db):
         p.error("--url and --db go together")
     if args.url and args.postgres:
         p.error("--postgres starts its own server: not with --url")
-    if not all(1 <= n <= 500 for n in args.students) or args.arrive < 0 or args.window < 0:
-        p.error("need 1..500 students per class and arrive, window >= 0")
+    if not all(1 <= n <= 500 for n in args.students) or any(getattr(args, name) < 0 for name in nonnegative):
+        p.error(f"need 1..500 students per class and {', '.join(nonnegative)} >= 0")
     # the protocol client's own settings (classroom_load.Student)
     args.source_ips, args.slow_timeout, args.values, args.slider, args.slow = 0, args.timeout, 0, "first", False
     return args
+
+
+def class_server(stack: contextlib.ExitStack, args, prefix: str) -> tuple[str, str, list[int], Path | None]:
+    """(url, class database URL, app process ids, log): the running server ``--url`` names, or
+    the app started here on a fresh SQLite file (``--postgres``: a throwaway PostgreSQL server
+    from tests/pg_support.py), stopped when ``stack`` closes."""
+    if args.url:
+        return args.url, args.db, args.server_pid, None
+    if args.postgres:  # a throwaway server on a unix socket
+        sys.path.insert(0, str(ROOT / "tests"))
+        import pg_support
+
+        db_url = pg_support.fresh_database(stack.enter_context(pg_support.running_server()))
+    else:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix))
+        db_url = str(Path(folder) / "classes.sqlite3")
+    stack.enter_context(_env(class_store.SETTING, db_url))
+    url, pid, log = stack.enter_context(app_server())
+    return url, db_url, [pid], log
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    class_arguments(p)
+    p.add_argument("--arrive", type=float, default=3.0, help="seconds over which the students arrive and join")
+    p.add_argument("--window", type=float, default=1.5, help="seconds within which every student answers")
+    p.add_argument("--no-watch", dest="watch", action="store_false", help="students do not run the page's check")
+    return checked_class_arguments(p, argv, "arrive", "window")
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     runs = []
     with contextlib.ExitStack() as stack:
-        if args.url:
-            url, db_url, pids, log = args.url, args.db, args.server_pid, None
-        else:
-            if args.postgres:  # a throwaway server on a unix socket (tests/pg_support.py)
-                sys.path.insert(0, str(ROOT / "tests"))
-                import pg_support
-
-                db_url = pg_support.fresh_database(stack.enter_context(pg_support.running_server()))
-            else:
-                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="class-poll-"))
-                db_url = str(Path(folder) / "classes.sqlite3")
-            stack.enter_context(_env(class_store.SETTING, db_url))
-            url, pid, log = stack.enter_context(app_server())
-            pids = [pid]
+        url, db_url, pids, log = class_server(stack, args, "class-poll-")
         target = loopback_target(url)
         where = "PostgreSQL" if db_url.startswith("postgres") else "SQLite"
         print(
