@@ -12,6 +12,8 @@ import json
 
 import pytest
 from browser_support import wait_idle
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from posenc_lab import course as lessons
 from posenc_lab.ui import exercise_kinds, progress
@@ -50,11 +52,22 @@ def _open(context, path: str):
 
 
 def _solve_first(page) -> None:
+    """Open the exercises, pick the right answer of the first and check it, one step at a time:
+    each step waits for what it changes (the pick checked and its run over, the check's verdict),
+    so no click lands on a page still redrawing the step before it."""
     page.get_by_text(_label(0)).click()
-    choice = FIRST.choices[FIRST.answer_index].text
-    page.locator(f".st-key-ex_{FIRST.key}_choice").get_by_text(choice, exact=True).click()
+    chooser = page.locator(f".st-key-ex_{FIRST.key}_choice")
+    chooser.get_by_text(FIRST.choices[FIRST.answer_index].text, exact=True).click()
+    expect(chooser.locator("input[type=radio]:checked")).to_have_count(1, timeout=15_000)
     wait_idle(page)
     page.locator(f".st-key-ex_{FIRST.key}_check button").click()
+    panel = page.locator('[data-testid="stExpander"]').filter(has_text="Exercises (")
+    verdict = panel.get_by_text("Right.", exact=True)
+    try:
+        verdict.first.wait_for(timeout=30_000)
+    except PlaywrightTimeout:
+        shown = panel.first.inner_text()[:800]
+        raise AssertionError(f"the check gave no verdict 'Right.'; the exercises show: {shown!r}") from None
     page.get_by_text(_label(1)).wait_for(timeout=30_000)
     wait_idle(page)
 
