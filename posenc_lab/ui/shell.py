@@ -155,10 +155,7 @@ def run(page: st.Page, course: Course) -> None:
     if present:
         st.html(PRESENTER_CSS)
     notice_area = st.container()
-    if classroom.member() is not None and page.url_path != course.class_page.url_path:
-        class_views.banner(course, classroom.member().code, page.url_path)
-    if classroom.teacher() is not None:
-        class_follow.teacher_bar(course, page.url_path)
+    class_area = st.container()
     page.run()
     if current is not None:
         exercises.render(current)
@@ -166,6 +163,14 @@ def run(page: st.Page, course: Course) -> None:
         _neighbours(current)
     layout.draw_speaker_notes()
     state.finish_run(notice_area)
+    # the class's bars, above the lesson, are drawn last: by now the address holds every
+    # setting of the view (its controls write them as the page runs), so the address the
+    # teacher sends and the one a student's page reports name one view in one way
+    with class_area:
+        if classroom.member() is not None and page.url_path != course.class_page.url_path:
+            class_views.banner(course, classroom.member().code, page.url_path)
+        if classroom.teacher() is not None:
+            class_follow.teacher_bar(course, page.url_path)
 
 
 #: the key of the container of the previous / next links (app.css: ``st-key-neighbours``)
