@@ -7,8 +7,6 @@ Time is injected (``Clock``) wherever expiry or rate limits matter, so nothing s
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import subprocess
 import sys
@@ -28,8 +26,12 @@ from posenc_lab.classroom import (
     JOIN_FAILURES_ALLOWED,
     MIGRATIONS,
     NICKNAME_CHARS,
+    OWN_PREFIX,
+    ClassPlan,
     JoinRefused,
     NotTeacher,
+    PlanStep,
+    Question,
     StoreUnavailable,
     clean_nickname,
     database_url,
@@ -234,7 +236,7 @@ def test_only_the_teacher_key_controls_a_class(store):
             with pytest.raises(NotTeacher):
                 action(new.code, key)
         with pytest.raises(NotTeacher):
-            store.gradebook_csv(new.code, key, [], [])
+            store.class_record(new.code, key)
     assert store.current_round(new.code) is None  # nothing was opened
     assert not store.is_teacher("NOSUCH", new.teacher_key)
     assert store.is_teacher(new.code.lower(), new.teacher_key)
@@ -557,64 +559,41 @@ def test_summary_gives_success_rates_and_the_most_common_wrong_answers(store):
     assert (b2.answered, b2.right, b2.wrong) == (4, 4, ())
 
 
-def test_gradebook_csv_has_one_row_per_student_and_defuses_formulas(store, clock):
-    new = store.create_class()
-    ada = store.join(new.code, '=HYPERLINK("http://x")', client="a")
+def test_class_record_holds_students_marks_rounds_and_votes(store, clock):
+    new = store.create_class("Tuesday")
+    ada = store.join(new.code, "Ada", client="a")
     clock.now += 61
     bo = store.join(new.code, "", client="b")
     store.record_attempt(new.code, ada.student_id, "ex.a", "1", False)
     store.record_attempt(new.code, ada.student_id, "ex.a", "2", True)
     store.record_attempt(new.code, bo.student_id, "ex.b", "9", False)
-    store.record_attempt(new.code, ada.student_id, "ex.not-listed", "9", True)
     r1 = store.open_poll(new.code, new.teacher_key, "poll.q")
     store.answer(r1.id, ada.student_id, "-1", True)
-    store.answer(r1.id, bo.student_id, "@SUM(A1)", False)
+    store.answer(r1.id, bo.student_id, "2", False)
     r2 = store.open_poll(new.code, new.teacher_key, "poll.q")
-    store.answer(r2.id, bo.student_id, "+2", True)
-    store.answer(r2.id, ada.student_id, "-2+3", False)
-    store.open_poll(new.code, new.teacher_key, "poll.unlisted")
-    text = store.gradebook_csv(new.code, new.teacher_key, ["ex.a", "ex.b", "ex.c"], ["poll.q", "poll.none"])
-    assert text.endswith("\r\n") and text.count("\r\n") == 3
-    rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == [
-        "nickname",
-        "student id",
-        "joined",
-        "exercises solved",
-        "ex.a",
-        "ex.b",
-        "ex.c",
-        "poll.q round 1",
-        "poll.q round 1 right",
-        "poll.q round 2",
-        "poll.q round 2 right",
+    store.answer(r2.id, bo.student_id, "3", True)
+    r3 = store.open_poll(new.code, new.teacher_key, "poll.other")
+    other = store.create_class()
+    store.open_poll(other.code, other.teacher_key, "poll.q")
+
+    record = store.class_record(new.code.lower(), new.teacher_key)
+    assert (record.code, record.title) == (new.code, "Tuesday")
+    assert [(s.student_id, s.nickname) for s in record.students] == [
+        (ada.student_id, "Ada"),
+        (bo.student_id, "Student 2"),
     ]
-    assert rows[1] == [
-        '\'=HYPERLINK("http://x")',
-        ada.student_id,
-        "2026-11-18T11:06:40Z",
-        "1",
-        "solved",
-        "",
-        "",
-        "-1",  # a negative number is data, not a formula: it stays a number
-        "1",
-        "'-2+3",
-        "0",
+    assert record.students[1].joined - record.students[0].joined == 61
+    assert record.marks == {(ada.student_id, "ex.a"): True, (bo.student_id, "ex.b"): False}
+    assert [(r.id, r.poll_key, r.number) for r in record.rounds] == [
+        (r1.id, "poll.q", 1),
+        (r2.id, "poll.q", 2),
+        (r3.id, "poll.other", 1),
     ]
-    assert rows[2] == [
-        "Student 2",
-        bo.student_id,
-        "2026-11-18T11:07:41Z",
-        "0",
-        "",
-        "tried",
-        "",
-        "'@SUM(A1)",
-        "0",
-        "'+2",
-        "1",
-    ]
+    assert record.votes == {
+        (r1.id, ada.student_id): ("-1", True),
+        (r1.id, bo.student_id): ("2", False),
+        (r2.id, bo.student_id): ("3", True),
+    }
 
 
 def test_exercise_progress_is_per_student_and_class(store):
@@ -753,8 +732,6 @@ def test_bad_arguments_are_refused_naming_them(store):
         (lambda: store.join(new.code, 42), r"nickname must be a string"),
         (lambda: store.join(None), r"code must be a string"),
         (lambda: store.create_class(None), r"title must be a string"),
-        (lambda: store.gradebook_csv(new.code, new.teacher_key, ["ok", "NOT OK"], []), r"exercise_keys must"),
-        (lambda: store.gradebook_csv(new.code, new.teacher_key, [], "poll"), r"poll_keys must be lists"),
         (lambda: clean_nickname(None), r"nickname must be a string"),
     ]
     for call, match in cases:
@@ -914,3 +891,193 @@ def test_the_teacher_extends_a_class_by_an_hour_even_after_it_ended(store, clock
         store.extend_class(new.code, new.teacher_key, 0)
     with pytest.raises(NotTeacher):
         store.extend_class(new.code, "not-the-key")
+
+
+# ------------------------------------------------------------------ the teacher's own questions
+
+
+def test_a_teachers_questions_are_kept_cleaned_in_order_and_per_class(store, clock):
+    new, (ada,) = class_with_students(store, 1)
+    other = store.create_class()
+    choice = store.add_question(
+        new.code,
+        new.teacher_key,
+        Question(
+            "  Which one\nlooks <b>further</b>?  ",
+            options=["**near**", "far ", "[link](http://x)"],
+            answer=1,
+            why="Because\tof $\\theta$.",
+            view="rope?view=rotation&base=500",
+        ),
+    )
+    number = store.add_question(
+        new.code.lower(),
+        new.teacher_key,
+        Question("How many?", answer=12, low=0, high=100, tolerance=0.5, integer=True, unit="positions"),
+    )
+    assert choice.key.startswith(OWN_PREFIX) and number.key.startswith(OWN_PREFIX) and choice.key != number.key
+    # text cleaned (spaces collapsed), never rewritten: markup stays as typed, shown as text
+    assert (choice.prompt, choice.options, choice.answer) == (
+        "Which one looks <b>further</b>?",
+        ("**near**", "far", "[link](http://x)"),
+        1.0,
+    )
+    assert (choice.why, choice.view) == ("Because of $\\theta$.", "rope?view=rotation&base=500")
+    assert store.questions(new.code) == [choice, number]
+    assert (number.low, number.high, number.integer, number.unit, number.options) == (0.0, 100.0, True, "positions", ())
+    assert store.questions(other.code) == []
+    # opened like a lesson's question; once asked it cannot be removed
+    rnd = store.open_poll(new.code, new.teacher_key, number.key)
+    assert store.answer(rnd.id, ada.student_id, "12", True)
+    assert not store.remove_question(new.code, new.teacher_key, number.key)
+    assert store.remove_question(new.code, new.teacher_key, choice.key)
+    assert not store.remove_question(new.code, new.teacher_key, choice.key)
+    assert not store.remove_question(other.code, other.teacher_key, number.key)
+    assert store.questions(new.code) == [number]
+    with pytest.raises(NotTeacher):
+        store.add_question(new.code, other.teacher_key, Question("Hi?", options=["a", "b"]))
+    with pytest.raises(NotTeacher):
+        store.remove_question(new.code, "wrong", number.key)
+    store.delete_class(new.code, new.teacher_key)
+    assert store.questions(new.code) == []
+
+
+def test_a_class_holds_a_limited_number_of_questions(store):
+    new = store.create_class()
+    for i in range(classroom.store.QUESTIONS_PER_CLASS):
+        store.add_question(new.code, new.teacher_key, Question(f"Q{i}?", options=["yes", "no"]))
+    with pytest.raises(ValueError, match="at most 60 questions"):
+        store.add_question(new.code, new.teacher_key, Question("One more?", options=["yes", "no"]))
+    assert len(store.questions(new.code)) == 60
+
+
+def test_purge_takes_a_class_questions_with_it(store, clock, class_db_url):
+    new = store.create_class(ttl_hours=1)
+    store.add_question(new.code, new.teacher_key, Question("Q?", options=["yes", "no"]))
+    clock.now += 40 * 86400
+    assert store.purge(older_than_days=30) == 1
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM questions") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    ("question", "match"),
+    [
+        (Question(""), r"prompt must be 1 to 300"),
+        (Question("x" * 301, options=["a", "b"]), r"prompt must be 1 to 300"),
+        (Question("Q?", options=["a"]), r"options must be 2 to 6, got 1"),
+        (Question("Q?", options=list("abcdefg")), r"options must be 2 to 6, got 7"),
+        (Question("Q?", options="ab"), r"options must be a list"),
+        (Question("Q?", options=["a", " a "]), r"options must differ"),
+        (Question("Q?", options=["a", ""]), r"each option must be 1 to 120"),
+        (Question("Q?", options=["a", "b"], answer=2), r"answer must be an option's index, 0 to 1, got 2"),
+        (Question("Q?", options=["a", "b"], answer=0.5), r"answer must be an option's index"),
+        (Question("Q?", options=["a", "b"], answer=float("nan")), r"answer must be a finite number"),
+        (Question("Q?", options=["a", "b"], answer=True), r"answer must be a finite number"),
+        (Question("Q?", options=["a", "b"], why="w" * 601), r"why must be at most 600"),
+        (Question("Q?", options=["a", "b"], view="http://evil.example/x"), r"view must be an app path"),
+        (Question("Q?", options=["a", "b"], view="rope?view=<script>"), r"view must be an app path"),
+        (Question("Q?", answer=5, low=10, high=1), r"low must be below high"),
+        (Question("Q?", answer=50, low=0, high=10), r"answer must be between low and high"),
+        (Question("Q?", answer=1, low=0, high=1e13), r"high must be between"),
+        (Question("Q?", answer=1, low=0, high=10, tolerance=-1), r"tolerance must be 0 or more"),
+        (Question("Q?", answer=1.5, low=0, high=10, integer=True), r"whole low, high and answer"),
+        (Question("Q?", answer=1, low=0, high=10, integer="yes"), r"integer must be True or False"),
+        (Question("Q?", answer=1, low=0, high=10, unit="u" * 21), r"unit must be at most 20"),
+        ("not a question", r"question must be a Question"),
+    ],
+)
+def test_a_bad_question_is_refused_naming_the_field(question, match):
+    with pytest.raises(ValueError, match=match):
+        classroom.check_question(question)
+
+
+# ------------------------------------------------------------------ the class plan
+
+
+def test_a_plan_steps_the_class_through_views_and_questions(store, clock):
+    new, (ada,) = class_with_students(store, 1)
+    own = store.add_question(new.code, new.teacher_key, Question("Ours?", options=["yes", "no"]))
+    steps = [
+        PlanStep("view", "rope?view=rotation&base=500", "  Ask what\nturns.  "),
+        PlanStep("question", "poll-rope-period"),
+        PlanStep("question", own.key, "our own"),
+    ]
+    plan = store.set_plan(new.code, new.teacher_key, steps)
+    assert plan.at == -1 and [s.notes for s in plan.steps] == ["Ask what turns.", "", "our own"]
+    assert store.class_plan(new.code.lower()) == plan
+
+    assert store.plan_go(new.code, new.teacher_key, 0) == plan.steps[0]
+    follow = store.follow(new.code)
+    assert (follow.seq, follow.address) == (1, "rope?view=rotation&base=500")
+    assert store.plan_go(new.code, new.teacher_key, 2).target == own.key
+    assert store.current_round(new.code).poll_key == own.key
+    assert store.class_plan(new.code).at == 2
+    # a shorter plan keeps the class on its last step
+    assert store.set_plan(new.code, new.teacher_key, steps[:1]).at == 0
+    with pytest.raises(ValueError, match="at must be a step of the plan, 0 to 0, got 1"):
+        store.plan_go(new.code, new.teacher_key, 1)
+    with pytest.raises(NotTeacher):
+        store.plan_go(new.code, "wrong", 0)
+    with pytest.raises(NotTeacher):
+        store.set_plan(new.code, "wrong", steps)
+    with pytest.raises(ValueError, match="names a question this class does not have"):
+        store.set_plan(new.code, new.teacher_key, [PlanStep("question", "own.000000000000")])
+    assert store.class_plan("NOSUCH") == ClassPlan()
+
+
+def test_a_saved_plan_loads_into_another_class_with_its_questions(store, clock, class_db_url):
+    first = store.create_class()
+    own = store.add_question(
+        first.code, first.teacher_key, Question("How far?", answer=4, low=0, high=10, unit="steps", why="Count.")
+    )
+    steps = [PlanStep("view", "alibi?view=bias", "start here"), PlanStep("question", own.key, "then ask")]
+    store.set_plan(first.code, first.teacher_key, steps)
+    plan_code = store.save_plan(first.code, first.teacher_key, " Week 3\n RoPE ")
+    assert len(plan_code) == 8 and set(plan_code) <= set(CODE_ALPHABET)
+
+    second = store.create_class()
+    title, plan = store.load_plan(second.code, second.teacher_key, plan_code.lower()[:4] + " " + plan_code[4:])
+    assert title == "Week 3 RoPE" and plan.at == -1
+    (copied,) = store.questions(second.code)
+    assert copied.key != own.key and (copied.prompt, copied.answer, copied.unit, copied.why) == (
+        "How far?",
+        4.0,
+        "steps",
+        "Count.",
+    )
+    assert plan.steps == (steps[0], PlanStep("question", copied.key, "then ask"))
+    # the first class going away leaves the saved plan
+    store.delete_class(first.code, first.teacher_key)
+    third = store.create_class()
+    assert store.load_plan(third.code, third.teacher_key, plan_code)[1].steps[0] == steps[0]
+    with pytest.raises(ValueError, match="no saved plan has the code"):
+        store.load_plan(third.code, third.teacher_key, "ZZZZZZZZ")
+    empty = store.create_class()
+    with pytest.raises(ValueError, match="no steps to save"):
+        store.save_plan(empty.code, empty.teacher_key)
+    # kept 180 days after it was last saved or loaded
+    clock.now += 179 * 86400
+    store.purge()
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM plans") == [(1,)]
+    clock.now += 2 * 86400
+    store.purge()
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM plans") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    ("steps", "match"),
+    [
+        ([PlanStep("film", "rope")], r"kind must be 'view' or 'question'"),
+        ([PlanStep("view", "http://evil.example/")], r"a view step's address must be an app path"),
+        ([PlanStep("question", "Bad Key")], r"a question step's key must"),
+        ([PlanStep("view", "rope", "n" * 401)], r"notes must be at most 400"),
+        ([PlanStep("view", "rope")] * 41, r"at most 40 steps, got 41"),
+        ("rope", r"steps must be a list"),
+        (["rope"], r"step must be a PlanStep"),
+    ],
+)
+def test_a_bad_plan_is_refused_naming_what_is_wrong(store, steps, match):
+    new = store.create_class()
+    with pytest.raises(ValueError, match=match):
+        store.set_plan(new.code, new.teacher_key, steps)
+    assert store.class_plan(new.code) == ClassPlan()

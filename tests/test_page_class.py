@@ -78,6 +78,18 @@ def test_start_join_vote_again_and_reveal(db_url):
     assert "round 1: 2 of 2 right; round 2: 0 of 1 right" in class_texts(teacher)
     assert not teacher.exception and not one.exception
 
+    # the teacher's summary by question: the shift from the first round to the last
+    (summary,) = [t.value for t in teacher.dataframe if "shift, first round to last" in t.value.columns]
+    (row,) = summary.to_dict("records")
+    title = next(c.title for c in class_views.question_columns(lessons.COURSE) if c.key == CHOICE.key)
+    assert (row["question"], row["rounds"], row["answered"], row["right by round"]) == (title, 2, "2 / 1", "100% -> 0%")
+    assert row["shift, first round to last"] == (
+        "of 1 who answered both: right 1 -> 0; 0 changed to the right answer, 1 away from it"
+    )
+    assert row["most common wrong answers, last round"] == f"{CHOICE.options[wrong]} (1)"
+    files = [el.proto.label for el in teacher.get("download_button")]
+    assert files == ["Gradebook (CSV)", "Summary by question (CSV)"]
+
 
 def test_explore_it_after_a_reveal_opens_the_questions_own_setting(db_url):
     """The d_model = 512 question's "Explore it" carries d_model 512 (tests/test_poll_views.py

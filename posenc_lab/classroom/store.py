@@ -16,10 +16,9 @@ naming them; teacher-only actions without the teacher key get ``NotTeacher``.
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
 import hmac
-import io
+import json
 import math
 import os
 import re
@@ -29,8 +28,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -45,17 +43,25 @@ __all__ = [
     "SETTING",
     "TTL_HOURS",
     "ClassInfo",
+    "ClassRecord",
     "Follow",
     "ItemSummary",
+    "ClassPlan",
+    "Joined",
+    "OWN_PREFIX",
+    "Question",
     "JoinRefused",
     "NewClass",
     "NotTeacher",
     "Place",
+    "PlanStep",
     "Round",
     "Store",
     "StoreUnavailable",
     "Student",
     "check_address",
+    "check_question",
+    "check_step",
     "clean_nickname",
     "database_url",
     "normalize_code",
@@ -97,14 +103,30 @@ VOTE_CHARS = 64
 ATTEMPT_CHARS = 200
 ID_CHARS = 64
 KEY_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.:-]{0,63}")
+#: a teacher-written question's key: this prefix and a random part (``Store.add_question``)
+OWN_PREFIX = "own."
+#: what a teacher may write: a question, its options, its explanation, its unit
+PROMPT_CHARS = 300
+OPTION_CHARS = 120
+OPTIONS_MIN, OPTIONS_MAX = 2, 6
+WHY_CHARS = 600
+UNIT_CHARS = 20
+#: questions one class may hold (a class is an hour or two; more is a script, not a teacher)
+QUESTIONS_PER_CLASS = 60
+#: a numeric question's bounds: finite and within this (the vote's input takes them as is)
+NUMBER_LIMIT = 1e12
+#: a class plan: its steps at most, a step's speaker notes, a saved plan's code and title
+PLAN_STEPS = 40
+NOTES_CHARS = 400
+PLAN_CODE_LENGTH = 8  # longer than a class code: the two are never mistaken
+PLAN_TITLE_CHARS = 60
+#: a saved plan is kept this long after it was last saved or loaded (it holds no student data)
+PLAN_RETENTION_DAYS = 180.0
 POOL_IDLE = 4  # idle connections kept per Store; more concurrent users get extra, short-lived ones
 CONNECT_TIMEOUT_S = 3
 SQLITE_BUSY_MS = 10_000
 # an arbitrary constant: the key of the PostgreSQL advisory lock that serializes migrations
 MIGRATION_LOCK = 7_281_913_013
-# cells a spreadsheet would run as a formula (OWASP "CSV injection"), tab and CR included
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-PLAIN_NUMBER = re.compile(r"-[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
     (
@@ -192,6 +214,40 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
         (
             # a raised hand ("I'm stuck"): when it went up, NULL when down
             "ALTER TABLE students ADD COLUMN hand DOUBLE PRECISION",
+        ),
+    ),
+    (
+        5,
+        (
+            # questions the teacher writes for a class: plain text; options as a JSON list
+            # ("[]": a number is asked), the answer (an option's index, or the number)
+            """CREATE TABLE questions (
+                key TEXT PRIMARY KEY,
+                code TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                prompt TEXT NOT NULL,
+                options TEXT NOT NULL,
+                answer DOUBLE PRECISION NOT NULL,
+                tolerance DOUBLE PRECISION NOT NULL,
+                low DOUBLE PRECISION NOT NULL,
+                high DOUBLE PRECISION NOT NULL,
+                integer_only INTEGER NOT NULL,
+                unit TEXT NOT NULL,
+                why TEXT NOT NULL,
+                view TEXT NOT NULL,
+                created DOUBLE PRECISION NOT NULL)""",
+            "CREATE UNIQUE INDEX questions_code_seq ON questions (code, seq)",
+            # the class's plan (a JSON list of steps) and the step it is on (-1: not started)
+            "ALTER TABLE classes ADD COLUMN plan TEXT NOT NULL DEFAULT '[]'",
+            "ALTER TABLE classes ADD COLUMN plan_at INTEGER NOT NULL DEFAULT -1",
+            # plans saved for reuse: steps as JSON, a teacher's own questions written out whole
+            """CREATE TABLE plans (
+                code TEXT PRIMARY KEY,
+                title TEXT NOT NULL,
+                steps TEXT NOT NULL,
+                saved DOUBLE PRECISION NOT NULL,
+                used DOUBLE PRECISION NOT NULL)""",
+            "CREATE INDEX plans_used ON plans (used)",
         ),
     ),
 ]
@@ -298,6 +354,66 @@ class Round:
     @property
     def is_open(self) -> bool:
         return self.closed is None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question the teacher wrote (``Store.add_question``): multiple choice when
+    ``options`` holds two or more (``answer`` is the right one's index), else a number
+    between ``low`` and ``high`` (right within ``tolerance``; ``integer``: whole numbers).
+    Every text is plain text, cleaned and limited; ``view`` is an app address or ""."""
+
+    prompt: str
+    options: tuple[str, ...] = ()
+    answer: float = 0.0
+    tolerance: float = 0.0
+    low: float = 0.0
+    high: float = 1.0
+    integer: bool = False
+    unit: str = ""
+    why: str = ""
+    view: str = ""
+    key: str = ""  # given by the store
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of a class plan: ``kind`` "view" (``target`` is an app address, which the
+    step sends the class to) or "question" (``target`` is a question's key, which the step
+    opens); ``notes`` are the teacher's, shown on the teacher's own screen only."""
+
+    kind: str
+    target: str
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class ClassPlan:
+    steps: tuple[PlanStep, ...] = ()
+    at: int = -1  # the step the class is on; -1 before the first
+
+
+@dataclass(frozen=True)
+class Joined:
+    student_id: str
+    nickname: str
+    joined: float
+
+
+@dataclass(frozen=True)
+class ClassRecord:
+    """A class as its exports read it (``Store.class_record``).
+
+    ``marks[(student_id, exercise_key)]``: True once solved, False when only tried;
+    ``rounds`` in the order they were opened; ``votes[(round_id, student_id)]``: (vote, right).
+    """
+
+    code: str
+    title: str
+    students: tuple[Joined, ...]
+    marks: dict[tuple[str, str], bool]
+    rounds: tuple[Round, ...]
+    votes: dict[tuple[str, str], tuple[str, bool]]
 
 
 @dataclass(frozen=True)
@@ -453,6 +569,76 @@ def check_address(value, name: str = "address") -> str:
     return value
 
 
+def _finite(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r:.40}")
+    if abs(value) > NUMBER_LIMIT:
+        raise ValueError(f"{name} must be between -{NUMBER_LIMIT:g} and {NUMBER_LIMIT:g}, got {value!r:.40}")
+    return float(value)
+
+
+def check_question(question: Question) -> Question:
+    """A teacher's question cleaned (plain text, spaces collapsed) and checked: ValueError
+    naming the field and what it allows. Markup stays as typed: pages show it as text."""
+    if not isinstance(question, Question):
+        raise ValueError(f"question must be a Question, got {type(question).__name__}")
+    prompt = _check_text(question.prompt, "prompt", PROMPT_CHARS)
+    if isinstance(question.options, str) or not isinstance(question.options, tuple | list):
+        raise ValueError("options must be a list of texts (none for a question that asks for a number)")
+    options = tuple(_check_text(o, "each option", OPTION_CHARS) for o in question.options)
+    why = _clean_text(_require_str(question.why, "why"), WHY_CHARS + 1)
+    if len(why) > WHY_CHARS:
+        raise ValueError(f"why must be at most {WHY_CHARS} characters, got {len(why)}")
+    view = "" if question.view == "" else check_address(question.view, "view")
+    answer = _finite(question.answer, "answer")
+    if options:
+        if not OPTIONS_MIN <= len(options) <= OPTIONS_MAX:
+            raise ValueError(f"options must be {OPTIONS_MIN} to {OPTIONS_MAX}, got {len(options)}")
+        if len(set(options)) != len(options):
+            raise ValueError("options must differ from one another")
+        if answer != int(answer) or not 0 <= answer < len(options):
+            raise ValueError(f"answer must be an option's index, 0 to {len(options) - 1}, got {answer:g}")
+        return Question(prompt, options, float(int(answer)), why=why, view=view)
+    low, high = _finite(question.low, "low"), _finite(question.high, "high")
+    tolerance = _finite(question.tolerance, "tolerance")
+    if question.integer not in (True, False):
+        raise ValueError(f"integer must be True or False, got {question.integer!r:.40}")
+    integer = bool(question.integer)
+    if not low < high:
+        raise ValueError(f"low must be below high, got {low:g} and {high:g}")
+    if not low <= answer <= high:
+        raise ValueError(f"answer must be between low and high ({low:g} to {high:g}), got {answer:g}")
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be 0 or more, got {tolerance:g}")
+    if integer and not (low == int(low) and high == int(high) and answer == int(answer)):
+        raise ValueError("a question of whole numbers needs whole low, high and answer")
+    unit = _clean_text(_require_str(question.unit, "unit"), UNIT_CHARS + 1)
+    if len(unit) > UNIT_CHARS:
+        raise ValueError(f"unit must be at most {UNIT_CHARS} characters, got {len(unit)}")
+    return Question(prompt, (), answer, tolerance, low, high, integer, unit, why, view)
+
+
+def check_step(step: PlanStep) -> PlanStep:
+    """A plan step checked (ValueError naming what is wrong), its notes cleaned."""
+    if not isinstance(step, PlanStep):
+        raise ValueError(f"step must be a PlanStep, got {type(step).__name__}")
+    if step.kind == "view":
+        target = check_address(step.target, "a view step's address")
+    elif step.kind == "question":
+        target = _check_key(step.target, "a question step's key")
+    else:
+        raise ValueError(f"a step's kind must be 'view' or 'question', got {step.kind!r:.40}")
+    notes = _clean_text(_require_str(step.notes, "notes"), NOTES_CHARS + 1)
+    if len(notes) > NOTES_CHARS:
+        raise ValueError(f"notes must be at most {NOTES_CHARS} characters, got {len(notes)}")
+    return PlanStep(step.kind, target, notes)
+
+
+def normalize_plan_code(text: str) -> str:
+    """A typed plan code as stored: letters and digits only, upper case."""
+    return normalize_code(text)
+
+
 def _check_key(value, name: str) -> str:
     _require_str(value, name)
     if not KEY_PATTERN.fullmatch(value):
@@ -505,17 +691,6 @@ def _shown_code(code: str) -> str:
 
 def _float_or_none(value) -> float | None:
     return None if value is None else float(value)
-
-
-def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _spreadsheet_safe(cell: str) -> str:
-    # a negative number ("-0.5", a numeric vote) is data, not a formula: it stays a number
-    if cell.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(cell):
-        return "'" + cell
-    return cell
 
 
 def wrong_code_delay(earlier: int) -> float:
@@ -1221,6 +1396,205 @@ class Store:
 
     # -------------------------------------------------------------- polls
 
+    # -------------------------------------------------------------- the class plan
+
+    def _plan_of(self, tx: _Tx, code: str) -> ClassPlan:
+        row = tx.one("SELECT plan, plan_at FROM classes WHERE code = ?", code)
+        if row is None:
+            return ClassPlan()
+        steps = tuple(PlanStep(s["kind"], s["target"], s.get("notes", "")) for s in json.loads(row[0]))
+        return ClassPlan(steps, min(int(row[1]), len(steps) - 1))
+
+    def class_plan(self, code: str) -> ClassPlan:
+        """The class's plan and the step it is on (an empty plan for no such class)."""
+        code = normalize_code(code)
+        with self._tx() as tx:
+            return self._plan_of(tx, code)
+
+    def set_plan(self, code: str, teacher_key: str, steps) -> ClassPlan:
+        """Replace the class's plan with ``steps`` (``check_step`` each; at most PLAN_STEPS).
+        A question step names a lesson's question or one of the class's own; the class stays
+        on the step it was on while there is one."""
+        if isinstance(steps, str | PlanStep) or not isinstance(steps, list | tuple):
+            raise ValueError("steps must be a list of PlanStep")
+        steps = [check_step(step) for step in steps]
+        if len(steps) > PLAN_STEPS:
+            raise ValueError(f"a plan has at most {PLAN_STEPS} steps, got {len(steps)}")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            own = {row[0] for row in tx.all("SELECT key FROM questions WHERE code = ?", code)}
+            for step in steps:
+                if step.kind == "question" and step.target.startswith(OWN_PREFIX) and step.target not in own:
+                    raise ValueError(f"a question step names a question this class does not have: {step.target}")
+            tx.run(
+                "UPDATE classes SET plan = ?, plan_at = CASE WHEN plan_at < ? THEN plan_at ELSE ? END WHERE code = ?",
+                json.dumps([step.__dict__ for step in steps]),
+                len(steps),
+                len(steps) - 1,
+                code,
+            )
+            return self._plan_of(tx, code)
+
+    def plan_go(self, code: str, teacher_key: str, at: int, question_page: str = "") -> PlanStep:
+        """Take the class to step ``at`` of its plan: a view step sends the class there, a
+        question step opens the question (a new round) and, given ``question_page`` (the
+        address where questions are answered), sends the class there. Returns the step."""
+        if isinstance(at, bool) or not isinstance(at, int):
+            raise ValueError(f"at must be a step's index, got {at!r:.40}")
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            plan = self._plan_of(tx, code)
+        if not 0 <= at < len(plan.steps):
+            raise ValueError(f"at must be a step of the plan, 0 to {len(plan.steps) - 1}, got {at}")
+        step = plan.steps[at]
+        if step.kind == "view":
+            self.send_class(code, teacher_key, step.target)
+        else:
+            self.open_poll(code, teacher_key, step.target)
+            if question_page:
+                self.send_class(code, teacher_key, question_page)
+        with self._tx(write=True) as tx:
+            tx.run("UPDATE classes SET plan_at = ? WHERE code = ?", at, code)
+        return step
+
+    def save_plan(self, code: str, teacher_key: str, title: str = "") -> str:
+        """Save the class's plan for reuse; returns its code (PLAN_CODE_LENGTH characters),
+        which loads it into another class. The class's own questions go in whole."""
+        title = _clean_text(_require_str(title, "title"), PLAN_TITLE_CHARS)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            plan = self._plan_of(tx, code)
+            if not plan.steps:
+                raise ValueError("the plan has no steps to save")
+            own = {
+                q.key: q
+                for q in (
+                    self._question(r)
+                    for r in tx.all(f"SELECT {self._QUESTION_COLUMNS} FROM questions WHERE code = ?", code)
+                )
+            }
+            steps = []
+            for step in plan.steps:
+                saved = dict(step.__dict__)
+                if step.target in own:
+                    q = own[step.target]
+                    saved["question"] = {**q.__dict__, "options": list(q.options), "key": ""}
+                steps.append(saved)
+            now = self._clock()
+            while True:
+                plan_code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(PLAN_CODE_LENGTH))
+                if tx.one("SELECT 1 FROM plans WHERE code = ?", plan_code) is None:
+                    break
+            tx.run(
+                "INSERT INTO plans (code, title, steps, saved, used) VALUES (?, ?, ?, ?, ?)",
+                plan_code,
+                title,
+                json.dumps(steps),
+                now,
+                now,
+            )
+        return plan_code
+
+    def load_plan(self, code: str, teacher_key: str, plan_code: str) -> tuple[str, ClassPlan]:
+        """Load a saved plan into the class (its questions become the class's own; the class
+        starts before the first step). Returns the plan's title and the class's new plan;
+        ValueError when no saved plan has that code."""
+        plan_code = normalize_plan_code(_require_str(plan_code, "plan_code"))
+        with self._tx(write=True) as tx:
+            row = tx.one("SELECT title, steps FROM plans WHERE code = ?", plan_code)
+            if row is None or len(plan_code) != PLAN_CODE_LENGTH:
+                raise ValueError(f"no saved plan has the code {_shown_code(plan_code)}")
+            tx.run("UPDATE plans SET used = ? WHERE code = ?", self._clock(), plan_code)
+        title, saved = row[0], json.loads(row[1])
+        steps = []
+        for step in saved:
+            if "question" in step:
+                fields = {k: v for k, v in step["question"].items() if k != "key"}
+                fields["options"] = tuple(fields.get("options", ()))
+                added = self.add_question(code, teacher_key, Question(**fields))
+                steps.append(PlanStep("question", added.key, step.get("notes", "")))
+            else:
+                steps.append(PlanStep(step["kind"], step["target"], step.get("notes", "")))
+        self.set_plan(code, teacher_key, steps)
+        with self._tx(write=True) as tx:
+            tx.run("UPDATE classes SET plan_at = -1 WHERE code = ?", normalize_code(code))
+            return title, self._plan_of(tx, normalize_code(code))
+
+    # -------------------------------------------------------------- the teacher's own questions
+
+    _QUESTION_COLUMNS = "key, prompt, options, answer, tolerance, low, high, integer_only, unit, why, view"
+
+    @staticmethod
+    def _question(row) -> Question:
+        key, prompt, options, answer, tolerance, low, high, integer, unit, why, view = row
+        return Question(
+            prompt,
+            tuple(json.loads(options)),
+            float(answer),
+            float(tolerance),
+            float(low),
+            float(high),
+            bool(integer),
+            unit,
+            why,
+            view,
+            key,
+        )
+
+    def add_question(self, code: str, teacher_key: str, question: Question) -> Question:
+        """Keep a question the teacher wrote for the class; returns it cleaned, with its key
+        (``OWN_PREFIX`` and a random part), which opens it like a lesson's question."""
+        question = check_question(question)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)  # serializes seq
+            held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
+            if held >= QUESTIONS_PER_CLASS:
+                raise ValueError(f"a class holds at most {QUESTIONS_PER_CLASS} questions of its own")
+            seq = 1 + (tx.value("SELECT MAX(seq) FROM questions WHERE code = ?", code) or 0)
+            key = OWN_PREFIX + secrets.token_hex(6)
+            tx.run(
+                f"INSERT INTO questions (code, seq, created, {self._QUESTION_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                code,
+                seq,
+                self._clock(),
+                key,
+                question.prompt,
+                json.dumps(list(question.options)),
+                question.answer,
+                question.tolerance,
+                question.low,
+                question.high,
+                int(question.integer),
+                question.unit,
+                question.why,
+                question.view,
+            )
+        return replace(question, key=key)
+
+    def questions(self, code: str) -> list[Question]:
+        """The class's own questions, in the order they were written."""
+        code = normalize_code(code)
+        with self._tx() as tx:
+            rows = tx.all(f"SELECT {self._QUESTION_COLUMNS} FROM questions WHERE code = ? ORDER BY seq", code)
+        return [self._question(row) for row in rows]
+
+    def remove_question(self, code: str, teacher_key: str, key: str) -> bool:
+        """Remove a question the class was never asked (False: it was asked, or is not the
+        class's): the votes of a question asked stay readable in the results."""
+        _check_key(key, "key")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            return bool(
+                tx.run(
+                    "DELETE FROM questions WHERE code = ? AND key = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM rounds WHERE rounds.code = questions.code AND rounds.poll_key = questions.key)",
+                    code,
+                    key,
+                )
+            )
+
     def open_poll(self, code: str, teacher_key: str, poll_key: str) -> Round:
         _check_key(poll_key, "poll_key")
         with self._tx(write=True) as tx:
@@ -1406,24 +1780,31 @@ class Store:
         ]
         return out
 
-    def gradebook_csv(self, code: str, teacher_key: str, exercise_keys: list[str], poll_keys: list[str]) -> str:
-        if isinstance(exercise_keys, str) or isinstance(poll_keys, str):
-            raise ValueError("exercise_keys and poll_keys must be lists of keys, not a single string")
-        exercise_keys = list(dict.fromkeys(_check_key(k, "exercise_keys") for k in exercise_keys))
-        poll_keys = list(dict.fromkeys(_check_key(k, "poll_keys") for k in poll_keys))
+    def class_record(self, code: str, teacher_key: str) -> ClassRecord:
+        """Everything the class left for the teacher's exports (``classroom.report``): its
+        students, each exercise key each student tried or solved, every round and every vote."""
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
-            students = tx.all(
-                "SELECT student_id, nickname, joined FROM students WHERE code = ? ORDER BY joined, student_id", code
+            title = tx.value("SELECT title FROM classes WHERE code = ?", code) or ""
+            students = tuple(
+                Joined(sid, nickname, float(joined))
+                for sid, nickname, joined in tx.all(
+                    "SELECT student_id, nickname, joined FROM students WHERE code = ? ORDER BY joined, student_id",
+                    code,
+                )
             )
-            tried: dict[tuple[str, str], bool] = {}
-            for sid, key, right in tx.all(
-                "SELECT student_id, exercise_key, MAX(is_right) FROM attempts WHERE code = ? "
-                "GROUP BY student_id, exercise_key",
-                code,
-            ):
-                tried[sid, key] = bool(right)
-            rounds = tx.all("SELECT id, poll_key, number FROM rounds WHERE code = ? ORDER BY poll_key, number", code)
+            marks = {
+                (sid, key): bool(right)
+                for sid, key, right in tx.all(
+                    "SELECT student_id, exercise_key, MAX(is_right) FROM attempts WHERE code = ? "
+                    "GROUP BY student_id, exercise_key",
+                    code,
+                )
+            }
+            rounds = tuple(
+                self._round(row)
+                for row in tx.all(f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE code = ? ORDER BY seq", code)
+            )
             votes = {
                 (rid, sid): (vote, bool(right))
                 for rid, sid, vote, right in tx.all(
@@ -1432,25 +1813,7 @@ class Store:
                     code,
                 )
             }
-        by_poll: dict[str, list[tuple[str, int]]] = {}
-        for rid, key, number in rounds:
-            by_poll.setdefault(key, []).append((rid, int(number)))
-        poll_columns = [(key, rid, number) for key in poll_keys for rid, number in by_poll.get(key, [])]
-
-        header = ["nickname", "student id", "joined", "exercises solved", *exercise_keys]
-        for key, _, number in poll_columns:
-            header += [f"{key} round {number}", f"{key} round {number} right"]
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(header)
-        for sid, nickname, joined in students:
-            marks = [("solved" if tried[sid, k] else "tried") if (sid, k) in tried else "" for k in exercise_keys]
-            row = [nickname or "anonymous", sid, _iso(float(joined)), str(marks.count("solved")), *marks]
-            for _, rid, _ in poll_columns:
-                vote = votes.get((rid, sid))
-                row += ["", ""] if vote is None else [vote[0], "1" if vote[1] else "0"]
-            writer.writerow([_spreadsheet_safe(cell) for cell in row])
-        return buffer.getvalue()
+        return ClassRecord(code, title, students, marks, rounds, votes)
 
     # -------------------------------------------------------------- housekeeping
 
@@ -1467,11 +1830,12 @@ class Store:
             cutoff = now - older_than_days * 86400.0
             old = "SELECT code FROM classes WHERE expires < ?"
             tx.run(f"DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code IN ({old}))", cutoff)
-            for table in ("rounds", "students", "attempts"):
+            for table in ("rounds", "students", "attempts", "questions"):
                 tx.run(f"DELETE FROM {table} WHERE code IN ({old})", cutoff)
             deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
             tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
             tx.run("DELETE FROM network_joins WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+            tx.run("DELETE FROM plans WHERE used < ?", now - PLAN_RETENTION_DAYS * 86400.0)
         return int(deleted)
 
     def purge_if_due(self, retention_days: float = RETENTION_DAYS) -> int | None:
@@ -1490,7 +1854,7 @@ class Store:
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
             tx.run("DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code = ?)", code)
-            for table in ("rounds", "students", "attempts", "classes"):
+            for table in ("rounds", "students", "attempts", "questions", "classes"):
                 tx.run(f"DELETE FROM {table} WHERE code = ?", code)
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
@@ -59,6 +59,8 @@ def here(url_path: str) -> str:
 def describe(course: Course, address: str) -> str:
     """What a person calls an address: "RoPE · Rotation" (the lesson, then its view)."""
     path, _, query = address.partition("?")
+    if path == course.class_page.url_path:
+        return "the class page"
     page = next((p for p in places(course) if p.url_path == path), None)
     if page is None:
         return path
@@ -68,11 +70,33 @@ def describe(course: Course, address: str) -> str:
     return f"{title} · {label}" if label else title
 
 
+def address_of_link(course: Course, text: str) -> str:
+    """The app address a pasted link names (``rope?base=500&view=rotation``; "" for none):
+    a full URL or a path, the class's own names and presenter mode left out. ValueError,
+    in words for the teacher, when it names no page of this app."""
+    text = text.strip()
+    if not text:
+        return ""
+    parts = urlsplit(text if "://" in text else "http://app/" + text.lstrip("/"))
+    # the app may sit under a path prefix (behind a proxy): the page is the last part
+    path = parts.path.strip("/").rsplit("/", 1)[-1]
+    if next((p for p in places(course) if p.url_path == path), None) is None:
+        raise ValueError("the view's address names no lesson of this app: open the view and copy its address")
+    params = sorted((k, v) for k, v in parse_qsl(parts.query) if k not in NOT_SETTINGS)
+    address = path + ("?" + urlencode(params) if params else "")
+    try:
+        return class_store.check_address(address, "the view's address")
+    except ValueError:
+        raise ValueError("the view's address holds characters a lesson's address never has") from None
+
+
 def go(course: Course, address: str) -> None:
     """Take this page to ``address`` now (no reload), as a link opened afresh: the view's
     values are the address's. Nothing happens for an address this app does not have."""
     path, _, query = address.partition("?")
-    page = next((p for p in places(course) if p.url_path == path), None)
+    # the class page: where a question is asked (a plan's question step sends the class there)
+    page = course.class_page if path == course.class_page.url_path else None
+    page = page or next((p for p in places(course) if p.url_path == path), None)
     if page is None:
         return
     params = dict(parse_qsl(query))
@@ -97,12 +121,17 @@ def _follow_state(code: str) -> tuple[int, str, bool] | None:
     return None if follow is None else (follow.seq, follow.address, follow.held)
 
 
+def clear_follow_state() -> None:
+    """Forget the cached follow state, so this process's pages see a send at their next check."""
+    _follow_state.clear()
+
+
 # a student's page
 
 
 def student_check(course: Course, code: str, url_path: str) -> None:
-    """On a student's page (``url_path``; "" for the class page): follow a new send, come
-    back when the class is held, say where the class is, and report where this page is.
+    """On a student's page (``url_path``: a lesson's, or the class page's): follow a new send,
+    come back when the class is held, say where the class is, and report where this page is.
     Called from a fragment that reruns every ``STUDENT_EVERY_S``."""
     try:
         follow = _follow_state(code)
@@ -111,7 +140,7 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     if follow is None:
         return
     seq, address, held = follow
-    mine = here(url_path) if url_path else ""
+    mine = here(url_path)
     _report(code, mine)
     followed = st.session_state.get(FOLLOWED)
     st.session_state[FOLLOWED] = seq
@@ -120,7 +149,7 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     if (followed is not None and seq > followed) or held:
         go(course, address)
     elif st.button(
-        f"{'Back to' if url_path else 'Go to'} your class: {describe(course, address)}",
+        f"{'Go to' if url_path == course.class_page.url_path else 'Back to'} your class: {describe(course, address)}",
         icon=":material/undo:",
         key="class_back",
         help="Your class is on this view, with your teacher's settings.",

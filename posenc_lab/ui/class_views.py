@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import re
+import html
 import time
 import zoneinfo
 from urllib.parse import parse_qsl
@@ -26,10 +26,11 @@ from urllib.parse import parse_qsl
 import pandas as pd
 import streamlit as st
 
+from posenc_lab.classroom import report, tally
 from posenc_lab.classroom import store as class_store
-from posenc_lab.classroom import tally
 from posenc_lab.figures import classroom as vote_figures
-from posenc_lab.ui import class_follow, classroom, layout
+from posenc_lab.figures import notation
+from posenc_lab.ui import class_follow, class_plan, class_questions, classroom, layout
 from posenc_lab.ui.exercise_kinds import Guided, Poll
 from posenc_lab.ui.lesson import Course
 
@@ -103,23 +104,24 @@ def _reveal_figure(_course: Course, key: str):
     return poll.figure() if poll.figure is not None else None
 
 
+def answer_of(course: Course, poll: Poll) -> float:
+    return float(poll.answer()) if class_questions.is_own(poll) else _answer(course, poll.key)
+
+
+def reveal_text_of(course: Course, poll: Poll) -> str:
+    return poll.reveal(poll.answer()) if class_questions.is_own(poll) else _reveal_text(course, poll.key)
+
+
+def reveal_figure_of(course: Course, poll: Poll):
+    return None if class_questions.is_own(poll) else _reveal_figure(course, poll.key)
+
+
 def _answer_label(course: Course, poll: Poll) -> str:
-    answer = _answer(course, poll.key)
+    answer = answer_of(course, poll)
     if poll.options:
         return poll.options[int(answer)]
     shown = str(int(round(answer))) if poll.integer else f"{answer:.4g}"
     return f"{shown} {poll.unit}".strip()
-
-
-def _lesson_title(course: Course, poll: Poll) -> str:
-    lesson = course.lesson_of_poll(poll.key)
-    return lesson.title if lesson is not None else ""
-
-
-def _poll_label(course: Course, poll: Poll) -> str:
-    number = next(n for n, lesson in enumerate(course.lessons, 1) if poll in lesson.polls)
-    prompt = " ".join(re.sub(r"[$*_`]", "", poll.prompt).split())
-    return f"{number}. {_lesson_title(course, poll)}: {prompt[:90]}{'...' if len(prompt) > 90 else ''}"
 
 
 def _unavailable() -> None:
@@ -306,7 +308,11 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         _joined_line(code, f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: ", ".")
         with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
             _join_panel(base, code, info)
+    if not ended:
+        class_plan.bar(course, "")
     _question_controls(course, db, code, key, ended, current)
+    if not layout.presenting() and not ended:
+        class_plan.editor(course, code, key)
     _live_results(course, code)
     if not layout.presenting():
         # never on the projector: it shows right answers before their reveal, and nicknames
@@ -568,8 +574,9 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
 
 
 def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
-    polls = course.all_polls()
-    keys = [poll.key for poll in polls]
+    # the teacher's own questions first: written for today's class
+    polls = {poll.key: poll for poll in [*class_questions.own_polls(db, code), *course.all_polls()]}
+    keys = list(polls)
     if "class_poll" not in st.session_state or st.session_state["class_poll"] not in keys:
         st.session_state["class_poll"] = (
             current.poll_key if current is not None and current.poll_key in keys else keys[0]
@@ -581,11 +588,11 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         "Question",
         keys,
         key="class_poll",
-        format_func=lambda k: _poll_label(course, course.poll_by_key(k)),
-        help="Two or three per lesson: questions to predict before seeing the figure.",
+        format_func=lambda k: class_questions.poll_label(course, polls[k]),
+        help="Two or three per lesson (questions to predict before seeing the figure), and the ones you write.",
     )
     if not layout.presenting():
-        _preview(course, course.poll_by_key(chosen))
+        _preview(course, polls[chosen], code, key)
         row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_buttons")
     is_current = current is not None and current.poll_key == chosen
     voting = is_current and current.closed is None
@@ -630,32 +637,175 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
     flash = st.session_state.pop(FLASH, None)
     if flash:
         st.error(flash)
+    if not layout.presenting() and not ended:
+        _write_question(course, code, key)
 
 
-def _preview(course: Course, poll: Poll) -> None:
+#: the widgets of "Write your own question" (their values are read by ``_add_question``)
+Q = "class_q_"
+Q_NOTE = "_class:q_note"  # (ok, text): what adding or removing a question did, shown once
+CHOICE_KIND, NUMBER_KIND = "Multiple choice", "A number"
+OPTIONS_RANGE = f"{class_store.OPTIONS_MIN} to {class_store.OPTIONS_MAX}"
+#: the form's empty state, put back once a question is added
+Q_BLANK = {
+    Q + "prompt": "",
+    Q + "options": "",
+    Q + "answer": None,
+    Q + "tolerance": 0.0,
+    Q + "low": 0.0,
+    Q + "high": 100.0,
+    Q + "integer": False,
+    Q + "unit": "",
+    Q + "why": "",
+    Q + "view": "",
+}
+
+
+def _write_question(course: Course, code: str, key: str) -> None:
+    """The teacher's own question: multiple choice or a number, in plain text, with what the
+    reveal says and, if wanted, the view that settles it (its address, settings and all)."""
+    note = st.session_state.pop(Q_NOTE, None)
+    with st.expander("Write your own question", icon=":material/edit_note:", expanded=note is not None):
+        if note is not None:
+            (st.success if note[0] else st.error)(note[1])
+        for name, value in Q_BLANK.items():
+            st.session_state.setdefault(name, value)
+        kind = st.radio("Kind", [CHOICE_KIND, NUMBER_KIND], horizontal=True, key=Q + "kind")
+        with st.form("class_q_form", border=False, enter_to_submit=False):
+            st.text_area(
+                "Question",
+                max_chars=class_store.PROMPT_CHARS,
+                key=Q + "prompt",
+                height=80,
+                placeholder="What do you predict ...?",
+                help="Plain text, shown as typed (no formatting).",
+            )
+            if kind == CHOICE_KIND:
+                st.text_area(
+                    f"Options, one per line ({OPTIONS_RANGE}): the right one first",
+                    key=Q + "options",
+                    height=130,
+                    help="Each student sees the options in an order of their own; the projector keeps yours.",
+                )
+            else:
+                cols = st.columns(4)
+                cols[0].number_input("The answer", key=Q + "answer", format="%g", step=None)
+                cols[1].number_input("Right within ±", min_value=0.0, key=Q + "tolerance", format="%g", step=None)
+                cols[2].number_input("Lowest answer", key=Q + "low", format="%g", step=None)
+                cols[3].number_input("Highest answer", key=Q + "high", format="%g", step=None)
+                cols = st.columns([1, 3], vertical_alignment="bottom")
+                cols[0].checkbox("Whole numbers", key=Q + "integer")
+                cols[1].text_input("Unit (optional)", max_chars=class_store.UNIT_CHARS, key=Q + "unit")
+            st.text_area(
+                "Why: what the reveal says (optional)",
+                max_chars=class_store.WHY_CHARS,
+                key=Q + "why",
+                height=80,
+            )
+            st.text_input(
+                "The view that settles it (optional): its address",
+                key=Q + "view",
+                placeholder="/rope?view=rotation&base=500",
+                help="Open the view in a lesson with the settings you want and copy the address bar here: "
+                "after the reveal, Explore it opens it for everyone.",
+            )
+            st.form_submit_button(
+                "Add the question", icon=":material/add:", on_click=_add_question, args=(course, code, key, kind)
+            )
+
+
+def question_from_form(course: Course, kind: str, values: dict) -> class_store.Question:
+    """The teacher's question from the form's ``values`` (widget key -> value), checked:
+    ValueError saying what to change."""
+    view = class_follow.address_of_link(course, values[Q + "view"] or "")
+    why = values[Q + "why"] or ""
+    if kind == CHOICE_KIND:
+        options = [line for line in (values[Q + "options"] or "").splitlines() if line.strip()]
+        # the first is the right one; every student sees them shuffled
+        question = class_store.Question(values[Q + "prompt"] or "", tuple(options), 0.0, why=why, view=view)
+    else:
+        answer = values[Q + "answer"]
+        if answer is None:
+            raise ValueError("type the answer")
+        question = class_store.Question(
+            values[Q + "prompt"] or "",
+            (),
+            float(answer),
+            float(values[Q + "tolerance"] or 0.0),
+            float(values[Q + "low"]),
+            float(values[Q + "high"]),
+            bool(values[Q + "integer"]),
+            values[Q + "unit"] or "",
+            why,
+            view,
+        )
+    return class_store.check_question(question)
+
+
+def _add_question(course: Course, code: str, key: str, kind: str) -> None:
+    values = {name: st.session_state.get(name, blank) for name, blank in Q_BLANK.items()}
+    try:
+        question = question_from_form(course, kind, values)
+    except ValueError as exc:
+        st.session_state[Q_NOTE] = (False, f"Not added: {exc}.")
+        return
+    added = None
+    with _teacher_call() as db:
+        try:
+            added = db.add_question(code, key, question)
+        except ValueError as exc:  # the class holds as many as it may
+            st.session_state[Q_NOTE] = (False, f"Not added: {exc}.")
+    if added is not None:
+        st.session_state.update(Q_BLANK)
+        st.session_state["class_poll"] = added.key  # ready to open
+        st.session_state[Q_NOTE] = (True, "Added, and chosen above: preview it, then open the vote.")
+
+
+def _remove_question(code: str, key: str, poll_key: str) -> None:
+    with _teacher_call() as db:
+        if db.remove_question(code, key, poll_key):
+            st.session_state.pop("class_poll", None)
+            st.session_state[Q_NOTE] = (True, "Removed.")
+        else:
+            st.session_state[FLASH] = "The class was asked this question: it stays, with its votes."
+
+
+def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
     """The chosen question in full, on the teacher's own screen (never in presenter mode: it
     holds the answer): what students read, the options as written, the answer, why, and the
     figure the reveal shows."""
     with st.expander("Preview the question, its answer and its figure", icon=":material/preview:"):
-        st.markdown(f"**{_lesson_title(course, poll)}.** {poll.prompt}")
+        st.markdown(f"**{class_questions.lesson_title(course, poll)}.** {class_questions.prompt_markdown(poll)}")
         if poll.options:
             st.markdown("\n".join(f"{i}. {classroom.plain(text)}" for i, text in enumerate(poll.options, 1)))
             st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
         else:
             st.caption(f"A number between {poll.low:g} and {poll.high:g}{' ' + poll.unit if poll.unit else ''}.")
         st.markdown(f"**The answer:** {classroom.plain(_answer_label(course, poll))}")
-        st.markdown(_reveal_text(course, poll.key))
-        fig = _reveal_figure(course, poll.key)
+        st.markdown(reveal_text_of(course, poll))
+        fig = reveal_figure_of(course, poll)
         if fig is not None:
             layout.chart(fig, key=f"preview_{poll.key}", filename=f"class_{poll.key}", downloads=False)
+        if explore_lesson(course, poll) is not None:
+            st.caption(f"After the reveal, Explore it opens {class_follow.describe(course, poll.view)}.")
+        if class_questions.is_own(poll):
+            st.button(
+                "Remove this question",
+                icon=":material/delete:",
+                key=f"class_remove_{poll.key}",
+                on_click=_remove_question,
+                args=(code, key, poll.key),
+                help="Only a question the class was never asked: the votes of one asked stay in the results.",
+            )
 
 
 def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]], revealed: bool):
     """The histogram of one question's rounds (votes as stored), the right answer marked
     once revealed."""
-    answer = _answer(course, poll.key)
+    answer = answer_of(course, poll)
     if poll.options:
-        labels = list(poll.options)
+        # Plotly reads a label's tags (<b>, <a href>): a teacher's option is shown as typed
+        labels = [html.escape(option, quote=False) for option in poll.options]
         counted = [(name, tally.choice_counts(votes, len(labels))) for name, votes in rounds]
         right = int(answer) if revealed else None
     else:
@@ -679,7 +829,7 @@ def _live_results(course: Course, code: str) -> None:
         if current is None:
             st.info("No question is open yet. Pick one above and press Open the vote.")
             return
-        poll = course.poll_by_key(current.poll_key)
+        poll = class_questions.poll_of(course, db, code, current.poll_key)
         if poll is None:
             st.warning(f"The open question ({current.poll_key}) is not in this version of the app.")
             return
@@ -693,7 +843,7 @@ def _live_results(course: Course, code: str) -> None:
     count = len(votes[current.id])
     revealed = current.revealed is not None
     status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
-    st.markdown(f"#### {poll.prompt}")
+    st.markdown(f"#### {class_questions.prompt_markdown(poll)}")
     if revealed and layout.presenting():
         # on the projector the answer, why, and the figure that settles it come first
         _reveal(course, poll, vote=None)
@@ -738,13 +888,18 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
         return
+    try:
+        own = class_questions.own_polls(db, code)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
     st.subheader("Results so far")
     st.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
     if not rows:
         st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
     else:
         st.dataframe(
-            results_table(course, rows),
+            results_table(course, rows, own),
             hide_index=True,
             width="stretch",
             column_config={
@@ -752,30 +907,87 @@ def _dashboard(course: Course, code: str, key: str) -> None:
                 "round": st.column_config.TextColumn("round", help="A question's round; empty for an exercise."),
             },
         )
-    exercise_keys = sorted(_exercise_keys(course))
-    poll_keys = [poll.key for poll in course.all_polls()]
-    st.download_button(
-        "Gradebook (CSV)",
-        data=lambda: db.gradebook_csv(code, key, exercise_keys, poll_keys),
-        file_name=f"posenc-lab_class_{code}.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-        help="One row per student: exercises solved and each vote.",
-    )
+    _by_question(course, db, code, key, own)
     if students:
         names = ", ".join(s.nickname or "anonymous" for s in students)
         st.caption(f"{len(students)} joined: " + classroom.plain(names))
 
 
-def results_table(course: Course, rows: list[class_store.ItemSummary]) -> pd.DataFrame:
+def _by_question(course: Course, db: class_store.Store, code: str, key: str, own: list[Poll]) -> None:
+    """Peer instruction's summary (each question's rounds, the shift from the first to the
+    last, the most common wrong answers) and the two files: the summary and the gradebook."""
+    try:
+        record = db.class_record(code, key)
+    except class_store.StoreUnavailable as exc:
+        classroom.lost(exc)
+        return
+    questions = question_columns(course, own)
+    results = report.question_results(record, questions)
+    if results:
+        st.markdown("**By question: the shift between rounds**")
+        st.dataframe(
+            pd.DataFrame(report.summary_rows(results), columns=list(report.SUMMARY_COLUMNS)),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rounds": st.column_config.NumberColumn("rounds", help="How often the class voted on it."),
+                "answered": st.column_config.TextColumn("answered", help="Votes in each round."),
+            },
+        )
+    zone = _zone()
+    files = st.container(horizontal=True)
+    files.download_button(
+        "Gradebook (CSV)",
+        data=lambda: report.gradebook_csv(record, exercise_columns(course), questions, zone),
+        file_name=f"posenc-lab_class_{code}_gradebook.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        help="One row per student: exercises solved, and each answer in words with whether it was right.",
+    )
+    if results:
+        files.download_button(
+            "Summary by question (CSV)",
+            data=lambda: report.summary_csv(results),
+            file_name=f"posenc-lab_class_{code}_summary.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            help="The table above: each question's rounds, the shift between them, the common wrong answers.",
+        )
+
+
+def exercise_columns(course: Course) -> list[report.ExerciseColumn]:
+    """Every exercise as the students saw it, in the lessons' order: a guided exercise is
+    one column, solved once every step is (the count a student's page shows)."""
+    return [
+        report.ExerciseColumn(
+            f"{number}. {lesson.title}: {notation.plain_markdown(ex.title)}",
+            tuple(step.key for step in ex.steps) if isinstance(ex, Guided) else (ex.key,),
+        )
+        for number, lesson in enumerate(course.lessons, 1)
+        for ex in lesson.exercises
+    ]
+
+
+def question_columns(course: Course, own: list[Poll] = ()) -> list[report.QuestionColumn]:
+    """Every question a teacher can open, with its options' text: the teacher's own (``own``),
+    then the lessons' in their order."""
+    return [
+        report.QuestionColumn(poll.key, class_questions.poll_label(course, poll, cut=False), poll.options, poll.unit)
+        for poll in [*own, *course.all_polls()]
+    ]
+
+
+def results_table(course: Course, rows: list[class_store.ItemSummary], own: list[Poll] = ()) -> pd.DataFrame:
     """The teacher's results: one row per exercise and per round of a question.
 
     Each column holds one type, so that Arrow converts the frame as it is: a column that
     mixed a round's number with an exercise's empty cell made Streamlit log a failed
     conversion, with its traceback, on every refresh of the dashboard.
     """
-    titles = _titles(course)
+    titles = _titles(course) | {poll.key: class_questions.poll_label(course, poll) for poll in own}
+    polls = {poll.key: poll for poll in [*own, *course.all_polls()]}
     return pd.DataFrame(
         [
             {
@@ -786,7 +998,7 @@ def results_table(course: Course, rows: list[class_store.ItemSummary]) -> pd.Dat
                 "right": int(row.right),
                 "success": row.right / row.answered if row.answered else 0.0,
                 "most common wrong answers": "; ".join(
-                    f"{_wrong_label(course, row.key, answer)} ({n})" for answer, n in row.wrong
+                    f"{_wrong_label(polls.get(row.key), answer)} ({n})" for answer, n in row.wrong
                 ),
             }
             for row in rows
@@ -795,26 +1007,19 @@ def results_table(course: Course, rows: list[class_store.ItemSummary]) -> pd.Dat
     )
 
 
-def _exercise_keys(course: Course) -> set[str]:
-    keys = set()
-    for ex in course.all_exercises():
-        keys.update(step.key for step in ex.steps) if isinstance(ex, Guided) else keys.add(ex.key)
-    return keys
-
-
 def _titles(course: Course) -> dict[str, str]:
-    titles = {poll.key: _poll_label(course, poll) for poll in course.all_polls()}
+    titles = {poll.key: class_questions.poll_label(course, poll) for poll in course.all_polls()}
     for lesson in course.lessons:
         for ex in lesson.exercises:
-            titles[ex.key] = f"{lesson.title}: {ex.title}"
+            title = notation.plain_markdown(ex.title)
+            titles[ex.key] = f"{lesson.title}: {title}"
             if isinstance(ex, Guided):
                 for n, step in enumerate(ex.steps, 1):
-                    titles[step.key] = f"{lesson.title}: {ex.title}, step {n}"
+                    titles[step.key] = f"{lesson.title}: {title}, step {n}"
     return titles
 
 
-def _wrong_label(course: Course, key: str, answer: str) -> str:
-    poll = course.poll_by_key(key)
+def _wrong_label(poll: Poll | None, answer: str) -> str:
     return tally.vote_label(answer, poll.options, poll.unit) if poll is not None else answer
 
 
@@ -859,11 +1064,11 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
         )
         return
     round_id, poll_key, number, closed, revealed = now
-    poll = course.poll_by_key(poll_key)
+    poll = class_questions.poll_of(course, db, me.code, poll_key)
     if poll is None:
         st.warning("Your teacher opened a question this version of the app does not have.")
         return
-    st.markdown(f"#### {poll.prompt}")
+    st.markdown(f"#### {class_questions.prompt_markdown(poll)}")
     # what this student sent in this round: this session's, else the database's (a reload,
     # another device, a restarted server)
     sent = st.session_state.get(VOTED + round_id) or db.vote_of(round_id, me.student_id)
@@ -898,7 +1103,12 @@ def _vote_form(
             # each student sees the options in an order of their own (their student id seeds
             # it, so a reload or another device keeps it); the vote is the option's index as
             # written, which the projector's chart and the gradebook count
-            pick = st.radio("Your answer", poll.order(me.student_id), index=None, format_func=lambda i: poll.options[i])
+            pick = st.radio(
+                "Your answer",
+                poll.order(me.student_id),
+                index=None,
+                format_func=lambda i: classroom.plain(poll.options[i]),
+            )
             vote = None if pick is None else tally.encode_choice(pick)
         else:
             step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
@@ -918,7 +1128,7 @@ def _vote_form(
         if vote is None:
             st.warning("Pick an answer first.")
         else:
-            right = poll.is_right(float(vote), answer=_answer(course, poll.key))
+            right = poll.is_right(float(vote), answer=answer_of(course, poll))
             if db.answer(round_id, me.student_id, vote, right):
                 st.session_state[VOTED + round_id] = vote
                 sent = vote
@@ -939,7 +1149,7 @@ def _watch(course: Course, code: str) -> None:
     """Redraw the page when the teacher opens, closes or reveals, or the class ends (a
     student waiting for a question is told the class has ended), and follow the teacher's
     sends (checked every second)."""
-    class_follow.student_check(course, code, "")
+    class_follow.student_check(course, code, course.class_page.url_path)
     class_follow.hand_check()
     try:
         now = _watched(code)
@@ -955,20 +1165,29 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
     answer_text = _answer_label(course, poll)
     st.success(f"The answer: **{classroom.plain(answer_text)}**")
     if vote is not None:
-        right = poll.is_right(float(vote), answer=_answer(course, poll.key))
+        right = poll.is_right(float(vote), answer=answer_of(course, poll))
         mine = classroom.plain(tally.vote_label(vote, poll.options, poll.unit))
         st.markdown(f"You answered **{mine}**: {'right' if right else 'not this time'}.")
-    st.markdown(_reveal_text(course, poll.key))
-    fig = _reveal_figure(course, poll.key)
+    st.markdown(reveal_text_of(course, poll))
+    fig = reveal_figure_of(course, poll)
     if fig is not None:
         # no Save or Data buttons on the projected screen
         layout.chart(fig, key=f"reveal_{poll.key}", filename=f"class_{poll.key}", downloads=not layout.presenting())
-    lesson = course.lesson_of_poll(poll.key)
-    if lesson is not None and poll.view:
+    lesson = explore_lesson(course, poll)
+    if lesson is not None:
         params = dict(parse_qsl(poll.view.partition("?")[2]))
         st.page_link(
             lesson.page_file, label=f"Explore it: {lesson.title}", icon=":material/arrow_forward:", query_params=params
         )
+
+
+def explore_lesson(course: Course, poll: Poll):
+    """The lesson page a question's "Explore it" opens (its ``view`` address): None when it
+    names none, or a page this app does not have."""
+    if not poll.view:
+        return None
+    path = poll.view.partition("?")[0]
+    return next((page for page in class_follow.places(course) if page.url_path == path), None)
 
 
 def banner(course: Course, code: str, url_path: str) -> None:

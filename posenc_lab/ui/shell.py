@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from posenc_lab.ui import class_follow, class_views, classroom, exercises, layout, state
+from posenc_lab.ui import class_follow, class_plan, class_views, classroom, exercises, layout, state
 from posenc_lab.ui.lesson import Course, Lesson
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
@@ -171,6 +171,8 @@ def run(page: st.Page, course: Course) -> None:
             class_views.banner(course, classroom.member().code, page.url_path)
         if classroom.teacher() is not None:
             class_follow.teacher_bar(course, page.url_path)
+            if page.url_path != course.class_page.url_path:  # the class page draws its own
+                class_plan.bar(course, page.url_path)
 
 
 #: the key of the container of the previous / next links (app.css: ``st-key-neighbours``)

@@ -1,0 +1,242 @@
+"""The teacher's exports of a class, read from its record (``Store.class_record``): the
+gradebook (one row per student) and the summary by question (each round, the shift between
+the first round and the last, the most common wrong answers).
+
+Pure Python, no database and no Streamlit. The caller names the columns (``ui.class_views``
+takes the titles and the options' text from the course), so a file reads as the students
+saw the lesson: titles and answers in words, never keys or option numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from posenc_lab.classroom import tally
+from posenc_lab.classroom.store import ClassRecord, Round
+
+# cells a spreadsheet would run as a formula (OWASP "CSV injection"), tab and CR included
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"-[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+#: the most common wrong answers listed per question
+TOP_WRONG = 3
+
+
+@dataclass(frozen=True)
+class ExerciseColumn:
+    """One exercise as the student saw it: ``keys`` is its own key, or a guided exercise's
+    steps, and it counts as solved once every one of them is."""
+
+    title: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QuestionColumn:
+    """A question the teacher can open (a poll): its key, its title, and its options'
+    text (multiple choice) or its unit (numeric), which turn a stored vote into words."""
+
+    key: str
+    title: str
+    options: tuple[str, ...] = ()
+    unit: str = ""
+
+    def label(self, vote: str) -> str:
+        return tally.vote_label(vote, self.options, self.unit)
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    number: int
+    answered: int
+    right: int
+    wrong: tuple[tuple[str, int], ...]  # (answer in words, students), most common first
+
+    @property
+    def share(self) -> float | None:
+        return self.right / self.answered if self.answered else None
+
+
+@dataclass(frozen=True)
+class Shift:
+    """Peer instruction's measure: the students who voted in both the first round and the
+    last, how many of them were right in each, and how many changed either way."""
+
+    students: int
+    right_first: int
+    right_last: int
+    to_right: int  # wrong in the first round, right in the last
+    to_wrong: int  # right in the first round, wrong in the last
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    key: str
+    title: str
+    rounds: tuple[RoundResult, ...]
+    shift: Shift | None  # None with a single round
+
+
+def spreadsheet_safe(cell: str) -> str:
+    # a negative number ("-0.5", a numeric vote) is data, not a formula: it stays a number
+    if cell.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def _csv(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
+    return buffer.getvalue()
+
+
+def _when(seconds: float, zone: dt.tzinfo) -> str:
+    return dt.datetime.fromtimestamp(seconds, zone).isoformat(timespec="minutes")
+
+
+def _rounds_by_question(
+    record: ClassRecord, questions: Sequence[QuestionColumn]
+) -> list[tuple[QuestionColumn, list[Round]]]:
+    by_key: dict[str, list[Round]] = {}
+    for rnd in record.rounds:
+        by_key.setdefault(rnd.poll_key, []).append(rnd)
+    return [(q, sorted(by_key[q.key], key=lambda r: r.number)) for q in questions if q.key in by_key]
+
+
+def exercise_mark(record: ClassRecord, student_id: str, column: ExerciseColumn) -> str:
+    """ "solved" (every key solved), "tried" (any key answered) or "" (none)."""
+    marks = [record.marks.get((student_id, key)) for key in column.keys]
+    if all(marks):
+        return "solved"
+    return "tried" if any(mark is not None for mark in marks) else ""
+
+
+def gradebook_csv(
+    record: ClassRecord,
+    exercises: Sequence[ExerciseColumn],
+    questions: Sequence[QuestionColumn],
+    zone: dt.tzinfo = dt.UTC,
+) -> str:
+    """One row per student: when they joined (in ``zone``), how many of ``exercises`` they
+    solved, each exercise's mark, and each round's answer in words with whether it was
+    right. Only questions the class was asked get columns, in the order of ``questions``.
+    No student link or key is written: the file holds names, never credentials."""
+    asked = _rounds_by_question(record, questions)
+    header = ["student", "joined", f"exercises solved (of {len(exercises)})", *(c.title for c in exercises)]
+    for question, rounds in asked:
+        for rnd in rounds:
+            header += [f"{question.title} (round {rnd.number})", f"{question.title} (round {rnd.number}): right"]
+    rows = [header]
+    for student in record.students:
+        marks = [exercise_mark(record, student.student_id, column) for column in exercises]
+        row = [student.nickname, _when(student.joined, zone), str(marks.count("solved")), *marks]
+        for question, rounds in asked:
+            for rnd in rounds:
+                vote = record.votes.get((rnd.id, student.student_id))
+                row += ["", ""] if vote is None else [question.label(vote[0]), "yes" if vote[1] else "no"]
+        rows.append(row)
+    return _csv(rows)
+
+
+def _top_wrong(question: QuestionColumn, votes: list[tuple[str, bool]]) -> tuple[tuple[str, int], ...]:
+    counts = Counter(question.label(vote) for vote, right in votes if not right)
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_WRONG])
+
+
+def question_results(record: ClassRecord, questions: Sequence[QuestionColumn]) -> list[QuestionResult]:
+    """Per question the class was asked (in the order of ``questions``): each round's
+    answers, right ones and most common wrong ones, and the shift from the first round to
+    the last among the students who voted in both."""
+    out = []
+    for question, rounds in _rounds_by_question(record, questions):
+        per_round: list[dict[str, tuple[str, bool]]] = [
+            {sid: vote for (rid, sid), vote in record.votes.items() if rid == rnd.id} for rnd in rounds
+        ]
+        results = tuple(
+            RoundResult(
+                rnd.number,
+                len(votes),
+                sum(right for _, right in votes.values()),
+                _top_wrong(question, list(votes.values())),
+            )
+            for rnd, votes in zip(rounds, per_round, strict=True)
+        )
+        shift = None
+        if len(rounds) > 1:
+            first, last = per_round[0], per_round[-1]
+            both = sorted(set(first) & set(last))
+            shift = Shift(
+                students=len(both),
+                right_first=sum(first[sid][1] for sid in both),
+                right_last=sum(last[sid][1] for sid in both),
+                to_right=sum(not first[sid][1] and last[sid][1] for sid in both),
+                to_wrong=sum(first[sid][1] and not last[sid][1] for sid in both),
+            )
+        out.append(QuestionResult(question.key, question.title, results, shift))
+    return out
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole else "-"
+
+
+def right_by_round(result: QuestionResult) -> str:
+    """ "40% -> 75%": the share right in each round, of those who answered it."""
+    return " -> ".join(_percent(r.right, r.answered) for r in result.rounds)
+
+
+def shift_text(shift: Shift | None) -> str:
+    """The shift in words, or "" for a question asked once."""
+    if shift is None:
+        return ""
+    if not shift.students:
+        return "no student answered both the first round and the last"
+    return (
+        f"of {shift.students} who answered both: right {shift.right_first} -> {shift.right_last}; "
+        f"{shift.to_right} changed to the right answer, {shift.to_wrong} away from it"
+    )
+
+
+def wrong_text(wrong: tuple[tuple[str, int], ...]) -> str:
+    return "; ".join(f"{answer} ({n})" for answer, n in wrong)
+
+
+def summary_rows(results: Sequence[QuestionResult]) -> list[dict[str, str | int]]:
+    """One row per question, as the teacher's table and the summary file show it."""
+    return [
+        {
+            "question": result.title,
+            "rounds": len(result.rounds),
+            "answered": " / ".join(str(r.answered) for r in result.rounds),
+            "right by round": right_by_round(result),
+            "shift, first round to last": shift_text(result.shift),
+            "most common wrong answers, first round": wrong_text(result.rounds[0].wrong),
+            "most common wrong answers, last round": wrong_text(result.rounds[-1].wrong)
+            if len(result.rounds) > 1
+            else "",
+        }
+        for result in results
+    ]
+
+
+SUMMARY_COLUMNS = (
+    "question",
+    "rounds",
+    "answered",
+    "right by round",
+    "shift, first round to last",
+    "most common wrong answers, first round",
+    "most common wrong answers, last round",
+)
+
+
+def summary_csv(results: Sequence[QuestionResult]) -> str:
+    rows = summary_rows(results)
+    return _csv([list(SUMMARY_COLUMNS), *([str(row[c]) for c in SUMMARY_COLUMNS] for row in rows)])

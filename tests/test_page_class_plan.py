@@ -1,0 +1,138 @@
+"""A class plan on the Class page, under AppTest against real databases (``class_db_url``):
+built in the editor (views with their settings, a lesson's question, the teacher's own),
+stepped through with Next / Previous (the class follows, the question opens, the teacher's
+page goes there), saved under a code and loaded into another class."""
+
+from __future__ import annotations
+
+from app_helpers import button, class_texts, join_class, start_class
+
+from posenc_lab import course as lessons
+from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import class_plan, class_views, classroom
+
+P = class_plan.P
+CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
+
+
+def _add_view(teacher, view: str, address: str = "", notes: str = "") -> None:
+    teacher.radio(key=P + "kind").set_value(class_plan.VIEW_KIND).run()
+    teacher.selectbox(key=P + "view").set_value(view)
+    teacher.text_input(key=P + "address").set_value(address)
+    teacher.text_area(key=P + "notes").set_value(notes)
+    button(teacher, "Add the step").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+
+
+def _add_question(teacher, key: str, notes: str = "") -> None:
+    teacher.radio(key=P + "kind").set_value(class_plan.QUESTION_KIND).run()
+    teacher.selectbox(key=P + "question").set_value(key)
+    teacher.text_area(key=P + "notes").set_value(notes)
+    button(teacher, "Add the step").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+
+
+def _write_own(teacher) -> None:
+    teacher.radio(key=class_views.Q + "kind").set_value(class_views.CHOICE_KIND).run()
+    teacher.text_area(key=class_views.Q + "prompt").set_value("Which grows faster?")
+    teacher.text_area(key=class_views.Q + "options").set_value("the fast pair\nthe slow pair")
+    button(teacher, "Add the question").click().run()
+
+
+def _next(teacher) -> None:
+    next(b for b in teacher.button if b.key == "plan_next").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+
+
+def test_a_plan_of_four_steps_takes_the_class_through_views_and_questions(db_url):
+    teacher, code, key = start_class()
+    student = join_class(code, "Ada")
+    _write_own(teacher)
+    db = class_store.open_store(db_url)
+    (own,) = db.questions(code)
+    _add_view(teacher, "rope?view=rotation", notes="Ask: what turns with m?")
+    _add_question(teacher, own.key, notes="Then our own")
+    _add_view(teacher, "alibi?view=slopes", address=f"http://localhost:8501/alibi?view=slopes&heads=4&class={code}")
+    _add_question(teacher, CHOICE.key)
+    plan = db.class_plan(code)
+    assert [(s.kind, s.target) for s in plan.steps] == [
+        ("view", "rope?view=rotation"),
+        ("question", own.key),
+        ("view", "alibi?heads=4&view=slopes"),  # the pasted address keeps its settings, not the class's names
+        ("question", CHOICE.key),
+    ]
+    assert plan.at == -1
+    assert "A plan of 4 steps: Next starts it." in class_texts(teacher)
+    # the editor moves and removes: the fourth step up, then back, a step removed and added back
+    next(b for b in teacher.button if b.key == "plan_up_3").click().run()
+    assert [s.target for s in db.class_plan(code).steps][2:] == [CHOICE.key, "alibi?heads=4&view=slopes"]
+    next(b for b in teacher.button if b.key == "plan_down_2").click().run()
+    assert [s.target for s in db.class_plan(code).steps][2:] == ["alibi?heads=4&view=slopes", CHOICE.key]
+
+    # step 1: the class and the teacher's page go to the view; the notes on the teacher's screen
+    _next(teacher)
+    assert db.follow(code).address == "rope?view=rotation"
+    assert teacher.query_params.get("view") in ("rotation", ["rotation"])
+    shown = class_texts(teacher)
+    assert "Step 1 of 4" in shown and classroom.plain("Ask: what turns with m?") in shown
+    # step 2, from the lesson page: the own question opens, the teacher's page goes to the class page
+    _next(teacher)
+    current = db.current_round(code)
+    assert (current.poll_key, current.closed) == (own.key, None)
+    assert db.follow(code).address == lessons.CLASS.url_path  # the class is brought to the question
+    assert "Step 2 of 4" in class_texts(teacher) and "Which grows faster?" in class_texts(teacher)
+    student.run()
+    assert "Which grows faster?" in class_texts(student)
+    # Previous goes back a step: the class is sent to step 1's view again
+    next(b for b in teacher.button if b.key == "plan_previous").click().run()
+    assert db.class_plan(code).at == 0 and (db.follow(code).seq, db.follow(code).address) == (3, "rope?view=rotation")
+    _next(teacher)
+    _next(teacher)
+    assert db.follow(code).address == "alibi?heads=4&view=slopes" and db.class_plan(code).at == 2
+    _next(teacher)
+    assert db.current_round(code).poll_key == CHOICE.key and db.class_plan(code).at == 3
+    assert not any(b.key == "plan_next" and not b.disabled for b in teacher.button)
+    assert not teacher.exception and not student.exception
+
+
+def test_a_saved_plan_loads_into_another_class(db_url):
+    teacher, code, key = start_class()
+    _write_own(teacher)
+    db = class_store.open_store(db_url)
+    (own,) = db.questions(code)
+    _add_view(teacher, "rope?view=rotation", notes="start")
+    _add_question(teacher, own.key)
+    teacher.text_input(key=P + "title").set_value("Week 3")
+    button(teacher, "Save the plan").click().run()
+    (saved,) = [s.value for s in teacher.success if "Plan code" in s.value]
+    plan_code = saved.split("**")[1]
+    assert len(plan_code) == class_store.PLAN_CODE_LENGTH
+
+    other, other_code, _ = start_class()
+    other.text_input(key=P + "code").set_value(plan_code.lower())
+    button(other, "Load the plan").click().run()
+    assert "Loaded the plan Week 3: 2 steps" in class_texts(other)
+    (copied,) = db.questions(other_code)
+    assert copied.prompt == "Which grows faster?" and copied.key != own.key
+    assert db.class_plan(other_code).steps == (
+        class_store.PlanStep("view", "rope?view=rotation", "start"),
+        class_store.PlanStep("question", copied.key, ""),
+    )
+
+    other.text_input(key=P + "code").set_value("NOPE1234")
+    button(other, "Load the plan").click().run()
+    assert "Not done: no saved plan has the code NOPE1234" in class_texts(other)
+    assert not other.exception
+
+
+def test_the_plan_editor_is_not_projected_and_the_bar_keeps_notes_off_the_projector(db_url):
+    from app_helpers import continue_teaching
+
+    teacher, code, key = start_class()
+    _add_view(teacher, "rope?view=rotation", notes="secret notes")
+    _next(teacher)
+    projected = continue_teaching(code, key, {"present": "1"})
+    assert projected.session_state[classroom.TEACHER] == (code, key)
+    assert not [e for e in projected.expander if "plan" in e.label.lower()]
+    assert "Step 1 of 1" in class_texts(projected) and "secret" not in class_texts(projected)
+    assert "secret notes" in class_texts(teacher)
