@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import numpy as np
 import pg_support
 import pytest
 from app_helpers import ROOT, free_port
@@ -45,6 +46,7 @@ from browser_support import (
 )
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
 
 pytestmark = pytest.mark.browser
@@ -405,11 +407,7 @@ def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(br
 
 def test_two_processes_on_one_sqlite_file_share_the_class(browser, tmp_path):
     db = pg_support.fresh_sqlite_url(tmp_path)
-    store = class_store.open_store(db)
-    try:
-        new = store.create_class("Two processes")
-    finally:
-        store.close()
+    new = _new_class(db, "Two processes")
     with class_server(db) as first, class_server(db) as second:
         assert first != second
         with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
@@ -436,11 +434,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
     if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
         pytest.skip("nginx is not installed (the two-process test above runs without it)")
     db = pg_support.fresh_sqlite_url(tmp_path)
-    store = class_store.open_store(db)
-    try:
-        new = store.create_class("Behind nginx")
-    finally:
-        store.close()
+    new = _new_class(db, "Behind nginx")
     proxy, one_port, two_port = (free_port() for _ in range(3))
     # nginx started as root runs its workers as an unprivileged user, who must reach the run
     # folder's cache; pytest's tmp_path sits under a folder only root may enter
@@ -722,6 +716,15 @@ def _next_step(teacher: _Person) -> None:
     wait_idle(teacher.page)
 
 
+def _new_class(db: str, title: str) -> class_store.NewClass:
+    """A class made on ``db`` as the app makes one (its code and teacher key)."""
+    store = class_store.open_store(db)
+    try:
+        return store.create_class(title)
+    finally:
+        store.close()
+
+
 def _follow_link(person: _Person, path: str) -> None:
     """Open ``path`` inside the running app, as a link or the browser's Back does (no page load)."""
     before = person.answers.count
@@ -749,11 +752,7 @@ def _gap_shown(person: _Person) -> str:
 
 
 def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser, fresh_db):
-    store = class_store.open_store(fresh_db)
-    try:
-        new = store.create_class("Follow me")
-    finally:
-        store.close()
+    new = _new_class(fresh_db, "Follow me")
     with (
         class_server(fresh_db) as first,
         class_server(fresh_db) as second,
@@ -865,4 +864,100 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         for person in (teacher, ada, bo, cy):
             assert not person.reloaded(), "follow me works without loading a page again"
             person.no_exception()
+            assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+# 8. a drawn prediction: by finger on a phone, by keyboard on a laptop
+
+SKETCH_POLL = lessons.COURSE.poll_by_key("poll-sinusoidal-sketch-similarity")
+
+
+def _touch_stroke(person: _Person, points: list[tuple[float, float]]) -> None:
+    """A finger drawn across the page through ``points`` (CSS px), as the phone's touch screen
+    sends it (Chromium turns the touches into pointer events of type touch)."""
+    cdp = person.context.new_cdp_session(person.page)
+    x, y = points[0]
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for x, y in points[1:]:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+SENDABLE_JS = """() => [...document.querySelectorAll('button')]
+  .some(b => b.innerText.includes('Send my sketch') && !b.disabled)"""
+
+
+def _until_sendable(student: _Person) -> None:
+    """Until the sketch has reached the app: its Send button wakes up."""
+    student.page.wait_for_function(SENDABLE_JS, timeout=FOLLOW_WITHIN_MS)
+
+
+def test_students_draw_a_prediction_by_finger_and_by_keyboard_and_the_reveal_draws_the_curve(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    new = _new_class(db, "Sketch it")
+    with (
+        class_server(db) as base,
+        people(browser, (PROJECTOR, False), (PHONE, True), (LAPTOP, False)) as (teacher, ada, bo),
+    ):
+        _continue_teaching(teacher, base, new.code, new.teacher_key, present=True)
+        _join_by_link(ada, base, new.code, "Ada")
+        _join_by_link(bo, base, new.code, "Bo")
+        store = class_store.open_store(db)
+        try:  # the question opened as the picker does (the picker itself: the other tests)
+            store.open_poll(new.code, new.teacher_key, SKETCH_POLL.key)
+        finally:
+            store.close()
+        for student in (ada, bo):
+            student.text("Draw your curve here", timeout=FOLLOW_WITHIN_MS)
+
+        # Ada draws with a finger: high on the left, falling to the right
+        area = ada.page.locator(".posenc-sketch svg").first
+        area.scroll_into_view_if_needed()
+        box = area.bounding_box()
+        left, top, w, h = box["x"], box["y"], box["width"], box["height"]
+        stroke = [(left + w * (0.1 + 0.9 * k / 30), top + h * (0.08 + 0.7 * (k / 30) ** 0.5)) for k in range(31)]
+        _touch_stroke(ada, stroke)
+        ada.page.get_by_text("your curve is at").wait_for()
+        ada.shot("sketch_student_phone.png", anchor="Sketch PE[0]")
+        _until_sendable(ada)
+        ada.click("Send my sketch")
+        ada.text("Counted:")
+
+        # Bo draws with the keyboard: the area takes the focus, arrows set each point
+        bo.page.locator(".posenc-sketch svg").first.focus()
+        for key in ["Shift+ArrowUp"] * 4 + ["ArrowRight", "Shift+ArrowUp", "ArrowRight", "ArrowUp"]:
+            bo.page.keyboard.press(key)
+        bo.page.get_by_text("Point 3 of 24").wait_for()
+        _until_sendable(bo)
+        bo.click("Send my sketch")
+        bo.text("Counted:")
+
+        teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+        teacher.click("Close the vote")
+        teacher.page.get_by_text("Sketches (2)").wait_for(timeout=COUNT_WITHIN_MS)
+        teacher.click("Reveal")
+        for student in (ada, bo):
+            student.page.get_by_text(re.compile(r"Your sketch lies \d+% of the height")).wait_for(
+                timeout=FOLLOW_WITHIN_MS
+            )
+        # the measured curve over the class's sketches, on the projector
+        teacher.page.locator(".js-plotly-plot .legendtext", has_text="measured").first.wait_for(timeout=COUNT_WITHIN_MS)
+        teacher.shot("sketch_teacher_reveal_present.png", anchor="Sketch PE[0]")
+        ada.shot("sketch_student_reveal_phone.png", anchor="The answer:")
+        store = class_store.open_store(db)
+        try:
+            rnd = store.current_round(new.code)
+            votes = [vote for vote, _ in store.votes(rnd.id)]
+        finally:
+            store.close()
+        drawn = [sketches.decode(v) for v in votes]
+        assert all(d is not None for d in drawn)
+        finger = next(d for d in drawn if d[0] > 0.7)  # Ada's: high on the left, falling
+        assert finger[0] > finger[-1] + 0.3 and np.all(np.diff(finger) <= 0.02)
+        keys = next(d for d in drawn if d is not finger)
+        assert list(np.round(keys[:3] * 100)) == [90.0, 60.0, 51.0]  # 50, then +40 / +10 / +1
+        for person in (teacher, ada, bo):
+            person.no_exception()
+            assert not person.reloaded()
             assert not person.outside, f"requests left localhost: {person.outside[:5]}"

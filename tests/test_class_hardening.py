@@ -351,9 +351,9 @@ def test_names_keep_their_accents_but_not_a_tower_of_them(store):
 
 
 def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_classes(class_db_url, monkeypatch):
-    """A class database made before issue 36 (migration 1 only) opens: migrations 2 and 3
-    add the cap, lock and refused count, and where the class and each student's page is; its
-    running class keeps its students and teacher key."""
+    """A class database made before issue 36 (migration 1 only) opens: the later migrations
+    add the cap, lock and refused count, where the class and each student's page is, hands,
+    the teacher's questions and plans; its running class keeps its students and teacher key."""
     monkeypatch.setattr(class_store, "MIGRATIONS", class_store.MIGRATIONS[:1])
     with open_store(class_db_url) as old:
         assert old.schema_versions() == [1]
@@ -374,13 +374,15 @@ def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_cl
         f"INSERT INTO students (code, student_id, nickname, joined) VALUES ('OLDCLS', 's1', 'Kim', {_time.time()})",
     )
     with open_store(class_db_url) as store:
-        assert store.schema_versions() == [1, 2, 3, 4]
+        assert store.schema_versions() == [version for version, _ in class_store.MIGRATIONS]
         info = store.class_info("OLDCLS")
         assert store.follow("OLDCLS") == class_store.Follow(0, "", False, None)
         assert [(p.nickname, p.place, p.seen) for p in store.roster("OLDCLS", key)] == [("Kim", "", None)]
         assert (info.cap, info.locked, info.refused) == (class_store.CLASS_CAP, False, 0)
         assert store.is_teacher("OLDCLS", key) and [s.nickname for s in store.students("OLDCLS")] == ["Kim"]
         assert store.join("OLDCLS", client="b", network="192.0.2.1").student_id
+        # migration 5: no questions of its own, no plan
+        assert store.questions("OLDCLS") == [] and store.class_plan("OLDCLS") == class_store.ClassPlan()
 
 
 def _exec(url: str, sql: str) -> None:

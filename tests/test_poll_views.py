@@ -80,6 +80,12 @@ def expected() -> dict[str, dict[str, str]]:
     return {
         "poll-sinusoidal-left-right": {"d_model": "128", "anchor": "50", "metric": "dot"},
         "poll-sinusoidal-full-turns": {"d_model": str(sinusoidal.TURNS_WIDTH), "n": str(sinusoidal.TURNS_CONTEXT)},
+        "poll-sinusoidal-sketch-similarity": {
+            "d_model": str(sinusoidal.SKETCH_WIDTH),
+            "n": str(sinusoidal.SKETCH_SPAN + 1),
+            "anchor": "0",
+            "metric": "dot",
+        },
         "poll-alibi-steepest-head": {"heads": str(alibi.ALIBI_HEADS), "show": "1,8,9,12"},
         "poll-alibi-own-share": {"heads": "8", "n": "128", "row": "127", "causal": "1", "show": "1,4,8"},
         "poll-alibi-kerple-reach": {"n": "1024", "m": str(alibi.KERPLE_SLOPE), "lr1": "1", "lr2": "1", "mass": "0.9"},
@@ -165,6 +171,13 @@ def _similarity(at, poll, answer):
     curve = _array(_trace(at, "sin_similarity_curve")["y"])
     for p in (anchor - k, anchor + k):
         assert f"PE[{p}] · PE[{anchor}] = {curve[p]:.4f}" in poll.reveal(answer)
+
+
+def _sketch_similarity(at, poll, answer):
+    # the view draws the very curve the reveal draws over the class's sketches
+    _, measured = poll.sketch.curve()
+    np.testing.assert_allclose(_array(_trace(at, "sin_similarity_curve")["y"]), measured)
+    assert f"{measured[4]:.1f} at p = 4" in poll.reveal(answer)
 
 
 def _full_turns(at, poll, answer):
@@ -330,6 +343,7 @@ def _decay(at, poll, answer):
 NUMBERS = {
     "poll-sinusoidal-left-right": _similarity,
     "poll-sinusoidal-full-turns": _full_turns,
+    "poll-sinusoidal-sketch-similarity": _sketch_similarity,
     "poll-alibi-steepest-head": _steepest,
     "poll-alibi-own-share": _own_share,
     "poll-alibi-kerple-reach": _kerple,

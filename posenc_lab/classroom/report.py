@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from posenc_lab.classroom import tally
+from posenc_lab.classroom import sketch, tally
 from posenc_lab.classroom.store import ClassRecord, Round
 
 # cells a spreadsheet would run as a formula (OWASP "CSV injection"), tab and CR included
@@ -45,9 +45,23 @@ class QuestionColumn:
     title: str
     options: tuple[str, ...] = ()
     unit: str = ""
+    #: a sketch question: the measured curve at the sketch's points (shares of the y range)
+    measured: tuple[float, ...] | None = None
 
     def label(self, vote: str) -> str:
+        if self.measured is not None:
+            return sketch_words(vote, self.measured)
         return tally.vote_label(vote, self.options, self.unit)
+
+
+def sketch_words(vote: str, measured) -> str:
+    """A sketch in a table: how far it lies from the measured curve, in bands of ten percent
+    of the height ("a sketch 20-30% off"), so that the common misses group together."""
+    off = sketch.error(vote, measured)
+    if off is None:
+        return vote
+    band = min(9, int(off * 10))
+    return f"a sketch {10 * band}-{10 * band + 10}% off"
 
 
 @dataclass(frozen=True)

@@ -65,3 +65,68 @@ def vote_bars(
     # the first answer at the top, and each group's first round above its second
     fig.update_yaxes(autorange="reversed", automargin=True)
     return fig
+
+
+#: a student's sketch on the projector: thin and light, so forty of them read as a cloud
+SKETCH_LINE_PX = 1.5
+SKETCH_OPACITY = 0.35
+
+
+def sketch_overlay(
+    x: Sequence[float],
+    sketches: Sequence[Sequence[float]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    y_range: tuple[float, float],
+    median: Sequence[float] | None = None,
+    measured: tuple[Sequence[float], Sequence[float]] | None = None,
+    mine: Sequence[float] | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """The class's sketches over one x: each thin and light, their median bold, and once
+    revealed the measured curve (x and y of its own) boldest, dashed so that it reads
+    without colour. ``mine``: a student's own sketch, drawn strong. Heights in the y's units."""
+    fig = go.Figure()
+    for k, ys in enumerate(sketches):
+        fig.add_trace(
+            go.Scatter(
+                x=list(x),
+                y=list(ys),
+                mode="lines",
+                line=dict(color=PALETTE[0], width=SKETCH_LINE_PX),
+                opacity=SKETCH_OPACITY,
+                name="a sketch",
+                legendgroup="sketches",
+                showlegend=k == 0,
+                hoverinfo="skip",
+            )
+        )
+    # the strong lines, each named in the legend and in its hover: (name, x, y, style)
+    strong = [
+        ("the class's median", x, median, dict(mode="lines", line=dict(color=PALETTE[0], width=5))),
+        ("your sketch", x, mine, dict(mode="lines+markers", line=dict(color=PALETTE[1], width=4), marker=dict(size=6))),
+        (
+            "measured",
+            None if measured is None else measured[0],
+            None if measured is None else measured[1],
+            dict(mode="lines", line=dict(color=RIGHT_OUTLINE, width=5, dash="dash")),
+        ),
+    ]
+    for name, xs, ys, style in strong:
+        if ys is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=list(xs),
+                    y=list(ys),
+                    name=name,
+                    hovertemplate=f"{name}<br>%{{x:.4g}}: %{{y:.4g}}<extra></extra>",
+                    **style,
+                )
+            )
+    base_layout(fig, title, height=height or 420)
+    fig.update_layout(showlegend=True)
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title, range=[float(y_range[0]), float(y_range[1])])
+    return fig

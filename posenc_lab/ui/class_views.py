@@ -27,10 +27,11 @@ import pandas as pd
 import streamlit as st
 
 from posenc_lab.classroom import report, tally
+from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
 from posenc_lab.figures import classroom as vote_figures
 from posenc_lab.figures import notation
-from posenc_lab.ui import class_follow, class_plan, class_questions, classroom, layout
+from posenc_lab.ui import class_follow, class_plan, class_questions, classroom, layout, sketch_input
 from posenc_lab.ui.exercise_kinds import Guided, Poll
 from posenc_lab.ui.lesson import Course
 
@@ -43,12 +44,15 @@ DASHBOARD_EVERY_S = 5.0
 DRAWN = "_class:drawn"  # (class open, its round) as this student's page was drawn
 VOTED = "_class:voted:"  # + round id: the vote this session sent
 SEND = "class_send_"  # + round id: the vote form's submit button
+SKETCH = "class_sketch_"  # + round id: a student's drawing area
 JOIN_CODE = "_class:join_code"  # a join link's code, kept for the form
 RESUME_CODE = "class_resume_code"  # the code box of "Continue teaching a class"
 RESUME_OPEN = "_class:resume_open"  # an old teacher link arrived: the form opens for the key
 SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unless the teacher turns it on)
 FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
+PICKED_ROUND = "_class:picked_round"  # the round the question picker last followed
+TEACHER_DRAWN = "_class:teacher_drawn"  # the round state the teacher's page was drawn with
 SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
 HOURS = (1, 2, 4, 8, 12, 24)
 
@@ -116,7 +120,27 @@ def reveal_figure_of(course: Course, poll: Poll):
     return None if class_questions.is_own(poll) else _reveal_figure(course, poll.key)
 
 
+@st.cache_data(show_spinner=False)
+def _measured(_course: Course, key: str):
+    return _course.poll_by_key(key).measured()
+
+
+def measured_of(course: Course, poll: Poll):
+    """A sketch question's measured curve at the sketch's points (shares of the y range)."""
+    return poll.measured() if class_questions.is_own(poll) else _measured(course, poll.key)
+
+
+def vote_words(course: Course, poll: Poll, vote: str) -> str:
+    """A student's own vote as their page says it: the option, the number with its unit, or
+    "your sketch" (how far it lies from the measured curve is said at the reveal)."""
+    if poll.sketch is not None:
+        return "your sketch"
+    return tally.vote_label(vote, poll.options, poll.unit)
+
+
 def _answer_label(course: Course, poll: Poll) -> str:
+    if poll.sketch is not None:
+        return "the measured curve, dashed on the chart"
     answer = answer_of(course, poll)
     if poll.options:
         return poll.options[int(answer)]
@@ -297,6 +321,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     ended = not db.is_open(code)
     students = db.students(code)
     current = db.current_round(code)
+    st.session_state[TEACHER_DRAWN] = _round_state(current)
     st.title(classroom.plain(info.title) if info.title else f"Class {code}")
     if ended:
         st.warning(f"Class {code} has ended: students can no longer join or vote. Its results stay below.")
@@ -581,6 +606,12 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         st.session_state["class_poll"] = (
             current.poll_key if current is not None and current.poll_key in keys else keys[0]
         )
+    # a round opened elsewhere (a plan's step, the teacher's other tab) brings the picker to
+    # its question, so that Close, Vote again and Reveal act on it
+    if current is not None and st.session_state.get(PICKED_ROUND) != current.id:
+        st.session_state[PICKED_ROUND] = current.id
+        if current.poll_key in keys:
+            st.session_state["class_poll"] = current.poll_key
     # on the projector the controls fold to one row: the question picker behind a button
     row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_bar")
     picker = row.popover("Question", icon=":material/list:") if layout.presenting() else st.container()
@@ -779,6 +810,18 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
         if poll.options:
             st.markdown("\n".join(f"{i}. {classroom.plain(text)}" for i, text in enumerate(poll.options, 1)))
             st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
+        elif poll.sketch is not None:
+            sk = poll.sketch
+            st.caption(
+                f"Students sketch {sk.y_title} against {sk.x_title} ({sk.x_range[0]:g} to {sk.x_range[1]:g}); a sketch "
+                f"within {round(100 * poll.tolerance)}% of the height of the measured curve on average counts as right."
+            )
+            layout.chart(
+                sketch_figure(course, poll, [], revealed=True),
+                key=f"preview_sketch_{poll.key}",
+                filename=f"class_{poll.key}",
+                downloads=False,
+            )
         else:
             st.caption(f"A number between {poll.low:g} and {poll.high:g}{' ' + poll.unit if poll.unit else ''}.")
         st.markdown(f"**The answer:** {classroom.plain(_answer_label(course, poll))}")
@@ -799,9 +842,37 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
             )
 
 
+def sketch_figure(course: Course, poll: Poll, votes: list[str], revealed: bool, mine: str | None = None):
+    """A sketch question's chart: the sketches in ``votes`` and their median, the measured
+    curve once ``revealed``, and ``mine`` (a student's own) drawn strong."""
+    sk = poll.sketch
+    low, high = sk.y_range
+    to_units = lambda shares: [low + (high - low) * v for v in shares]  # noqa: E731
+    drawn = [h for h in (sketches.decode(v) for v in votes) if h is not None]
+    median = sketches.median(votes)
+    mine_heights = sketches.decode(mine) if mine else None
+    measured = None
+    if revealed:
+        x, y = sk.curve()
+        measured = (list(map(float, x)), list(map(float, y)))
+    return vote_figures.sketch_overlay(
+        sketches.xs(sk.x_range).tolist(),
+        [to_units(h) for h in drawn],
+        title=f"Sketches ({len(drawn)})" if votes else "Your sketch and the measured curve",
+        x_title=sk.x_title,
+        y_title=sk.y_title,
+        y_range=sk.y_range,
+        median=None if median is None else to_units(median),
+        measured=measured,
+        mine=None if mine_heights is None else to_units(mine_heights),
+    )
+
+
 def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]], revealed: bool):
     """The histogram of one question's rounds (votes as stored), the right answer marked
-    once revealed."""
+    once revealed; for a sketch question, the last round's sketches over one another."""
+    if poll.sketch is not None:
+        return sketch_figure(course, poll, rounds[-1][1] if rounds else [], revealed)
     answer = answer_of(course, poll)
     if poll.options:
         # Plotly reads a label's tags (<b>, <a href>): a teacher's option is shown as typed
@@ -818,6 +889,12 @@ def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]],
     return vote_figures.vote_bars(labels, counted, title="Votes", right=right)
 
 
+def _round_state(current: class_store.Round | None) -> tuple | None:
+    """What the teacher's question buttons are drawn from: the round, and whether it is closed
+    and revealed."""
+    return None if current is None else (current.id, current.closed is not None, current.revealed is not None)
+
+
 @st.fragment(run_every=TEACHER_EVERY_S)
 def _live_results(course: Course, code: str) -> None:
     db = classroom.database()
@@ -826,6 +903,10 @@ def _live_results(course: Course, code: str) -> None:
         return
     try:
         current = db.current_round(code)
+        if _round_state(current) != st.session_state.get(TEACHER_DRAWN):
+            # opened, closed or revealed elsewhere (the teacher's other device): the buttons
+            # above were drawn for the round before, so the whole page is drawn again
+            st.rerun()
         if current is None:
             st.info("No question is open yet. Pick one above and press Open the vote.")
             return
@@ -846,7 +927,7 @@ def _live_results(course: Course, code: str) -> None:
     st.markdown(f"#### {class_questions.prompt_markdown(poll)}")
     if revealed and layout.presenting():
         # on the projector the answer, why, and the figure that settles it come first
-        _reveal(course, poll, vote=None)
+        _reveal(course, poll, vote=None, student=False)
     st.markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
     if current.closed is None and not st.session_state.get(SHOW_VOTES, False):
         # peer instruction: the room sees how it voted once the vote is closed, so that
@@ -860,7 +941,7 @@ def _live_results(course: Course, code: str) -> None:
         shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
         st.markdown("Right answers: " + "; ".join(shares) + ".")
         if not layout.presenting():
-            _reveal(course, poll, vote=None)
+            _reveal(course, poll, vote=None, student=False)
 
 
 @st.fragment(run_every=DASHBOARD_EVERY_S)
@@ -974,7 +1055,13 @@ def question_columns(course: Course, own: list[Poll] = ()) -> list[report.Questi
     """Every question a teacher can open, with its options' text: the teacher's own (``own``),
     then the lessons' in their order."""
     return [
-        report.QuestionColumn(poll.key, class_questions.poll_label(course, poll, cut=False), poll.options, poll.unit)
+        report.QuestionColumn(
+            poll.key,
+            class_questions.poll_label(course, poll, cut=False),
+            poll.options,
+            poll.unit,
+            None if poll.sketch is None else tuple(measured_of(course, poll).tolist()),
+        )
         for poll in [*own, *course.all_polls()]
     ]
 
@@ -998,7 +1085,7 @@ def results_table(course: Course, rows: list[class_store.ItemSummary], own: list
                 "right": int(row.right),
                 "success": row.right / row.answered if row.answered else 0.0,
                 "most common wrong answers": "; ".join(
-                    f"{_wrong_label(polls.get(row.key), answer)} ({n})" for answer, n in row.wrong
+                    f"{_wrong_label(course, polls.get(row.key), answer)} ({n})" for answer, n in row.wrong
                 ),
             }
             for row in rows
@@ -1019,7 +1106,9 @@ def _titles(course: Course) -> dict[str, str]:
     return titles
 
 
-def _wrong_label(poll: Poll | None, answer: str) -> str:
+def _wrong_label(course: Course, poll: Poll | None, answer: str) -> str:
+    if poll is not None and poll.sketch is not None:
+        return report.sketch_words(answer, measured_of(course, poll))
     return tally.vote_label(answer, poll.options, poll.unit) if poll is not None else answer
 
 
@@ -1080,7 +1169,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
             st.warning("Your answer was not counted: voting closed before it arrived.")
         st.info(
             "Voting is closed"
-            + (f"; you answered **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**" if sent else "")
+            + (f"; you answered **{classroom.plain(vote_words(course, poll, sent))}**" if sent else "")
             + ". Talk it over with a neighbour: your teacher may open a second vote."
         )
     else:
@@ -1098,6 +1187,9 @@ def _vote_form(
 ) -> None:
     if number > 1:
         st.caption(f"Second thoughts: round {number}. Answer again, after talking it over.")
+    if poll.sketch is not None:
+        _sketch_form(course, db, me, poll, round_id, sent)
+        return
     with st.form(f"vote_{round_id}", border=False):
         if poll.options:
             # each student sees the options in an order of their own (their student id seeds
@@ -1128,20 +1220,58 @@ def _vote_form(
         if vote is None:
             st.warning("Pick an answer first.")
         else:
-            right = poll.is_right(float(vote), answer=answer_of(course, poll))
-            if db.answer(round_id, me.student_id, vote, right):
-                st.session_state[VOTED + round_id] = vote
-                sent = vote
-            elif db.student(me.code, me.student_id) is None:
-                st.warning("This answer was not counted: you are not in this class any more.")
+            counted = _send(course, db, me, poll, round_id, vote, "answer")
+            if counted is None:
                 return
-            else:
-                st.warning("Voting has just closed: this answer was not counted.")
+            sent = vote if counted else sent
     if sent:
         st.success(
-            f"Counted: **{classroom.plain(tally.vote_label(sent, poll.options, poll.unit))}**. "
-            "You can change it until voting closes."
+            f"Counted: **{classroom.plain(vote_words(course, poll, sent))}**. You can change it until voting closes."
         )
+
+
+def _send(
+    course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, vote: str, what: str
+) -> bool | None:
+    """Store a student's ``vote`` with whether it is right: True when counted, False when the
+    vote had just closed, None when the student is no longer in the class (each said)."""
+    if poll.sketch is not None:
+        right = poll.is_right_vote(vote, measured=measured_of(course, poll))
+    else:
+        right = poll.is_right_vote(vote, answer=answer_of(course, poll))
+    if db.answer(round_id, me.student_id, vote, right):
+        st.session_state[VOTED + round_id] = vote
+        return True
+    if db.student(me.code, me.student_id) is None:
+        st.warning(f"This {what} was not counted: you are not in this class any more.")
+        return None
+    st.warning(f"Voting has just closed: this {what} was not counted.")
+    return False
+
+
+def _sketch_form(course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, sent) -> None:
+    """A drawn prediction: the drawing area (finger, mouse or keyboard) and its Send button
+    (outside a form: the drawing reaches the app as it is made)."""
+    sk = poll.sketch
+    vote = sketch_input.sketch_input(
+        SKETCH + round_id,
+        x_range=sk.x_range,
+        y_range=sk.y_range,
+        x_title=sk.x_title,
+        y_title=sk.y_title,
+        label=f"Your sketch of {sk.y_title} against {sk.x_title}",
+    )
+    if st.button(
+        "Change my sketch" if sent else "Send my sketch", type="primary", key=SEND + round_id, disabled=vote is None
+    ):
+        counted = _send(course, db, me, poll, round_id, vote, "sketch")
+        if counted is None:
+            return
+        sent = vote if counted else sent
+    if sent:
+        st.success("Counted: **your sketch**. You can change it until voting closes.")
+    elif vote is None:
+        st.caption("Draw first: the button wakes up once there is a curve.")
 
 
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
@@ -1159,13 +1289,34 @@ def _watch(course: Course, code: str) -> None:
         st.rerun()
 
 
-def _reveal(course: Course, poll: Poll | None, vote: str | None) -> None:
+def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool = True) -> None:
     if poll is None:
         return
     answer_text = _answer_label(course, poll)
     st.success(f"The answer: **{classroom.plain(answer_text)}**")
-    if vote is not None:
-        right = poll.is_right(float(vote), answer=answer_of(course, poll))
+    if vote is not None and poll.sketch is not None:
+        off = sketches.error(vote, measured_of(course, poll))
+        right = off is not None and off <= poll.tolerance
+        st.markdown(
+            f"Your sketch lies {round(100 * (off or 0))}% of the height from the measured curve on average "
+            f"({round(100 * poll.tolerance)}% or less counts): {'right' if right else 'not this time'}."
+        )
+        layout.chart(
+            sketch_figure(course, poll, [], revealed=True, mine=vote),
+            key=f"reveal_sketch_{poll.key}",
+            filename=f"class_{poll.key}",
+            downloads=False,
+        )
+    elif poll.sketch is not None and student:
+        # no sketch sent: the measured curve alone (the teacher's chart draws it over the class's)
+        layout.chart(
+            sketch_figure(course, poll, [], revealed=True),
+            key=f"reveal_sketch_{poll.key}",
+            filename=f"class_{poll.key}",
+            downloads=False,
+        )
+    elif vote is not None:
+        right = poll.is_right_vote(vote, answer=answer_of(course, poll))
         mine = classroom.plain(tally.vote_label(vote, poll.options, poll.unit))
         st.markdown(f"You answered **{mine}**: {'right' if right else 'not this time'}.")
     st.markdown(reveal_text_of(course, poll))

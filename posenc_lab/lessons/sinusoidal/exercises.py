@@ -11,7 +11,7 @@ import numpy as np
 import posenc
 from posenc_lab import figures
 from posenc_lab.ui import compute
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, Sketch, close_to, too_far
 
 
 def _pe_answer() -> float:
@@ -219,6 +219,30 @@ def _turns_figure():
     )
 
 
+SKETCH_WIDTH = 128
+SKETCH_SPAN = 100
+SKETCH_METRIC = "dot"
+
+
+def _sketch_curve() -> tuple[np.ndarray, np.ndarray]:
+    # the Similarity view's curve with position 0 as the anchor: PE[p] . PE[0], p = 0..100
+    n = SKETCH_SPAN + 1
+    _, _, curve, _ = compute.sinusoid_similarity(n, SKETCH_WIDTH, 10000.0, "interleaved", SKETCH_METRIC, 0)
+    return np.arange(n, dtype=float), curve
+
+
+def _sketch_reveal(_answer: float) -> str:
+    _, y = _sketch_curve()
+    low = int(np.argmin(y))
+    return (
+        f"**It drops fast, then slowly, and never comes near 0.** PE[0] · PE[p] is the sum of cos(p·ωᵢ) over the "
+        f"{SKETCH_WIDTH // 2} sin/cos pairs: {y[0]:.0f} at p = 0, where every cosine is 1. The fast pairs turn away "
+        f"within a few positions ({y[4]:.1f} at p = 4), the slow ones hardly move, so the sum keeps falling, "
+        f"slowly and with wiggles, to {y[low]:.1f} at its lowest (p = {low}) in the first {SKETCH_SPAN} positions: "
+        "nearby positions look alike, far ones less so, and none looks like position 0 again."
+    )
+
+
 POLLS = (
     Poll(
         key="poll-sinusoidal-left-right",
@@ -247,5 +271,23 @@ POLLS = (
         integer=True,
         unit="pairs",
         view=f"sinusoidal?view=wavelengths&d_model={TURNS_WIDTH}&n={TURNS_CONTEXT}",
+    ),
+    Poll(
+        key="poll-sinusoidal-sketch-similarity",
+        prompt=(
+            f"Sketch PE[0] · PE[p], the dot product of the sinusoidal encodings of positions 0 and p, for p from 0 "
+            f"to {SKETCH_SPAN} (d_model = {SKETCH_WIDTH})."
+        ),
+        answer=lambda: 0.0,
+        reveal=_sketch_reveal,
+        tolerance=0.1,
+        sketch=Sketch(
+            x_title="position p",
+            y_title="PE[0] · PE[p]",
+            x_range=(0.0, float(SKETCH_SPAN)),
+            y_range=(0.0, SKETCH_WIDTH / 2),
+            curve=_sketch_curve,
+        ),
+        view=f"sinusoidal?view=similarity&d_model={SKETCH_WIDTH}&n={SKETCH_SPAN + 1}&anchor=0&metric={SKETCH_METRIC}",
     ),
 )
