@@ -292,8 +292,12 @@ def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(b
         _vote(desk, RIGHT)
         # the fragment: no reload, no click on the teacher's side
         teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
+        # while the vote is open the room sees the count, not how it voted
+        assert teacher.shows("The votes show here when you close the vote")
+        assert teacher.page.locator(".js-plotly-plot").count() == 0
 
         teacher.click("Close the vote")
+        teacher.page.locator(".js-plotly-plot").first.wait_for(timeout=COUNT_WITHIN_MS)  # now shown
         for student in (phone, desk):
             student.text("Voting is closed", timeout=FOLLOW_WITHIN_MS)
         teacher.click("Vote again")
@@ -395,10 +399,17 @@ def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(br
             other.go(f"{base}/class")
             other.text("Join a class")
             assert not other.shows("Open the vote")
-        with class_server(db, port=port):
+        with class_server(db, port=port) as base:
             teacher.page.reload()  # the same tab, a new server process
             teacher.page.get_by_role("button", name="Open the vote").wait_for(timeout=FOLLOW_WITHIN_MS)
             assert "teacher=" not in teacher.page.url
+            # on a lesson too: reloaded there, the tab is the teacher's again (its bar is back)
+            _follow_link(teacher, "/rope?view=rotation")
+            teacher.page.get_by_role("button", name="Send the class here").wait_for(timeout=FOLLOW_WITHIN_MS)
+            teacher.page.reload()
+            teacher.page.get_by_role("button", name="Send the class here").wait_for(timeout=FOLLOW_WITHIN_MS)
+            other.go(f"{base}/rope?view=rotation")
+            assert not other.shows("Send the class here")
             teacher.no_exception()
 
 

@@ -167,6 +167,12 @@ def run(page: st.Page, course: Course) -> None:
     # setting of the view (its controls write them as the page runs), so the address the
     # teacher sends and the one a student's page reports name one view in one way
     with class_area:
+        if classroom.teacher() is None and classroom.member() is None and page.url_path != course.class_page.url_path:
+            # a teacher's tab reloaded on a lesson (or its server restarted) takes its key back
+            # from the tab's storage, as the class page does; the bar follows on that run
+            note = classroom.keep_teacher_in_tab()
+            if note:
+                st.toast(note)
         if classroom.member() is not None and page.url_path != course.class_page.url_path:
             class_views.banner(course, classroom.member().code, page.url_path)
         if classroom.teacher() is not None:
