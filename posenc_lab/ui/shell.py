@@ -169,8 +169,10 @@ def run(page: st.Page, course: Course) -> None:
     with class_area:
         if classroom.teacher() is None and classroom.member() is None and page.url_path != course.class_page.url_path:
             # a teacher's tab reloaded on a lesson (or its server restarted) takes its key back
-            # from the tab's storage, as the class page does; the bar follows on that run
-            note = classroom.keep_teacher_in_tab()
+            # from the tab's storage, as the class page does; the bar follows on that run. The
+            # reader has no visible part: in the side panel, it moves nothing on the lesson
+            with st.sidebar:
+                note = classroom.keep_teacher_in_tab()
             if note:
                 st.toast(note)
         if classroom.member() is not None and page.url_path != course.class_page.url_path:
