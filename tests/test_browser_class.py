@@ -187,15 +187,27 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
     class's code and teacher key (the key never goes into a link)."""
     teacher.go(f"{base}/class" + ("?present=1" if present else ""))
     teacher.page.get_by_text("Continue teaching a class").click()
-    teacher.page.get_by_role("textbox", name="Your class's code").fill(code)
-    teacher.page.get_by_label("Teacher key").fill(key)
+    code_box = teacher.page.get_by_role("textbox", name="Your class's code")
+    key_box = teacher.page.get_by_label("Teacher key")
+    code_box.fill(code)
+    key_box.fill(key)
+    # the form sends both boxes with its button: nothing runs before, so the press meets a page
+    # at rest; the wait is for the server's answer to it, then for the run it started
+    wait_idle(teacher.page)
+    before = teacher.answers.count
     teacher.page.get_by_role("button", name="Continue teaching", exact=True).click()
+    answered = teacher.answers.wait_after(before, 30)
     try:
         # not a latency check (FOLLOW_WITHIN_MS is the room's); it takes 0.3-0.4 s even beside
         # three busy loops; a failure prints the page's text
         teacher.text("joined")
     except Exception:
-        pytest.fail(f"Continue teaching did not open class {code}; the page says:\n{_page_text(teacher)[:1500]}")
+        boxes = (code_box.input_value() if code_box.count() else "-", "set" if key_box.count() else "-")
+        teacher.shot(f"continue_teaching_failed_{code}.png")
+        pytest.fail(
+            f"Continue teaching did not open class {code} (server answered the press: {answered}; "
+            f"boxes {boxes}); the page says:\n{_page_text(teacher)[-1500:]}"
+        )
     wait_idle(teacher.page)
 
 
