@@ -191,11 +191,13 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
     key_box = teacher.page.get_by_label("Teacher key")
     code_box.fill(code)
     key_box.fill(key)
-    # the form sends both boxes with its button: nothing runs before, so the press meets a page
-    # at rest; the wait is for the server's answer to it, then for the run it started
+    # Enter in the key box sends the form, as a teacher typing it does: on a projector's screen
+    # the form's button lies below the fold, and a click there had to scroll the page first
+    # (two fresh-clone runs lost that click, the server never heard of it; the page showed
+    # its top again). The wait is for the server's answer, then for the run it started.
     wait_idle(teacher.page)
     before = teacher.answers.count
-    teacher.page.get_by_role("button", name="Continue teaching", exact=True).click()
+    key_box.press("Enter")
     answered = teacher.answers.wait_after(before, 30)
     try:
         # not a latency check (FOLLOW_WITHIN_MS is the room's); it takes 0.3-0.4 s even beside
@@ -864,6 +866,8 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         for person in (teacher, ada, bo, cy):
             _until_on(person, view="slopes", heads="4")
         teacher.text("Step 1 of 4")
+        # the plan's address names two settings, the pages write all of theirs: still this view
+        teacher.text(f"Class {new.code} is on this view.", timeout=FOLLOW_WITHIN_MS)
         _next_step(teacher)  # 2: the own question opens; everyone is taken to the class page
         for student in (ada, bo, cy):
             student.text("Which pair turns", timeout=FOLLOW_WITHIN_MS)

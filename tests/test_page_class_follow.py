@@ -170,3 +170,21 @@ def test_the_teacher_bar_is_for_the_teacher_alone_and_never_shows_the_key(db_url
     assert not student.exception
     with pytest.raises(KeyError):
         student.get_by_key("teacher_bar")
+
+
+@pytest.mark.parametrize(
+    ("place", "sent", "on"),
+    [
+        ("rope?gap=7&view=rotation", "rope?gap=7&view=rotation", True),
+        # a page writes every setting; a plan's or a pasted address names some
+        ("alibi?heads=4&n=128&slopes=geometric&view=slopes", "alibi?heads=4&view=slopes", True),
+        ("alibi?heads=8&n=128&view=slopes", "alibi?heads=4&view=slopes", False),
+        ("alibi?n=128&view=slopes", "alibi?heads=4&view=slopes", False),
+        ("rope?heads=4&view=slopes", "alibi?heads=4&view=slopes", False),
+        ("class", "class", True),
+        ("", "class", False),
+        ("rope?view=rotation", "", False),
+    ],
+)
+def test_a_page_is_on_the_sent_address_when_it_shows_every_setting_the_address_names(place, sent, on):
+    assert class_follow.on_address(place, sent) is on

@@ -56,6 +56,21 @@ def here(url_path: str) -> str:
     return url_path + ("?" + urlencode(params) if params else "")
 
 
+def on_address(place: str, sent: str) -> bool:
+    """Whether a page at ``place`` shows the view ``sent`` names: the same page, and every
+    setting the sent address names at its value. A page writes all its settings into its
+    address, while an address from a plan or a pasted link may name only some: the rest are
+    the view's defaults, which the page then writes in."""
+    if not sent:
+        return False
+    path, _, query = place.partition("?")
+    sent_path, _, sent_query = sent.partition("?")
+    if path != sent_path:
+        return False
+    mine = dict(parse_qsl(query))
+    return all(mine.get(name) == value for name, value in parse_qsl(sent_query))
+
+
 def describe(course: Course, address: str) -> str:
     """What a person calls an address: "RoPE · Rotation" (the lesson, then its view)."""
     path, _, query = address.partition("?")
@@ -140,11 +155,12 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     if follow is None:
         return
     seq, address, held = follow
-    mine = here(url_path)
+    # the class page has no settings: its place is its path, whatever the address holds
+    mine = url_path if url_path == course.class_page.url_path else here(url_path)
     _report(code, mine)
     followed = st.session_state.get(FOLLOWED)
     st.session_state[FOLLOWED] = seq
-    if not address or mine == address:
+    if not address or on_address(mine, address):
         return
     if (followed is not None and seq > followed) or held:
         go(course, address)
@@ -262,7 +278,7 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             return
         follow = db.follow(code)
         mine = here(url_path)
-        if follow is not None and follow.held and follow.address != mine:
+        if follow is not None and follow.held and not on_address(mine, follow.address):
             # held: the teacher's own moves go to the class as they happen
             db.send_class(code, key, mine)
             _follow_state.clear()
@@ -290,7 +306,7 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             args=(code, key, url_path),
             help="A student who steps away is brought back, and your own moves go to the class as you make them.",
         )
-        if follow.address == mine:
+        if on_address(mine, follow.address):
             said = f"Class {code} is on this view."
         elif follow.address:
             said = f"Class {code} is on {describe(course, follow.address)}."
@@ -356,7 +372,7 @@ def roster_rows(
             where, seen = "not seen yet", ""
         else:
             where = "the class page" if not p.place else describe(course, p.place)
-            if sent and p.place == sent:
+            if on_address(p.place, sent):
                 where += " (with the class)"
             seen = _ago(now, p.seen)
         rows.append(
@@ -393,7 +409,7 @@ def roster(course: Course, db: class_store.Store, code: str, key: str) -> None:
         line.markdown(f"**:material/front_hand: {hands} hand{'s' if hands != 1 else ''} up**")
         line.button("Lower all hands", key="class_lower_hands", on_click=_lower_hands, args=(code, key))
     if sent:
-        with_class = sum(1 for p in rows if p.place == sent)
+        with_class = sum(1 for p in rows if on_address(p.place, sent))
         st.markdown(f"**{with_class} of {len(rows)}** on the view you sent: {describe(course, sent)}.")
     else:
         st.caption("Open a lesson in this tab and press *Send the class here* above it: every student's page follows.")
