@@ -427,30 +427,9 @@ def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(br
             teacher.no_exception()
 
 
-# 3. two app processes on one SQLite file
-
-
-def test_two_processes_on_one_sqlite_file_share_the_class(browser, tmp_path):
-    db = pg_support.fresh_sqlite_url(tmp_path)
-    new = _new_class(db, "Two processes")
-    with class_server(db) as first, class_server(db) as second:
-        assert first != second
-        with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
-            _continue_teaching(teacher, first, new.code, new.teacher_key, present=True)
-            teacher.text("No question is open yet")
-            _join_by_link(one, second, new.code, "Sam")
-            _join_by_typing(two, second, new.code)
-            teacher.click("Open the vote")  # on process 1; the students' pages run on process 2
-            _vote(one, RIGHT)
-            _vote(two, RIGHT)
-            teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
-            teacher.click("Reveal")
-            for student in (one, two):
-                student.text("The answer:", timeout=FOLLOW_WITHIN_MS)
-            for person in (teacher, one, two):
-                assert not person.reloaded()
-                person.no_exception()
-                assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+# 3. two app processes on one SQLite file: behind nginx here; directly, with the students on
+# the second process, in the follow-me test below (its plan's question is voted and revealed
+# across the two)
 
 
 def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
