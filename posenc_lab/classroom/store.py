@@ -634,11 +634,6 @@ def check_step(step: PlanStep) -> PlanStep:
     return PlanStep(step.kind, target, notes)
 
 
-def normalize_plan_code(text: str) -> str:
-    """A typed plan code as stored: letters and digits only, upper case."""
-    return normalize_code(text)
-
-
 def _check_key(value, name: str) -> str:
     _require_str(value, name)
     if not KEY_PATTERN.fullmatch(value):
@@ -1499,7 +1494,8 @@ class Store:
         """Load a saved plan into the class (its questions become the class's own; the class
         starts before the first step). Returns the plan's title and the class's new plan;
         ValueError when no saved plan has that code."""
-        plan_code = normalize_plan_code(_require_str(plan_code, "plan_code"))
+        # a plan code is typed as a class code is: spaces and case do not matter
+        plan_code = normalize_code(_require_str(plan_code, "plan_code"))
         with self._tx(write=True) as tx:
             row = tx.one("SELECT title, steps FROM plans WHERE code = ?", plan_code)
             if row is None or len(plan_code) != PLAN_CODE_LENGTH:
