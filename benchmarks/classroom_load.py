@@ -97,6 +97,19 @@ class Case:
     page: str  # the lesson's page file (Lesson.path)
     url_path: str
     query: dict
+    floor: bool = False  # benchmarks/floor_app.py: one page, no navigation
+
+
+#: the floor's one case: a bare Streamlit page with one slider and one Plotly chart
+FLOOR = Case("floor (bare Streamlit)", "benchmarks/floor_app.py", "", {}, floor=True)
+FLOOR_APP = ROOT / "benchmarks" / "floor_app.py"
+#: the two lecture-hall scenarios of benchmarks/README.md: 200 students on one page (each
+#: lesson's default view in turn), arriving over 20 s, five moves of the first slider 2-6 s
+#: apart; explorers pick any value of its grid, followers the teacher's values
+SCENARIOS = {
+    "explorers": {"values": 0, "follow": False, "budget_ms": 1000.0},
+    "follow": {"values": 5, "follow": True, "budget_ms": 500.0},
+}
 
 
 @dataclass
@@ -129,8 +142,13 @@ def cases() -> list[Case]:
     ]
 
 
-def pick_cases(names: list[str] | None) -> list[Case]:
-    every = cases()
+def default_cases() -> list[Case]:
+    """Each lesson page as a link or QR code opens it: its default view, no query."""
+    return [Case(lesson.url_path, lesson.path, lesson.url_path, {}) for lesson in LESSONS]
+
+
+def pick_cases(names: list[str] | None, every: list[Case] | None = None) -> list[Case]:
+    every = cases() if every is None else every
     if not names:
         return every
     chosen = [c for c in every if c.name in names or c.url_path in names]
@@ -237,6 +255,7 @@ class Student:
         self.waiter: asyncio.Future | None = None
         self.download_waiter: asyncio.Future | None = None
         self.leave_at = math.inf  # perf_counter time the class ends (--class-minutes)
+        self.moves_made = 0
 
     # -- messages from the server
 
@@ -382,7 +401,7 @@ class Student:
         self.reader = asyncio.create_task(self._read())
         await self._run_script(self._rerun(first=True), self.args.timeout)
         landed = self.pages.get(self.page_hash)
-        if landed != self.case.url_path:
+        if not self.case.floor and landed != self.case.url_path:
             raise SessionError(f"opened {landed!r} instead of {self.case.url_path!r}")
         self.stats.loads.append((time.perf_counter() - start) * 1e3)
         self.stats.load_done_at.append(time.perf_counter() - self.stats.started)
@@ -410,8 +429,11 @@ class Student:
             return False
         slider = eligible[0] if self.args.slider != "random" else self.rng.choice(eligible)
         key = key_of(slider)
-        now = self.current.get(key, (slider.value if slider.set_value else slider.default)[0])
+        now = self.current.get(key, shown_value(slider))
         choices = [v for v in grid(slider, self.args.values) if v != now] or [now]
+        if self.args.follow and unseen is None:
+            # following the teacher: the k-th move of every student goes to the teacher's k-th value
+            choices = [teacher_values(self.case, key, grid(slider, self.args.values), self.args)[self.moves_made]]
         if unseen is not None:
             # a miss: a value no view of this lesson asked for; a hit: one this view asked for
             if revisit:
@@ -430,6 +452,7 @@ class Student:
             state.double_array_value.data.append(float(value))
         self.widget_states[slider.id] = state
         self.current[key] = value
+        self.moves_made += 1
         slow = key in TRAINING_SLIDERS.get(self.case.page, set())
         before = self.ws.received
         start = time.perf_counter()
@@ -499,6 +522,23 @@ def key_of(slider: Slider) -> str:
     return slider.id.split("-", 2)[-1].removeprefix("w:")
 
 
+def shown_value(slider: Slider) -> float:
+    """The value a slider shows: the one the page set (a ``set_value`` may come with none,
+    as RoPE's step does), else its default, else its minimum."""
+    return ((slider.value if slider.set_value else None) or slider.default or [slider.min])[0]
+
+
+def teacher_values(case: Case, key: str, values: list[float], args) -> list[float]:
+    """The values a teacher sets the slider to, one per move (``--follow``): drawn from
+    ``values`` by the run's seed, the page and the slider, each unlike the one before."""
+    rng = random.Random(f"{args.seed}:{case.name}:{key}")
+    picks: list[float] = []
+    for _ in range(max(args.moves, 1)):
+        options = [v for v in values if not picks or v != picks[-1]] or values
+        picks.append(rng.choice(options))
+    return picks
+
+
 def grid(slider: Slider, count: int) -> list[float]:
     """``count`` evenly spaced values of the slider's grid (every value if count is 0)."""
     step = slider.step or 1
@@ -529,13 +569,14 @@ async def run_students(plan: list[tuple[Case, float]], args, target, stats: dict
             stats[student.case.name].errors.append(f"student {student.number}: still busy after {args.max_seconds} s")
 
 
-def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path | None, seed: int):
+def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path | list[Path] | None, seed: int):
     names = dict.fromkeys(case.name for case, _ in plan)
     stats = {name: Stats(load_avg=os.getloadavg()) for name in names}
     for case, _ in plan:
         stats[case.name].students += 1
     cpu0 = {pid: cpu_seconds(pid) for pid in pids}
-    log_start = log.stat().st_size if log else 0
+    logs = [] if log is None else [log] if isinstance(log, Path) else list(log)
+    log_start = {path: path.stat().st_size for path in logs}
     start = time.perf_counter()
     for s in stats.values():
         s.started = start
@@ -543,10 +584,10 @@ def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path
     seconds = time.perf_counter() - start
     cpu = {pid: round(cpu_seconds(pid) - cpu0[pid], 2) for pid in pids if cpu0[pid] is not None}
     tracebacks = 0
-    if log:
-        with log.open("rb") as f:
-            f.seek(log_start)
-            tracebacks = f.read().count(b"Traceback")
+    for path in logs:
+        with path.open("rb") as f:
+            f.seek(log_start[path])
+            tracebacks += f.read().count(b"Traceback")
     runs = sum(len(s.loads) + len(s.moves) + len(s.slow_moves) for s in stats.values())
     for s in stats.values():
         s.server_cpu_s, s.seconds = cpu, seconds
@@ -556,36 +597,59 @@ def run(plan: list[tuple[Case, float]], args, target, pids: list[int], log: Path
     return stats
 
 
+async def _close(student: Student) -> None:
+    if student.reader is not None:
+        student.reader.cancel()
+    if student.ws is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(student.ws.close(), 5)
+
+
 async def _probe(
-    case: Case, args, target, pids: list[int], seen: set, seed: int
-) -> tuple[list[float], list[float], str]:
-    """One student alone on ``case``: ``args.cpu_per_miss`` moves, each to a value nobody asked
-    for before, then as many back to values asked for already; the server CPU each move
-    cost (ms), read from /proc around it: (misses, hits, sliders moved or the first error)."""
+    case: Case, args, target, pids: list[int], seen: set, seed: int, moves: int, loads: int = 0
+) -> tuple[list[float], list[float], list[float], str]:
+    """One student at a time alone on ``case``: ``loads`` page loads, each a new session,
+    then ``moves`` moves, each to a value nobody asked for before, then as many back to values
+    asked for already; the server CPU each cost (ms), read from /proc around it, 0.3 s after
+    the previous one (its clean-up over): (loads, misses, hits, sliders moved or the first
+    error)."""
     stats = Stats()
-    student = Student(0, case, args, target, stats, random.Random(seed))
+
+    def cpu() -> float:
+        return sum(cpu_seconds(pid) or 0.0 for pid in pids)
+
+    load_costs: list[float] = []
     costs: list[float] = []
     hits: list[float] = []
+    student = None
     try:
+        for number in range(loads):
+            visitor = Student(number + 1, case, args, target, stats, random.Random(seed + number + 1))
+            try:
+                await asyncio.sleep(0.3)
+                before = cpu()
+                await visitor.load()
+                await asyncio.sleep(0.3)
+                load_costs.append((cpu() - before) * 1e3)
+            finally:
+                await _close(visitor)
+        student = Student(0, case, args, target, stats, random.Random(seed))
         await student.load()
         for revisit, out in ((False, costs), (True, hits)):
-            for _ in range(args.cpu_per_miss):
+            for _ in range(moves):
                 await asyncio.sleep(0.3)  # the previous run's clean-up (post-script GC) is over
-                before = sum(cpu_seconds(pid) or 0.0 for pid in pids)
+                before = cpu()
                 if not await student.move(unseen=seen, revisit=revisit):
                     break
                 await asyncio.sleep(0.3)
-                out.append((sum(cpu_seconds(pid) or 0.0 for pid in pids) - before) * 1e3)
+                out.append((cpu() - before) * 1e3)
     except Exception as exc:
         stats.errors.append(f"{type(exc).__name__}: {exc}")
     finally:
-        if student.reader is not None:
-            student.reader.cancel()
-        if student.ws is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(student.ws.close(), 5)
+        if student is not None:
+            await _close(student)
     problems = stats.exceptions + stats.errors
-    return costs, hits, (f"{problems[0]}" if problems else ",".join(sorted(stats.sliders)))
+    return load_costs, costs, hits, (f"{problems[0]}" if problems else ",".join(sorted(stats.sliders)))
 
 
 def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict]:
@@ -600,7 +664,8 @@ def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict
         f"{'hits':>5} {'ms/hit':>7}  slider"
     )
     for number, case in enumerate(chosen):
-        costs, hits, what = asyncio.run(_probe(case, args, target, pids, seen, args.seed + number))
+        probe = _probe(case, args, target, pids, seen, args.seed + number, args.cpu_per_miss)
+        _, costs, hits, what = asyncio.run(probe)
         row = {
             "page": case.name,
             "moves": len(costs),
@@ -622,6 +687,49 @@ def cpu_per_miss(chosen: list[Case], args, target, pids: list[int]) -> list[dict
         worst = max(measured, key=lambda r: r["cpu_ms_mean"])
         print(f"# worst: {worst['page']} {worst['cpu_ms_mean']:.0f} ms per miss; target about {MISS_TARGET_MS:.0f} ms")
     return rows
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.mean(values), 1) if values else None
+
+
+def cost_row(case: Case, args, target, pids: list[int], seen: set, seed: int) -> dict:
+    """Server CPU of one student alone on ``case`` (``_probe``): ``args.cost_samples`` page
+    loads (each a new session), as many moves to new values (misses) and back (hits)."""
+    n = args.cost_samples
+    loads, misses, hits, what = asyncio.run(_probe(case, args, target, pids, seen, seed, n, loads=n))
+    return {
+        "page": case.name,
+        "cpu_ms_per_load": _mean(loads),
+        "cpu_ms_per_miss": _mean(misses),
+        "cpu_ms_per_hit": _mean(hits),
+        "samples": [len(loads), len(misses), len(hits)],
+        "slider": what,
+    }
+
+
+def floor_costs(args) -> dict:
+    """``cost_row`` of benchmarks/floor_app.py on a server of its own, after one round that
+    warms it (its imports), as the app's processes are warmed before a class."""
+    seen: set = set()
+    with app_server(args.option, script=FLOOR_APP) as (url, pid, _):
+        cost_row(FLOOR, args, loopback_target(url), [pid], seen, args.seed)
+        return cost_row(FLOOR, args, loopback_target(url), [pid], seen, args.seed + 1)
+
+
+def print_costs(rows: list[dict], floor: dict) -> None:
+    """CPU per load, per miss and per hit, each with its ratio to the floor's."""
+    print("# server CPU, one student alone (ms, mean; /proc counts in 10 ms ticks); x: times the floor's")
+    print(f"{'page':<26} {'per load':>8} {'x':>5} {'per miss':>8} {'x':>5} {'per hit':>8} {'x':>5}  slider")
+    keys = ("cpu_ms_per_load", "cpu_ms_per_miss", "cpu_ms_per_hit")
+    for row in [floor, *rows]:
+        cells = []
+        for key in keys:
+            value, base = row[key], floor[key]
+            ratio = f"{value / base:5.1f}" if value is not None and base else f"{'-':>5}"
+            cells.append(f"{'-' if value is None else f'{value:.0f}':>8} {ratio}")
+        print(f"{row['page']:<26} {' '.join(cells)}  {row['slider']}")
+    sys.stdout.flush()
 
 
 # ---------------------------------------------------------------- server
@@ -653,14 +761,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_server(options: list[str] = ()):
-    """The app on a free loopback port, as tests/browser_support.py starts it; its log in a temp file.
+def app_server(options: list[str] = (), script: Path = ROOT / "app.py"):
+    """The app (or ``script``) on a free loopback port, as tests/browser_support.py starts
+    it; its log in a temp file.
 
     ``options`` are extra ``section.name=value`` config options (``runner.postScriptGC=false``).
     """
     port = free_port()
     log = Path(tempfile.mkstemp(prefix="classroom-load-", suffix=".log")[1])
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port)]
     cmd += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     for option in options:
         name, _, value = option.partition("=")
@@ -686,6 +795,37 @@ def app_server(options: list[str] = ()):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@contextlib.contextmanager
+def deployment(processes: int):
+    """``processes`` warmed app processes behind nginx, as docs/deploy.md recommends for one
+    machine (``deploy/run_two.sh start`` on free loopback ports, in a directory of its own):
+    (proxy URL, the processes' pids, their logs). Stopped when the block ends."""
+    run_dir = Path(tempfile.mkdtemp(prefix="classroom-load-deploy-"))
+    ports = []
+    while len(ports) < processes + 1:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    env = {
+        **os.environ,
+        "RUN_DIR": str(run_dir),
+        "PROXY_PORT": str(ports[0]),
+        "BACKEND_PORTS": " ".join(map(str, ports[1:])),
+        "PYTHON": sys.executable,
+    }
+    script = ["bash", str(ROOT / "deploy" / "run_two.sh")]
+    started = subprocess.run([*script, "start"], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    try:
+        if started.returncode != 0:
+            raise SystemExit(f"deploy/run_two.sh start failed:\n{started.stdout}{started.stderr}")
+        print("# " + " / ".join(line for line in started.stdout.splitlines() if line.startswith("warmed")))
+        pids = [int(p.read_text()) for p in sorted(run_dir.glob("app-*.pid"))]
+        logs = sorted((run_dir / "logs").glob("app-*.log"))
+        yield f"http://127.0.0.1:{ports[0]}", pids, logs
+    finally:
+        subprocess.run([*script, "stop"], cwd=ROOT, env=env, capture_output=True, check=False)
 
 
 def loopback_target(url: str) -> tuple[str, int]:
@@ -730,7 +870,7 @@ def summary(name: str, case: Case, s: Stats, args) -> dict:
         row["errors"] == 0
         and row["exceptions"] == 0
         and row["loads"] > 0
-        and (not s.moves or _p95(s.moves) <= BUDGET_MS)
+        and (not s.moves or _p95(s.moves) <= args.budget_ms)
         and (not s.slow_moves or _p95(s.slow_moves) <= slow_budget)
     )
     return row
@@ -789,17 +929,18 @@ def fmt(ms: list) -> str:
 
 
 def print_header(args, baseline) -> None:
+    following = ", the teacher's values in order" if args.follow else ""
     print(
         f"# {args.students} students{' per page' if args.same_page else ''}, arriving within {args.window:g} s, "
         f"{args.moves} slider moves each, think {args.think[0]:g}-{args.think[1]:g} s, "
-        f"slider {args.slider}, values {args.values or 'any'}"
+        f"slider {args.slider}, values {args.values or 'any'}{following}"
         f"{', training sliders too' if args.slow else ''}{', largest settings' if args.largest else ''}; "
         f"{os.cpu_count()} cores, load average before {baseline[0]:.2f} {baseline[1]:.2f} {baseline[2]:.2f}"
     )
     print(
         f"{'page / view':<26} {'load1':>5} {'loads':>5} {'load ms p50/p95/max':>20} {'moves':>5} "
         f"{'move ms p50/p95/max':>20} {'kB/load':>8} {'kB/move':>8} {'exc':>4} {'err':>4} {'srv CPU s':>10} "
-        f"{'ms/run':>6}  budget"
+        f"{'ms/run':>6}  budget (p95 move <= {args.budget_ms:.0f} ms)"
     )
 
 
@@ -823,6 +964,12 @@ def print_row(row: dict) -> None:
 
 
 # ---------------------------------------------------------------- main
+
+
+def _scenario_in(argv) -> str | None:
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--scenario")
+    return pre.parse_known_args(argv)[0].scenario
 
 
 def parse_args(argv=None):
@@ -868,7 +1015,38 @@ def parse_args(argv=None):
         help="warm a fresh server before a class (deploy/run_two.sh): one student per view opens it "
         "and moves its first slider once; prints one line, exit status 1 on any error",
     )
+    p.add_argument(
+        "--scenario",
+        choices=sorted(SCENARIOS),
+        help="a lecture hall (benchmarks/README.md): 200 students on each lesson's default view in turn, "
+        "arriving over 20 s, five moves 2-6 s apart, on --processes warmed processes behind nginx; "
+        "explorers: any value of the grid (p95 <= 1 s), follow: the teacher's values (p95 <= 0.5 s); "
+        "then the CPU table against the floor",
+    )
+    p.add_argument("--follow", action="store_true", help="every student moves to the teacher's values, in order")
+    p.add_argument(
+        "--processes", type=int, default=4, help="with --scenario and no --url: app processes behind nginx (4)"
+    )
+    p.add_argument(
+        "--cost-samples",
+        type=int,
+        default=10,
+        metavar="N",
+        help="with --scenario: loads, misses and hits per page for the CPU table (0: no table)",
+    )
+    scenario = SCENARIOS.get(_scenario_in(argv))
+    if scenario:  # the scenario's settings, unless a flag says otherwise
+        p.set_defaults(
+            students=200,
+            window=20.0,
+            moves=5,
+            think=(2.0, 6.0),
+            same_page=True,
+            values=scenario["values"],
+            follow=scenario["follow"],
+        )
     args = p.parse_args(argv)
+    args.budget_ms = scenario["budget_ms"] if scenario else BUDGET_MS
     if args.all_pages:
         args.same_page, args.pages = True, None
     if args.warm:  # one student per view, whatever else was asked
@@ -890,7 +1068,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    chosen = pick_cases(args.pages)
+    chosen = pick_cases(args.pages, default_cases() if args.scenario else None)
     if args.largest:
         chosen = [Case(c.name, c.page, c.url_path, {**LARGEST.get(c.page, {}), **c.query}) for c in chosen]
     by_name = {c.name: c for c in chosen}
@@ -908,9 +1086,15 @@ def main(argv=None) -> int:
     else:  # the students spread over the pages
         plans = [[(chosen[i % len(chosen)], t) for i, t in enumerate(arrivals(args.students))]]
 
+    floor = None
+    if args.scenario and args.cost_samples and (args.server_pid or not args.url):
+        floor = floor_costs(args)  # before the app's processes start: a quiet machine
+
     with contextlib.ExitStack() as stack:
         if args.url:
             url, pids, log = args.url, args.server_pid, None
+        elif args.scenario:
+            url, pids, log = stack.enter_context(deployment(args.processes))
         else:
             url, pid, log = stack.enter_context(app_server(args.option))
             pids = [pid]
@@ -930,8 +1114,11 @@ def main(argv=None) -> int:
                 args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "cpu_per_miss": rows}, indent=1))
             return 0
         print_header(args, baseline)
-        rows, phase_rows = [], []
+        rows, phase_rows, cost_rows = [], [], []
+        seen: set = set()
         for number, plan in enumerate(plans):
+            if floor:  # one student alone first: CPU per load, miss and hit on this page
+                cost_rows.append(cost_row(plan[0][0], args, target, pids, seen, args.seed + number))
             stats = run(plan, args, target, pids, log, args.seed + number)
             for name, s in stats.items():
                 rows.append(summary(name, by_name[name], s, args))
@@ -942,13 +1129,18 @@ def main(argv=None) -> int:
             sys.stdout.flush()
         after = os.getloadavg()
         memory = {pid: rss_mb(pid) for pid in pids}
+    if floor:
+        print_costs(cost_rows, floor)
     print(
         f"# load average after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}; "
         f"server RSS MB {', '.join(f'{m:.0f}' for m in memory.values() if m) or '-'}; "
         f"client CPU {time.process_time():.1f} s"
     )
     if args.json:
-        args.json.write_text(json.dumps({"args": _jsonable(vars(args)), "rows": rows, "phases": phase_rows}, indent=1))
+        report = {"args": _jsonable(vars(args)), "rows": rows, "phases": phase_rows}
+        if floor:
+            report |= {"floor": floor, "costs": cost_rows}
+        args.json.write_text(json.dumps(report, indent=1))
     return 0 if all(row["ok"] for row in rows) else 1
 
 

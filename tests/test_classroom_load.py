@@ -115,6 +115,40 @@ def test_value_grid_and_key():
     assert classroom_load.grid(options, 10) == [0, 1, 2, 3]
 
 
+def test_the_shown_value_survives_a_set_value_without_one():
+    # RoPE's step slider comes with set_value and no value: every student on its page failed
+    assert classroom_load.shown_value(_slider(set_value=True, default=[3.0])) == 3.0
+    assert classroom_load.shown_value(_slider(set_value=True, value=[5.0], default=[3.0])) == 5.0
+    assert classroom_load.shown_value(_slider(min=2.0)) == 2.0
+
+
+def test_the_lecture_hall_scenarios_and_their_budgets():
+    explorers = classroom_load.parse_args(["--scenario", "explorers"])
+    assert (explorers.students, explorers.window, explorers.moves, tuple(explorers.think)) == (200, 20.0, 5, (2.0, 6.0))
+    assert explorers.same_page and explorers.values == 0 and not explorers.follow and explorers.budget_ms == 1000
+    follow = classroom_load.parse_args(["--scenario", "follow", "--students", "30"])
+    assert follow.students == 30 and follow.follow and follow.values == 5 and follow.budget_ms == 500
+    assert classroom_load.parse_args([]).budget_ms == 1000 and not classroom_load.parse_args([]).same_page
+    # each lesson once, as a link opens it: its default view, no query
+    pages = classroom_load.pick_cases(None, classroom_load.default_cases())
+    assert [c.url_path for c in pages] == [c.name for c in pages] and all(not c.query for c in pages)
+    assert len(pages) == len({c.url_path for c in classroom_load.cases()})
+    (rope,) = classroom_load.pick_cases(["rope"], classroom_load.default_cases())
+    assert rope.query == {}
+
+
+def test_followers_move_to_the_teachers_values_in_order():
+    args = classroom_load.parse_args(["--scenario", "follow", "--seed", "4"])
+    case = classroom_load.Case("rope", "posenc_lab/lessons/rope/page.py", "rope", {})
+    values = classroom_load.grid(_slider(min=2, max=1024, step=2), args.values)
+    picks = classroom_load.teacher_values(case, "d_model", values, args)
+    assert len(picks) == args.moves and set(picks) <= set(values)
+    assert all(a != b for a, b in zip(picks, picks[1:], strict=False))  # every move changes the view
+    assert picks == classroom_load.teacher_values(case, "d_model", values, args)  # the same for every student
+    other = classroom_load.parse_args(["--scenario", "follow", "--seed", "5"])
+    assert classroom_load.teacher_values(case, "d_model", values, other) != picks  # another lesson plan
+
+
 @pytest.mark.parametrize(("q", "expected"), [(50, 50), (95, 95), (100, 100)])
 def test_percentile_is_nearest_rank(q, expected):
     assert classroom_load.percentile(list(range(100, 0, -1)), q) == expected
