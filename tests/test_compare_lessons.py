@@ -173,6 +173,33 @@ def test_learned_raises_position_out_of_range_past_max_len_when_moved():
         cl.compare_translation_error(x, 9, "learned", max_len=16)
 
 
+@given(
+    n=st.integers(1, 40),
+    shift=st.integers(0, 300),
+    kind=st.sampled_from(cl.PHRASE_KINDS),
+    method=st.sampled_from(cl.COMPARE_METHODS),
+    seed=st.integers(0, 5),
+)
+def test_translation_errors_by_length_are_each_prefix_measured_alone(n, shift, kind, method, seed):
+    # what the lesson serves every phrase length from: one grid, a running maximum
+    options = {"learned": dict(max_len=400)}.get(method, {})
+    x = cl.phrase(n, 6, kind, seed=seed)
+    errors = cl.translation_errors_by_length(x, shift, method, **options)
+    assert errors.shape == (n,)
+    direct = [
+        cl.compare_translation_error(cl.phrase(t, 6, kind, seed=seed), shift, method, **options)
+        for t in range(1, n + 1)
+    ]
+    np.testing.assert_allclose(errors, direct, rtol=1e-9, atol=1e-13)
+    if method in RELATIVE_EXACT:
+        assert not errors.any()  # exactly 0, as each length alone gives
+
+
+def test_translation_errors_by_length_raise_past_a_learned_table():
+    with pytest.raises(posenc.PositionOutOfRange, match="max_len=16"):
+        cl.translation_errors_by_length(cl.phrase(8, 4), 9, "learned", max_len=16)
+
+
 def test_translation_error_rejects_a_negative_shift():
     with pytest.raises(ValueError, match="shift"):
         cl.compare_translation_error(np.ones((2, 2)), -1, "rope")

@@ -220,6 +220,45 @@ def test_translation_errors_are_exact_zeros_for_relative_methods_and_real_for_th
     assert "give exactly 0" in notice and "Sinusoidal by" in notice
 
 
+@pytest.mark.parametrize(
+    ("seq_len", "train_len", "shift", "kind"),
+    [
+        (2, 256, 16, "repeated"),
+        (96, 256, 16, "random"),
+        (97, 256, 1, "repeated"),
+        (150, 64, 3, "random"),
+        (200, 256, 40, "repeated"),
+        (384, 512, 100, "random"),
+        (385, 2048, 7, "repeated"),
+        (512, 256, 16, "random"),
+    ],
+)
+def test_every_length_is_served_from_its_band_with_the_numbers_of_a_direct_computation(seq_len, train_len, shift, kind):
+    # the page computes a band of lengths at once (compute.band_end); each length's panels and
+    # bars are those the length alone gives, a learned table that ends inside the band included
+    from posenc_lab.lessons.compare import compute
+
+    head_dim, n_heads, shaw_k = 16, 8, 16
+    patterns = compute.score_patterns(seq_len, head_dim, n_heads, train_len, shaw_k, kind)
+    errors, missing = compute.translation_errors(seq_len, head_dim, n_heads, train_len, shaw_k, kind, shift)
+    x = compare_lessons.phrase(seq_len, head_dim, kind, seed=compute.SEED)
+    for i, method in enumerate(compute.ORDER):
+        options = compute.options(method, train_len, n_heads, shaw_k)
+        alone, why = compute._pattern(
+            method, seq_len, head_dim, kind, compute.settings(method, train_len, n_heads, shaw_k)
+        )
+        if alone is None:
+            assert patterns["panels"][method] is None and patterns["missing"][method] == why
+        else:
+            np.testing.assert_array_equal(patterns["panels"][method], alone)
+        try:
+            direct = compare_lessons.compare_translation_error(x, shift, method, **options)
+        except posenc.PositionOutOfRange:
+            assert math.isnan(errors[i]) and method in missing
+            continue
+        assert errors[i] == pytest.approx(direct, rel=1e-9, abs=1e-13), method
+
+
 def test_shifting_past_the_table_shows_no_row_for_the_learned_table():
     at = open_page(PAGE, {"shift": "300", "train_len": "256"})
     assert_clean(at)

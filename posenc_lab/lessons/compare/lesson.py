@@ -61,7 +61,7 @@ def page() -> None:
         "seq_len",
         "Sequence length T",
         2,
-        512,
+        compute.SEQ_LEN_MAX,
         64,
         help="The phrase sits at positions 0 to T - 1.",
         container=layout.key_control(),

@@ -26,6 +26,7 @@ __all__ = [
     "PHRASE_KINDS",
     "compare_scores",
     "compare_translation_error",
+    "translation_errors_by_length",
     "parameter_count",
     "phrase",
     "positional_part",
@@ -194,6 +195,39 @@ def compare_translation_error(x, shift: int, method: str, **options) -> float:
     moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
     moved -= at_start  # in place: both are new (a (T, T) temporary costs as much as the product at T = 512)
     return float(np.abs(moved, out=moved).max())
+
+
+def translation_errors_by_length(x, shift: int, method: str, **options) -> np.ndarray:
+    """``compare_translation_error`` of every prefix of the phrase at once.
+
+    Parameters
+    ----------
+    x : (T, Dh) array_like
+        A phrase whose first t rows are the phrase of length t (``phrase`` makes such).
+    shift : int, >= 0
+    method, options : as for ``compare_scores``
+
+    Returns
+    -------
+    errors : (T,) ndarray
+        ``errors[t - 1] = compare_translation_error(x[:t], shift, method)`` (to rounding):
+        scores are pairwise, so the (t, t) grids are the top-left blocks of the (T, T) ones,
+        and the largest change over each block is a running maximum down and across.
+
+    Raises
+    ------
+    PositionOutOfRange
+        ``"learned"`` when ``shift + T > max_len``.
+    """
+    x = as_float_array("x", x, ndim=2)
+    shift = as_int("shift", shift, min_value=0)
+    n = x.shape[0]
+    moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
+    moved -= compare_scores(x, n, method, **options)
+    np.abs(moved, out=moved)
+    np.maximum.accumulate(moved, axis=0, out=moved)
+    np.maximum.accumulate(moved, axis=1, out=moved)
+    return moved.diagonal().copy()
 
 
 def parameter_count(
