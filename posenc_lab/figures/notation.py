@@ -8,6 +8,7 @@ form for is written in brackets (``R_{n+m}`` -> ``R₍ₙ₊ₘ₎``, ``x_{ab}``
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SYMBOLS = {
@@ -58,6 +59,13 @@ def _script(body: str, table: dict[str, str], mark: str) -> str:
     return f"{mark}({body})"
 
 
+#: every page run turns its texts and table cells to plain text again, and the texts repeat
+#: from run to run (a lesson's table is a few hundred cells): each distinct text is
+#: converted once per process, then looked up
+_MEMO = functools.lru_cache(maxsize=8192)
+
+
+@_MEMO
 def plain(tex: str, *, words: bool = False) -> str:
     """``tex`` (a formula's source, no dollars) as plain Unicode text.
 
@@ -94,6 +102,7 @@ def plain(tex: str, *, words: bool = False) -> str:
     return " ".join(text.split()) if not words else text
 
 
+@_MEMO
 def plain_markdown(markdown: str) -> str:
     """Markdown with ``$...$`` maths as plain text: the maths through ``plain``, then no
     ``$``, ``*`` or backticks left."""
@@ -105,6 +114,7 @@ def plain_markdown(markdown: str) -> str:
 _KEPT = re.compile(r"\$\$.*?\$\$|\$[^$]+\$|`[^`]*`", re.S)
 
 
+@_MEMO
 def plain_words_markdown(markdown: str) -> str:
     """``plain(..., words=True)`` on Markdown's words, leaving its maths and code spans as
     they are (KaTeX renders the one, the other shows a name as code writes it)."""
