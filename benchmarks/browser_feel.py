@@ -84,6 +84,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from posenc_lab.lessons.experiments import lesson as experiments  # noqa: E402
 
 FIRST_CHART_BUDGET_MS = 2000.0
+#: ``--floor``: a bare Streamlit page with one slider and one Plotly chart, measured in the same run
+FLOOR_APP = ROOT / "benchmarks" / "floor_app.py"
+FLOOR_NAME = "floor (bare Streamlit)"
 REDRAW_BUDGET_MS = 300.0
 VIEWPORT = {"width": 1440, "height": 1000}
 #: the experiments lesson's views: training sliders retrain models, so no redraw budget
@@ -482,6 +485,30 @@ def print_row(r: dict) -> None:
     )
 
 
+#: (label, row key) of what ``--floor`` compares
+RATIOS = (("cold load", "cold_first_chart_ms"), ("first chart p50", "first_chart_p50"), ("redraw p50", "redraw_p50"))
+
+
+def ratios(row: dict, floor: dict) -> dict:
+    """The page's cold load, first chart and redraw (medians) as times the floor's (None
+    where either has no sample)."""
+    out = {"page": row["page"]}
+    for _, key in RATIOS:
+        value, base = row.get(key), floor.get(key)
+        usable = all(isinstance(v, (int, float)) and not math.isnan(v) for v in (value, base)) and base
+        out[key] = round(value / base, 2) if usable else None
+    return out
+
+
+def print_ratios(rows: list[dict], floor: dict) -> None:
+    cells = "  ".join(f"{ms(floor[key])} ms {label}" for label, key in RATIOS)
+    print(f"# times the floor's ({cells}; the same run):")
+    print(f"{'page / view':<26} " + " ".join(f"{label:>16}" for label, _ in RATIOS))
+    for row in rows:
+        r = ratios(row, floor)
+        print(f"{row['page']:<26} " + " ".join(f"{'-' if r[k] is None else f'{r[k]:.2f}':>16}" for _, k in RATIOS))
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8501; default: start one")
@@ -493,6 +520,12 @@ def parse_args(argv=None):
     p.add_argument("--timeout", type=float, default=60.0, help="seconds a load or a move may take")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-up loads (the server is warm already)")
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="first measure benchmarks/floor_app.py (one slider, one Plotly chart) the same way, "
+        "and print each page's cold load, first chart and redraw as times the floor's",
+    )
     args = p.parse_args(argv)
     if args.loads < 1 or args.moves < 0:
         p.error("need --loads >= 1 and --moves >= 0")
@@ -523,11 +556,22 @@ def main(argv=None) -> int:
                 f"warm-up {warm_s:.0f} s"
             )
             print(HEADER)
+            floor = None
+            if args.floor:
+                with bs.serve(script=FLOOR_APP) as floor_base:
+                    if not args.no_warm:  # its imports, as the app's warm-up pays the app's
+                        context = browser.new_context(viewport=VIEWPORT)
+                        load(context.new_page(), floor_base, args.timeout)
+                        context.close()
+                    floor = measure_page(browser, floor_base, FLOOR_NAME, "", args)
+                print_row(floor)
             for name, path in chosen:
                 rows.append(measure_page(browser, base, name, path, args))
                 print_row(rows[-1])
     after = os.getloadavg()
-    for r in rows:
+    if floor is not None:
+        print_ratios(rows, floor)
+    for r in [floor, *rows] if floor else rows:
         for e in r["errors"][:5]:
             print(f"# {r['page']}: {e}")
     print(
@@ -541,6 +585,8 @@ def main(argv=None) -> int:
                 {
                     "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                     "rows": _finite(rows),
+                    "floor": _finite(floor),
+                    "ratios": _finite([ratios(r, floor) for r in rows]) if floor else None,
                 },
                 indent=1,
             )

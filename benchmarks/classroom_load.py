@@ -45,6 +45,7 @@ import logging
 import math
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -826,6 +827,7 @@ def deployment(processes: int):
         yield f"http://127.0.0.1:{ports[0]}", pids, logs
     finally:
         subprocess.run([*script, "stop"], cwd=ROOT, env=env, capture_output=True, check=False)
+        shutil.rmtree(run_dir, ignore_errors=True)  # its tracebacks are counted in the rows
 
 
 def loopback_target(url: str) -> tuple[str, int]:
@@ -1123,7 +1125,7 @@ def main(argv=None) -> int:
             for name, s in stats.items():
                 rows.append(summary(name, by_name[name], s, args))
                 print_row(rows[-1])
-            if not args.same_page:  # a class spread over the pages: when were the slow moves?
+            if not args.same_page or args.scenario:  # when were the slow moves: during the arrival?
                 phase_rows.append(phases(stats, window_s=60.0 if args.class_minutes else 10.0))
                 print_phases(phase_rows[-1])
             sys.stdout.flush()

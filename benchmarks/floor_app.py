@@ -11,6 +11,10 @@ import streamlit as st
 
 x = np.linspace(0.0, 1.0, 200)
 
+st.title("Floor")
+# the mark the browser measurements wait for once the app's own CSS has arrived (app.css)
+st.html("<style>:root { --posenc-css: 1; }</style>")
+
 
 @st.fragment
 def view() -> None:

@@ -121,9 +121,15 @@ def log_problems(text: str) -> list[str]:
 
 @contextlib.contextmanager
 def serve(
-    timeout: float = 60.0, *, env: dict[str, str] | None = None, port: int | None = None, check_log: bool = True
+    timeout: float = 60.0,
+    *,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    check_log: bool = True,
+    script: Path | None = None,
 ) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port: yields its base URL, stops it on exit.
+    """``streamlit run app.py`` (or ``script``: benchmarks/floor_app.py) on a free loopback
+    port: yields its base URL, stops it on exit.
 
     A plain context manager, usable outside pytest (``tools/measure_views.py``). The server's
     log goes to a temporary file (a pipe nobody reads would block the server once full) and
@@ -140,7 +146,7 @@ def serve(
         "-m",
         "streamlit",
         "run",
-        str(ROOT / "app.py"),
+        str(script or ROOT / "app.py"),
         "--server.port",
         str(port),
         "--server.address",

@@ -14,13 +14,21 @@ from app_helpers import ROOT
 pytestmark = pytest.mark.browser
 
 
-def test_first_chart_and_redraw_are_measured(server, tmp_path):
+def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     out = tmp_path / "feel.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "browser_feel.py"), "--url", server]
-    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--json", str(out)]
+    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--floor", "--json", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
-    (row,) = json.loads(out.read_text())["rows"]
+    report = json.loads(out.read_text())
+    (row,) = report["rows"]
+    # the floor, a bare Streamlit page, measured the same way in the same run, and the ratios
+    floor = report["floor"]
+    assert floor["loads"] == 2 and floor["moves"] == 2 and not floor["errors"], floor["errors"]
+    (ratio,) = report["ratios"]
+    assert ratio["page"] == "learned-table"
+    assert ratio["redraw_p50"] == round(row["redraw_p50"] / floor["redraw_p50"], 2) > 0
+    assert ratio["first_chart_p50"] == round(row["first_chart_p50"] / floor["first_chart_p50"], 2) > 0
     assert row["page"] == "learned-table" and not row["errors"], row["errors"]
     assert row["loads"] == 2 and row["moves"] == 2 and row["slider"] != "-"
     assert 0 < row["first_chart_p50"] <= row["first_chart_p95"]
