@@ -47,6 +47,19 @@ export default function ({ parentElement, data, setStateValue }) {
     levels = Array.from({ length: N }, (_, i) => Number(data.value.slice(2 * i, 2 * i + 2)));
   }
   let picked = 0;
+  // Streamlit calls this function again on the same element at every rerun of the page (its
+  // one-second class check, or the value this drawing just sent coming back). The drawing in
+  // progress and the point the keyboard picked stay then: started afresh from the value the
+  // rerun carries, a keyboard user pressing Up, Right, Up was taken back to point 1 and lost
+  // the presses made since that value was sent. A value this drawing did not send (another
+  // round) starts it afresh.
+  const kept = parentElement.__posencSketch;
+  if (kept && (data.value === kept.value || kept.sent.has(data.value))) {
+    levels = kept.levels;
+    picked = kept.picked;
+  }
+  const memo = { value: data.value, sent: kept ? kept.sent : new Set(), levels, picked };
+  parentElement.__posencSketch = memo;
   const el = (name, attrs, text) => {
     const e = document.createElementNS(ns, name);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -54,6 +67,8 @@ export default function ({ parentElement, data, setStateValue }) {
     return e;
   };
   function draw() {
+    memo.levels = levels;
+    memo.picked = picked;
     svg.replaceChildren();
     svg.append(el('rect', { x: left, y: top, width: pw, height: ph, class: 'area' }));
     for (let k = 0; k <= 4; k++) {
@@ -85,7 +100,12 @@ export default function ({ parentElement, data, setStateValue }) {
       ? `Point ${picked + 1} of ${N}: at ${fmt(xAt(picked))} your curve is at ${fmt(yAt(levels[picked]))}.`
       : 'Nothing drawn yet: drag across the area, or use the arrow keys.';
   }
-  const send = () => { if (levels) setStateValue('sketch', levels.map(v => String(v).padStart(2, '0')).join('')); };
+  const send = () => {
+    if (!levels) return;
+    const value = levels.map(v => String(v).padStart(2, '0')).join('');
+    memo.sent.add(value);
+    setStateValue('sketch', value);
+  };
   function at(event) {
     const box = svg.getBoundingClientRect();
     const x = (event.clientX - box.left) / box.width * W, y = (event.clientY - box.top) / box.height * H;
