@@ -485,6 +485,64 @@ def print_row(r: dict) -> None:
     )
 
 
+#: ``--navigate``: a click on the menu's link to a lesson, to its first chart drawn and its run over
+NAVIGATE_BUDGET_MS = 2000.0
+#: a page reached by the menu is there: its run is over, the address changed, a chart is drawn
+ARRIVED_JS = """(old) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testScriptState === 'notRunning' && location.pathname !== old
+    && !!document.querySelector('[data-testid="stMain"] .js-plotly-plot .main-svg');
+}"""
+
+
+def navigate(browser, base: str, lessons: list[str], args) -> list[dict]:
+    """Each lesson in ``lessons`` reached ``args.navigate`` times by a click on its link in
+    the side menu (no page load: Streamlit switches pages over its websocket), each from the
+    lesson before it (the first from the start page): ms from the click to its first chart
+    drawn and its run over, timed here (Playwright's round trip included: an upper bound)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    times: dict[str, list[float]] = {lesson: [] for lesson in lessons}
+    errors: dict[str, list[str]] = {lesson: [] for lesson in lessons}
+    try:
+        page = context.new_page()
+        for _ in range(args.navigate):
+            page.goto(base, wait_until="commit", timeout=args.timeout * 1000)
+            bs.wait_idle(page)
+            for lesson in lessons:
+                old = page.evaluate("() => location.pathname")
+                link = page.locator(f'[data-testid="stSidebar"] a[href="{lesson}"]').first
+                try:
+                    link.wait_for(timeout=args.timeout * 1000)
+                    start = time.perf_counter()
+                    link.click()
+                    page.wait_for_function(ARRIVED_JS, arg=old, timeout=args.timeout * 1000, polling=20)
+                except Exception as exc:  # a Playwright timeout: note it, go on from the start page
+                    errors[lesson].append(f"navigation did not finish ({type(exc).__name__})")
+                    break
+                times[lesson].append((time.perf_counter() - start) * 1e3)
+    finally:
+        context.close()
+    return [
+        {
+            "page": lesson,
+            "navigations": len(times[lesson]),
+            "navigate_p50": median(times[lesson]),
+            "navigate_max": max(times[lesson], default=math.nan),
+            "errors": errors[lesson],
+            "ok": bool(times[lesson]) and max(times[lesson]) <= NAVIGATE_BUDGET_MS and not errors[lesson],
+        }
+        for lesson in lessons
+    ]
+
+
+def print_navigation(rows: list[dict]) -> None:
+    print(f"# in-app navigation by the side menu (ms from the click; budget {NAVIGATE_BUDGET_MS:.0f} ms at most):")
+    print(f"{'lesson':<26} {'times':>5} {'p50':>6} {'max':>6}  budget")
+    for r in rows:
+        verdict = "ok" if r["ok"] else "MISSED"
+        print(f"{r['page']:<26} {r['navigations']:>5} {ms(r['navigate_p50']):>6} {ms(r['navigate_max']):>6}  {verdict}")
+
+
 #: (label, row key) of what ``--floor`` compares
 RATIOS = (("cold load", "cold_first_chart_ms"), ("first chart p50", "first_chart_p50"), ("redraw p50", "redraw_p50"))
 
@@ -520,6 +578,14 @@ def parse_args(argv=None):
     p.add_argument("--timeout", type=float, default=60.0, help="seconds a load or a move may take")
     p.add_argument("--no-warm", action="store_true", help="skip the warm-up loads (the server is warm already)")
     p.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    p.add_argument(
+        "--navigate",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also reach each measured page's lesson N times by its link in the side menu, from the lesson "
+        "before it: click to first chart, budget 2 s",
+    )
     p.add_argument(
         "--floor",
         action="store_true",
@@ -568,6 +634,11 @@ def main(argv=None) -> int:
             for name, path in chosen:
                 rows.append(measure_page(browser, base, name, path, args))
                 print_row(rows[-1])
+            navigation = []
+            if args.navigate:
+                lessons = list(dict.fromkeys(path.split("?")[0] for _, path in chosen if path.split("?")[0]))
+                navigation = navigate(browser, base, lessons, args)
+                print_navigation(navigation)
     after = os.getloadavg()
     if floor is not None:
         print_ratios(rows, floor)
@@ -586,12 +657,16 @@ def main(argv=None) -> int:
                     "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                     "rows": _finite(rows),
                     "floor": _finite(floor),
+                    "navigation": _finite(navigation),
                     "ratios": _finite([ratios(r, floor) for r in rows]) if floor else None,
                 },
                 indent=1,
             )
         )
-    return 0 if rows and all(r["ok"] for r in rows) else 1
+    for r in navigation:
+        for e in r["errors"][:5]:
+            print(f"# {r['page']} (navigation): {e}")
+    return 0 if rows and all(r["ok"] for r in rows + navigation) else 1
 
 
 def _finite(value):

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.browser
 def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     out = tmp_path / "feel.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "browser_feel.py"), "--url", server]
-    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--floor", "--json", str(out)]
+    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--floor", "--navigate", "1"]
+    cmd += ["--json", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     report = json.loads(out.read_text())
@@ -29,6 +30,10 @@ def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     assert ratio["page"] == "learned-table"
     assert ratio["redraw_p50"] == round(row["redraw_p50"] / floor["redraw_p50"], 2) > 0
     assert ratio["first_chart_p50"] == round(row["first_chart_p50"] / floor["first_chart_p50"], 2) > 0
+    # the lesson reached once by its link in the side menu, from the start page
+    (navigation,) = report["navigation"]
+    assert navigation["page"] == "learned" and navigation["navigations"] == 1 and not navigation["errors"]
+    assert navigation["navigate_p50"] == navigation["navigate_max"] > 0
     assert row["page"] == "learned-table" and not row["errors"], row["errors"]
     assert row["loads"] == 2 and row["moves"] == 2 and row["slider"] != "-"
     assert 0 < row["first_chart_p50"] <= row["first_chart_p95"]
