@@ -145,7 +145,8 @@ def band_end(seq_len: int) -> int:
     return max(seq_len, min(PANEL_CELLS * step, SEQ_LEN_MAX))
 
 
-def _pattern(method: str, seq_len: int, head_dim: int, phrase_kind: str, method_settings: tuple):
+@st.cache_data(**CACHE)
+def method_pattern(method: str, seq_len: int, head_dim: int, phrase_kind: str, method_settings: tuple):
     """One method's positional part at the positions a panel of a length-``seq_len``
     phrase shows: ((r, r) float32 or None, why not)."""
     shown, _ = pattern_positions(seq_len)
@@ -158,25 +159,12 @@ def _pattern(method: str, seq_len: int, head_dim: int, phrase_kind: str, method_
     return part.astype(np.float32), None
 
 
-@st.cache_data(**CACHE)
-def method_band_pattern(method: str, band: int, head_dim: int, phrase_kind: str, method_settings: tuple):
-    """``_pattern`` at the band's longest phrase: every shorter phrase drawn at the same
-    stride is its top-left block."""
-    return _pattern(method, band, head_dim, phrase_kind, method_settings)
-
-
-@st.cache_data(**CACHE)
-def method_pattern(method: str, seq_len: int, head_dim: int, phrase_kind: str, method_settings: tuple):
-    """``_pattern`` of this length alone: for a learned table the band's longest phrase
-    may run past (a shorter one need not)."""
-    return _pattern(method, seq_len, head_dim, phrase_kind, method_settings)
-
-
 def pattern_of(method: str, seq_len: int, head_dim: int, phrase_kind: str, method_settings: tuple):
-    """One method's positional part at the shown positions: ((r, r) float32 or None, why
-    not), cut from its band's block."""
+    """``method_pattern`` of this length, cut from the block of its band's longest phrase
+    (every shorter phrase drawn at the same stride is its top-left block); of this length
+    alone when the band's phrase runs past a learned table and this one need not."""
     shown, _ = pattern_positions(seq_len)
-    block, why = method_band_pattern(method, band_end(seq_len), head_dim, phrase_kind, method_settings)
+    block, why = method_pattern(method, band_end(seq_len), head_dim, phrase_kind, method_settings)
     if why:
         return method_pattern(method, seq_len, head_dim, phrase_kind, method_settings)
     return block[: shown.size, : shown.size], None

@@ -169,6 +169,16 @@ def positional_part(x, positions, method: str, **options) -> np.ndarray:
     return with_positions - position_scores(x, positions, "none")
 
 
+def _change_when_moved(x, shift: int, method: str, options: dict) -> np.ndarray:
+    """``|S(shift .. shift + T - 1) - S(0 .. T - 1)|``, (T, T): the phrase's score change."""
+    x = as_float_array("x", x, ndim=2)
+    shift = as_int("shift", shift, min_value=0)
+    n = x.shape[0]
+    moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
+    moved -= compare_scores(x, n, method, **options)  # in place: a (T, T) temporary costs as much as the product
+    return np.abs(moved, out=moved)
+
+
 def compare_translation_error(x, shift: int, method: str, **options) -> float:
     """Largest change in the phrase's scores when it moves ``shift`` positions right.
 
@@ -188,13 +198,7 @@ def compare_translation_error(x, shift: int, method: str, **options) -> float:
     PositionOutOfRange
         ``"learned"`` when ``shift + T > max_len``.
     """
-    x = as_float_array("x", x, ndim=2)
-    shift = as_int("shift", shift, min_value=0)
-    n = x.shape[0]
-    at_start = compare_scores(x, n, method, **options)
-    moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
-    moved -= at_start  # in place: both are new (a (T, T) temporary costs as much as the product at T = 512)
-    return float(np.abs(moved, out=moved).max())
+    return float(_change_when_moved(x, shift, method, options).max())
 
 
 def translation_errors_by_length(x, shift: int, method: str, **options) -> np.ndarray:
@@ -219,12 +223,7 @@ def translation_errors_by_length(x, shift: int, method: str, **options) -> np.nd
     PositionOutOfRange
         ``"learned"`` when ``shift + T > max_len``.
     """
-    x = as_float_array("x", x, ndim=2)
-    shift = as_int("shift", shift, min_value=0)
-    n = x.shape[0]
-    moved = compare_scores(x, np.arange(shift, shift + n), method, **options)
-    moved -= compare_scores(x, n, method, **options)
-    np.abs(moved, out=moved)
+    moved = _change_when_moved(x, shift, method, options)
     np.maximum.accumulate(moved, axis=0, out=moved)
     np.maximum.accumulate(moved, axis=1, out=moved)
     return moved.diagonal().copy()
