@@ -87,13 +87,16 @@ class _Person:
         )
         self.page = self.context.new_page()
         self.outside: list[str] = []
-        self.page.on(
-            "request",
-            lambda r: (
-                self.outside.append(r.url) if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None
-            ),
-        )
+        #: the paths of the health checks Streamlit's frontend made (where it looked for the app)
+        self.health: list[str] = []
+        self.page.on("request", self._request)
         self.answers = ServerAnswers(self.page)  # ``click`` waits for the server's answer
+
+    def _request(self, r) -> None:
+        if not r.url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            self.outside.append(r.url)
+        if r.url.endswith("/_stcore/health"):
+            self.health.append(urlparse(r.url).path)
 
     def go(self, url: str) -> _Person:
         self.page.goto(url, wait_until="domcontentloaded")
@@ -468,6 +471,10 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
             for person in (teacher, one, two):
                 person.no_exception()
                 assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+            # the students' deep links (/class?class=...) came through nginx, which tells the
+            # page where the app is served: no health check at /class/_stcore/health first
+            for student in (one, two):
+                assert student.health and set(student.health) == {"/_stcore/health"}, student.health
     finally:
         subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
         shutil.rmtree(run_dir, ignore_errors=True)
