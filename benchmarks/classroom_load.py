@@ -800,11 +800,16 @@ def app_server(options: list[str] = (), script: Path = ROOT / "app.py"):
 
 
 @contextlib.contextmanager
-def deployment(processes: int):
+def deployment(processes: int, *, app: Path | None = None, warm: bool = True):
     """``processes`` warmed app processes behind nginx, as docs/deploy.md recommends for one
     machine (``deploy/run_two.sh start`` on free loopback ports, in a directory of its own):
-    (proxy URL, the processes' pids, their logs). Stopped when the block ends."""
+    (proxy URL, the processes' pids, their logs). Stopped when the block ends. ``app``: another
+    script than the app (``browser_feel.py --deploy`` runs its floor page so); ``warm``: False
+    skips the warm-up (which opens the app's lesson views)."""
     run_dir = Path(tempfile.mkdtemp(prefix="classroom-load-deploy-"))
+    # nginx started as root runs its workers as an unprivileged user, who must reach the
+    # static files' cache in this folder (mkdtemp makes it private to its owner)
+    run_dir.chmod(0o755)
     ports = []
     while len(ports) < processes + 1:
         port = free_port()
@@ -816,13 +821,17 @@ def deployment(processes: int):
         "PROXY_PORT": str(ports[0]),
         "BACKEND_PORTS": " ".join(map(str, ports[1:])),
         "PYTHON": sys.executable,
+        "WARM": "1" if warm else "0",
     }
+    if app is not None:
+        env["APP"] = str(app)
     script = ["bash", str(ROOT / "deploy" / "run_two.sh")]
     started = subprocess.run([*script, "start"], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     try:
         if started.returncode != 0:
             raise SystemExit(f"deploy/run_two.sh start failed:\n{started.stdout}{started.stderr}")
-        print("# " + " / ".join(line for line in started.stdout.splitlines() if line.startswith("warmed")))
+        if warm:
+            print("# " + " / ".join(line for line in started.stdout.splitlines() if line.startswith("warmed")))
         pids = [int(p.read_text()) for p in sorted(run_dir.glob("app-*.pid"))]
         logs = sorted((run_dir / "logs").glob("app-*.log"))
         yield f"http://127.0.0.1:{ports[0]}", pids, logs

@@ -14,7 +14,8 @@
 # addr | ip_hash | none: how nginx picks a backend, docs/deploy.md), PYTHON
 # (.venv/bin/python), NGINX (nginx), STREAMLIT_ARGS (extra flags for every app process,
 # e.g. "--server.fileWatcherType none"), WARM (1: before nginx lets anyone in, open every
-# lesson view once on each process, docs/deploy.md; 0: skip).
+# lesson view once on each process, docs/deploy.md; 0: skip), APP (app.py: the script each
+# process runs; benchmarks/browser_feel.py --deploy runs its floor page behind the same nginx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,7 @@ STICKY=${STICKY:-cookie}
 PYTHON=${PYTHON:-.venv/bin/python}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 read -r -a EXTRA <<<"${STREAMLIT_ARGS:-}"
+APP=${APP:-app.py}
 
 wait_for() {  # url seconds
   local deadline=$((SECONDS + $2))
@@ -70,7 +72,7 @@ start() {
   if [ -e "$RUN_DIR/nginx.pid" ]; then echo "already running? $0 stop first ($RUN_DIR)" >&2; exit 1; fi
   mkdir -p "$RUN_DIR/logs" "$RUN_DIR/tmp"
   for port in "${PORTS[@]}"; do
-    nohup "$PYTHON" -m streamlit run app.py --server.port "$port" --server.address 127.0.0.1 \
+    nohup "$PYTHON" -m streamlit run "$APP" --server.port "$port" --server.address 127.0.0.1 \
       --server.headless true --browser.gatherUsageStats false ${EXTRA[@]+"${EXTRA[@]}"} \
       >"$RUN_DIR/logs/app-$port.log" 2>&1 &
     echo $! >"$RUN_DIR/app-$port.pid"

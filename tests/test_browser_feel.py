@@ -17,7 +17,8 @@ pytestmark = pytest.mark.browser
 def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     out = tmp_path / "feel.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "browser_feel.py"), "--url", server]
-    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--floor", "--navigate", "1"]
+    cmd += ["--pages", "learned-table", "--loads", "2", "--moves", "2", "--floor", "--floor-panels", "2"]
+    cmd += ["--navigate", "1"]
     cmd += ["--json", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
@@ -30,6 +31,12 @@ def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     assert ratio["page"] == "learned-table"
     assert ratio["redraw_p50"] == round(row["redraw_p50"] / floor["redraw_p50"], 2) > 0
     assert ratio["first_chart_p50"] == round(row["first_chart_p50"] / floor["first_chart_p50"], 2) > 0
+    # the floor drawing two heatmap panels, and the ratios to it
+    panels = report["floor_panels"]
+    assert panels["page"] == "floor, 2 panels" and panels["charts"] == 2 and not panels["errors"], panels["errors"]
+    assert panels["moves"] == 2 and panels["redraw_p50"] > 0
+    (ratio,) = report["ratios_panels"]
+    assert ratio["redraw_p50"] == round(row["redraw_p50"] / panels["redraw_p50"], 2) > 0
     # the lesson reached once by its link in the side menu, from the start page
     (navigation,) = report["navigation"]
     assert navigation["page"] == "learned" and navigation["navigations"] == 1 and not navigation["errors"]
@@ -40,3 +47,27 @@ def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     assert 0 < row["redraw_p50"] <= row["redraw_p95"]
     assert row["charts"] >= 1 and row["widgets"] >= 1
     assert row["ws_bytes_p50"] > 0
+
+
+def test_floor_panels_and_deploy_arguments():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import browser_feel
+
+    assert browser_feel.parse_args(["--floor", "--floor-panels", "9"]).floor_panels == 9
+    assert browser_feel.parse_args(["--deploy", "4"]).deploy == 4
+    for bad in (["--floor-panels", "9"], ["--floor", "--floor-panels", "17"], ["--deploy", "2", "--url", "http://x"]):
+        with pytest.raises(SystemExit):
+            browser_feel.parse_args(bad)
+
+
+@pytest.mark.parametrize(
+    ("query", "charts"), [({}, 1), ({"panels": "9"}, 9), ({"panels": "40"}, 16), ({"panels": "x"}, 1)]
+)
+def test_the_floor_page_draws_one_chart_or_the_panels_asked_for(query, charts):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "benchmarks" / "floor_app.py"))
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == charts
