@@ -2,7 +2,11 @@
 
 Run: ``python benchmarks/browser_feel.py`` (every lesson view; ``--pages home sinusoidal-heatmap``
 for some, by view name or lesson; ``--loads 10 --moves 10`` by default; ``--url`` to use a
-running server instead of starting one; ``--json out.json`` to keep the rows).
+running server instead of starting one; ``--json out.json`` to keep the rows). ``--floor``
+measures a bare Streamlit page beside them (``floor_app.py``; ``--floor-panels N`` also the
+same page drawing N heatmap panels) and prints each page as times the floor's; ``--deploy N``
+measures through the deployment docs/deploy.md recommends (N processes behind nginx), as a
+student's link reaches it.
 
 Playwright drives Debian's Chromium (``tests/browser_support.py``: ``chromium()`` with its
 ``FLAGS``, ``serve()`` for the app on a free loopback port), 1440 x 1000 px.
@@ -578,7 +582,7 @@ def ratios(row: dict, floor: dict) -> dict:
 
 def print_ratios(rows: list[dict], floor: dict) -> None:
     cells = "  ".join(f"{ms(floor[key])} ms {label}" for label, key in RATIOS)
-    print(f"# times the {floor['page']}'s ({cells}; the same run):")
+    print(f"# as times the {floor['page']} page ({cells}; the same run):")
     print(f"{'page / view':<26} " + " ".join(f"{label:>16}" for label, _ in RATIOS))
     for row in rows:
         r = ratios(row, floor)
