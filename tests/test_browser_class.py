@@ -847,7 +847,10 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         teacher.page.get_by_text("Plan this class").click()
         teacher.page.get_by_role("textbox", name="Plan code").fill(_saved_plan(fresh_db))
         teacher.click("Load the plan")
-        teacher.text("Loaded the plan Week 3: 4 steps")
+        try:
+            teacher.text("Loaded the plan Week 3: 4 steps")
+        except Exception:
+            pytest.fail("no plan loaded; the teacher's page says:\n" + _page_text(teacher)[-3000:])
         _next_step(teacher)  # 1: the class and the teacher's page go to ALiBi's slopes at 4 heads
         for person in (teacher, ada, bo, cy):
             _until_on(person, view="slopes", heads="4")
@@ -862,7 +865,10 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         assert shown == OWN_PROMPT and ada.page.locator('[data-testid="stMain"] b').count() == 0
         ada.page.locator('[data-testid="stRadio"]').get_by_text(OWN_OPTIONS[0], exact=True).click()
         ada.click("Send my answer")
-        ada.text("Counted:")
+        try:
+            ada.text("Counted:")
+        except Exception:
+            pytest.fail(f"no count at {ada.page.url}; the student's page says:\n" + _page_text(ada)[-2500:])
         teacher.text("1 of 3 students answered", timeout=COUNT_WITHIN_MS)
         teacher.click("Reveal")
         ada.text("The answer:", timeout=FOLLOW_WITHIN_MS)
