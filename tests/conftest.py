@@ -13,9 +13,11 @@ Hypothesis profiles (choose with ``HYPOTHESIS_PROFILE=...``):
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -27,7 +29,10 @@ SNAPSHOT_PATH = Path(__file__).parent / "data" / "reference_snapshots.json"
 # The class database of every app the tests start (AppTest sessions, servers, the installed
 # app) unless a test names its own: a file of this test run's, never the user's default
 # under ~/.local/share, nor a database the developer's own setting points at.
-os.environ["POSENC_CLASS_DB"] = str(Path(tempfile.mkdtemp(prefix="posenc-class-tests-")) / "classes.sqlite3")
+# Each pytest process (the controller and every worker) makes its own and removes it when it exits.
+_CLASS_DB_DIR = tempfile.mkdtemp(prefix="posenc-class-tests-")
+atexit.register(shutil.rmtree, _CLASS_DB_DIR, ignore_errors=True)
+os.environ["POSENC_CLASS_DB"] = str(Path(_CLASS_DB_DIR) / "classes.sqlite3")
 
 # derandomized runs replay the same examples, so there is no example database to keep
 settings.register_profile("default", deadline=None, max_examples=50, derandomize=True, database=None)
