@@ -337,6 +337,31 @@ def test_a_student_on_a_lesson_page_is_told_when_a_question_opens(db_url):
     assert not lesson.exception
 
 
+def test_an_answer_sent_while_the_cached_check_is_behind_is_counted(db_url, monkeypatch):
+    """The page's one-second check reads a cache up to a second old. Just after the teacher
+    opens a question, it can still hold the state from before, while the page (its own read)
+    already shows the question: the check must not run the page again then, or the run that
+    "Send my answer" started ends there and the answer is lost."""
+    teacher, code, _ = start_class()
+    student = join_class(code)
+    _open(teacher, CHOICE)
+    student.run()  # the question, with its form
+    real, stale = class_views._watched, []
+
+    def behind(code: str):  # what a cache filled just before the vote opened still holds
+        if not stale:
+            stale.append(code)
+            return True, None
+        return real(code)
+
+    monkeypatch.setattr(class_views, "_watched", behind)
+    student.radio[0].set_value(0)
+    button(student, "Send my answer").click().run()
+    assert stale, "the send's run read the stale check"
+    assert not student.exception
+    assert f"Counted: **{classroom.plain(CHOICE.options[0])}**" in class_texts(student)
+
+
 def test_a_students_vote_shows_again_after_a_reload(db_url):
     teacher, code, _ = start_class()
     student = join_class(code)

@@ -79,15 +79,21 @@ def _class_state(code: str) -> tuple | None:
     return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
 
 
-@st.cache_data(ttl=1.0, show_spinner=False)
-def _watched(code: str) -> tuple[bool, tuple | None]:
+def _watch_state(code: str) -> tuple[bool, tuple | None]:
     """What a student's page is drawn from: whether the class is still open (the teacher
     may end it, or its time may run out, while the student waits), and its current round
-    (``_class_state``). Cached a second per server, as ``_class_state``."""
+    (``_class_state``), read from the database."""
     db = classroom.database()
     if db is None:
         raise class_store.StoreUnavailable(classroom.problem())
     return db.is_open(code), _class_state(code)
+
+
+@st.cache_data(ttl=1.0, show_spinner=False)
+def _watched(code: str) -> tuple[bool, tuple | None]:
+    """``_watch_state``, cached a second per server: 200 students checking every second
+    cost one read a second."""
+    return _watch_state(code)
 
 
 # the course is not part of a cache key (a leading underscore): a process has one course,
@@ -1281,11 +1287,18 @@ def _watch(course: Course, code: str) -> None:
     sends (checked every second)."""
     class_follow.student_check(course, code, course.class_page.url_path)
     class_follow.hand_check()
+    drawn = st.session_state.get(DRAWN)
     try:
         now = _watched(code)
+        if now != drawn:
+            # the cache may be up to a second older than the page's own read: a page drawn
+            # just after the teacher opened a question would run again and again for that
+            # second, and a run that "Send my answer" started would end in the rerun, its
+            # press lost. The database says whether the page is really behind.
+            now = _watch_state(code)
     except class_store.StoreUnavailable:
         return  # the next check tries again; the page drawn stays as it is
-    if now != st.session_state.get(DRAWN):
+    if now != drawn:
         st.rerun()
 
 
