@@ -188,3 +188,52 @@ def test_the_teacher_bar_is_for_the_teacher_alone_and_never_shows_the_key(db_url
 )
 def test_a_page_is_on_the_sent_address_when_it_shows_every_setting_the_address_names(place, sent, on):
     assert class_follow.on_address(place, sent) is on
+
+
+def test_a_check_that_reads_an_older_send_does_not_pull_an_explorer_back_later(db_url, monkeypatch):
+    """The follow state is cached half a second per server: a page on one process can read
+    the class's previous send after following the newest (made through another process).
+    That older send must change nothing: the student who has stepped away since stays."""
+    teacher, code, key = start_class()
+    student = join_class(code, "Cy")
+    _teacher_on(teacher, ROPE, {"view": "rotation", "gap": "7"})
+    button(teacher, "Send the class here").click().run()
+    with class_store.open_store(db_url) as db:
+        first = db.follow(code).address
+    _teacher_on(teacher, ALIBI, {"view": "slopes"})
+    button(teacher, "Send the class here").click().run()
+    _check(student, goes_to=ALIBI)  # the newest send, the second
+    student.switch_page(ROPE.path)  # the student steps away on their own
+    _check(student)
+    assert button(student, "Back to your class: 7. ALiBi and KERPLE · Slopes and biases")
+
+    real = class_follow._follow_state
+    monkeypatch.setattr(class_follow, "_follow_state", lambda code: (1, first, False))  # the first send
+    student.run()
+    assert not student.exception
+    monkeypatch.setattr(class_follow, "_follow_state", real)
+    _check(student)
+    assert student.title[0].value.startswith(ROPE.title), "not pulled back to the class's view"
+    assert button(student, "Back to your class: 7. ALiBi and KERPLE · Slopes and biases")
+
+
+def test_a_student_who_moves_to_another_class_follows_its_first_send(db_url):
+    """The send a page has followed belongs to its class: in the next class the student
+    joins, that class's first send is new."""
+    first_teacher, first_code, _ = start_class()
+    student = join_class(first_code, "Di")
+    _teacher_on(first_teacher, ROPE, {"view": "rotation", "gap": "7"})
+    button(first_teacher, "Send the class here").click().run()
+    _check(student, goes_to=ROPE)
+    student.switch_page(course.CLASS.path)
+    student.run()
+    button(student, "Leave this class").click().run()
+    assert classroom.MEMBER not in student.session_state
+
+    teacher, code, _ = start_class()
+    next(t for t in student.text_input if t.label == "Class code").set_value(code)
+    button(student, "Join").click().run()
+    assert not student.exception and student.session_state[classroom.MEMBER].code == code
+    _teacher_on(teacher, ALIBI, {"view": "slopes"})
+    button(teacher, "Send the class here").click().run()
+    _check(student, goes_to=ALIBI)

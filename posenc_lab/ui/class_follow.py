@@ -158,8 +158,15 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     # the class page has no settings: its place is its path, whatever the address holds
     mine = url_path if url_path == course.class_page.url_path else here(url_path)
     _report(code, mine)
-    followed = st.session_state.get(FOLLOWED)
-    st.session_state[FOLLOWED] = seq
+    # the send this page has followed, in this class (a student may leave and join another)
+    was = st.session_state.get(FOLLOWED)
+    followed = was[1] if isinstance(was, tuple) and was[0] == code else None
+    if followed is not None and seq < followed:
+        # older than the send this page has followed: the half-second cache, filled before
+        # a send made through another process. Taken as it is, it would make the next check
+        # follow that send again and pull back a student who has stepped away since.
+        return
+    st.session_state[FOLLOWED] = (code, seq)
     if not address or on_address(mine, address):
         return
     if (followed is not None and seq > followed) or held:
