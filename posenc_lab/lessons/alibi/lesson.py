@@ -158,48 +158,52 @@ data = slopes  # (H,): one point per head
     )
     layout.chart(fig, key="alibi_slopes", filename="alibi_slopes", code=code, data=slopes)
     c = int(schedule_of.min())
-    if n_heads == c:
-        st.markdown(
-            f"**Press et al.'s rule.** For H = {n_heads} heads (a power of two) the slopes are a "
-            f"geometric sequence: the first is 2^(-8/H) and each next one is 2^(-8/H) times the one before, "
-            "so the last head always gets 2^-8 = 1/256."
-        )
-    else:
-        st.markdown(
-            f"**Press et al.'s rule.** H = {n_heads} is not a power of two. Take c = {c}, the largest "
-            f"power of two below H, and give heads 1 to {c} the {c}-head schedule. The other "
-            f"{n_heads - c} heads take every other slope of the {2 * c}-head schedule (its 1st, 3rd, "
-            f"5th...). The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule"
-            + (
-                "; each further one falls halfway, on a log scale, between two neighbouring slopes of the "
-                f"{c}-head schedule."
-                if n_heads - c > 1
-                else "."
+    # the rule and its notice in one container: what they draw depends on H (a formula and
+    # a longer notice when H is not a power of two), and the bias panels below keep their
+    # place in the page, so a new H does not mount and draw them anew
+    with st.container():
+        if n_heads == c:
+            st.markdown(
+                f"**Press et al.'s rule.** For H = {n_heads} heads (a power of two) the slopes are a "
+                f"geometric sequence: the first is 2^(-8/H) and each next one is 2^(-8/H) times the one before, "
+                "so the last head always gets 2^-8 = 1/256."
             )
-        )
-        st.latex(
-            r"m_h = \begin{cases} 2^{-8h/c} & h = 1, \dots, c \\"
-            r" 2^{-8\,(2(h - c) - 1)/(2c)} & h = c + 1, \dots, H \end{cases}"
-            r"\qquad c = 2^{\lfloor \log_2 H \rfloor}"
-        )
-    if n_heads == 1:
-        text = "a single head gets the gentlest slope of the schedule, 2^-8 = 1/256."
-    elif n_heads == c:
-        text = (
-            f"on the log axis Press et al.'s {n_heads} slopes sit on a straight line, from "
-            f"{slope_label(2 ** (-8 / n_heads))} for head 1 down to 1/256 for head {n_heads}: "
-            "a few heads look very locally, a few look far."
-        )
-    else:
-        text = (
-            f"the orange heads do not continue the blue line: head {c + 1} gets 2^(-4/{c}) = "
-            f"{slope_label(2 ** (-4 / c))}, steeper than any "
-            f"blue head, and each further orange slope falls between two neighbouring blue ones, so the "
-            f"short-range end gets a finer grid of slopes. The schedule still ends at 1/256 (head {c})."
-        )
-    if custom_head:
-        text += f" Head {custom_head} has a slope set by hand ({slope_label(custom_slope)}): the red diamond."
-    layout.notice(text)
+        else:
+            st.markdown(
+                f"**Press et al.'s rule.** H = {n_heads} is not a power of two. Take c = {c}, the largest "
+                f"power of two below H, and give heads 1 to {c} the {c}-head schedule. The other "
+                f"{n_heads - c} heads take every other slope of the {2 * c}-head schedule (its 1st, 3rd, "
+                f"5th...). The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule"
+                + (
+                    "; each further one falls halfway, on a log scale, between two neighbouring slopes of the "
+                    f"{c}-head schedule."
+                    if n_heads - c > 1
+                    else "."
+                )
+            )
+            st.latex(
+                r"m_h = \begin{cases} 2^{-8h/c} & h = 1, \dots, c \\"
+                r" 2^{-8\,(2(h - c) - 1)/(2c)} & h = c + 1, \dots, H \end{cases}"
+                r"\qquad c = 2^{\lfloor \log_2 H \rfloor}"
+            )
+        if n_heads == 1:
+            text = "a single head gets the gentlest slope of the schedule, 2^-8 = 1/256."
+        elif n_heads == c:
+            text = (
+                f"on the log axis Press et al.'s {n_heads} slopes sit on a straight line, from "
+                f"{slope_label(2 ** (-8 / n_heads))} for head 1 down to 1/256 for head {n_heads}: "
+                "a few heads look very locally, a few look far."
+            )
+        else:
+            text = (
+                f"the orange heads do not continue the blue line: head {c + 1} gets 2^(-4/{c}) = "
+                f"{slope_label(2 ** (-4 / c))}, steeper than any "
+                f"blue head, and each further orange slope falls between two neighbouring blue ones, so the "
+                f"short-range end gets a finer grid of slopes. The schedule still ends at 1/256 (head {c})."
+            )
+        if custom_head:
+            text += f" Head {custom_head} has a slope set by hand ({slope_label(custom_slope)}): the red diamond."
+        layout.notice(text)
 
     grids, positions, step, far = compute.bias_panels(
         n_heads, custom_head, custom_slope, tuple(shown), n, causal, 128 if len(shown) <= 4 else 64
