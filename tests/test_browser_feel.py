@@ -79,3 +79,34 @@ def test_the_floor_page_draws_one_chart_or_the_panels_asked_for(query, charts):
     at.run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == charts
+
+
+def test_plotly_alone_redraws_a_pages_charts_beside_the_floor(tmp_path):
+    """benchmarks/plotly_alone.py end to end: the page's charts before and after its key
+    control's step, drawn by plotly.js alone both ways, beside the floor's chart."""
+    out = tmp_path / "alone.json"
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "plotly_alone.py"), "--pages", "alibi-slopes", "--reps", "2"]
+    result = subprocess.run(
+        [*cmd, "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=240, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    floor, page = report["rows"]
+    assert report["plotly_js"].split(".")[0] == "4" and report["reps"] == 2
+    assert (floor["page"], floor["charts"], floor["changed"]) == ("floor", 1, 1)
+    # ALiBi's slopes: nine charts, and one more head changes only the chart of the slopes
+    assert (page["page"], page["charts"], page["changed"]) == ("alibi-slopes", 9, 1)
+    for row in (floor, page):
+        assert len(row["newplot_all"]) == len(row["react_all"]) == 2
+        assert all(t > 0 for t in row["newplot_all"] + row["react_all"])
+        assert min(row["react_all"]) <= row["react_p50"] <= max(row["react_all"])
+
+
+def test_plotly_alone_refuses_pages_it_cannot_move():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import plotly_alone
+
+    assert "compare" in plotly_alone.default_views() and "home" not in plotly_alone.default_views()
+    for bad in (["--pages", "home"], ["--pages", "nowhere"], ["--pages", "experiments-claims"], ["--reps", "0"]):
+        with pytest.raises(SystemExit):
+            plotly_alone.parse_args(bad)
