@@ -74,13 +74,21 @@ def test_non_power_of_two_heads_interleave_slopes_from_the_double_schedule(n_hea
     assert any(f"Take c = {c}" in m.value for m in at.markdown)
 
 
-@pytest.mark.parametrize(("n_heads", "further"), [(5, False), (6, True), (12, True)])
+@pytest.mark.parametrize(("n_heads", "further"), [(3, False), (5, False), (9, False), (6, True), (12, True)])
 def test_rule_text_says_the_first_extra_slope_is_the_steepest(n_heads, further):
     at = open_page(PAGE, {"view": "slopes", "heads": str(n_heads)})
     assert_clean(at)
     c = 2 ** math.floor(math.log2(n_heads))
     rule = next(m.value for m in at.markdown if "Press et al.'s rule" in m.value)
-    assert f"The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule" in rule
+    notice = " ".join(c.value for c in at.caption if "What to notice" in c.value)
+    if further:
+        assert f"The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule" in rule
+        assert f"The other {n_heads - c} heads take every other slope" in rule
+        assert "the orange heads do not continue" in notice and "each further orange slope" in notice
+    else:  # one extra head: said in the singular, with no "further" slopes
+        assert f"Head {n_heads} takes the first slope of the {2 * c}-head schedule, 2^(-4/{c})" in rule
+        assert f"steeper than every slope of the {c}-head schedule" in rule
+        assert "the orange head does not continue" in notice and "further" not in notice
     assert "between the steepest slopes" not in rule
     assert ("each further one falls halfway" in rule) == further
     slopes = _press_slopes(n_heads)

@@ -169,17 +169,18 @@ data = slopes  # (H,): one point per head
                 "so the last head always gets 2^-8 = 1/256."
             )
         else:
+            rest = (
+                f"The other {n_heads - c} heads take every other slope of the {2 * c}-head schedule (its 1st, "
+                f"3rd, 5th...). The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head "
+                "schedule; each further one falls halfway, on a log scale, between two neighbouring slopes of the "
+                f"{c}-head schedule."
+                if n_heads - c > 1
+                else f"Head {n_heads} takes the first slope of the {2 * c}-head schedule, 2^(-4/{c}), which is "
+                f"steeper than every slope of the {c}-head schedule."
+            )
             st.markdown(
                 f"**Press et al.'s rule.** H = {n_heads} is not a power of two. Take c = {c}, the largest "
-                f"power of two below H, and give heads 1 to {c} the {c}-head schedule. The other "
-                f"{n_heads - c} heads take every other slope of the {2 * c}-head schedule (its 1st, 3rd, "
-                f"5th...). The first of these, 2^(-4/{c}), is steeper than every slope of the {c}-head schedule"
-                + (
-                    "; each further one falls halfway, on a log scale, between two neighbouring slopes of the "
-                    f"{c}-head schedule."
-                    if n_heads - c > 1
-                    else "."
-                )
+                f"power of two below H, and give heads 1 to {c} the {c}-head schedule. " + rest
             )
             st.latex(
                 r"m_h = \begin{cases} 2^{-8h/c} & h = 1, \dots, c \\"
@@ -193,6 +194,12 @@ data = slopes  # (H,): one point per head
                 f"on the log axis Press et al.'s {n_heads} slopes sit on a straight line, from "
                 f"{slope_label(2 ** (-8 / n_heads))} for head 1 down to 1/256 for head {n_heads}: "
                 "a few heads look very locally, a few look far."
+            )
+        elif n_heads - c == 1:
+            text = (
+                f"the orange head does not continue the blue line: head {c + 1} gets 2^(-4/{c}) = "
+                f"{slope_label(2 ** (-4 / c))}, steeper than any blue head. The schedule still ends at "
+                f"1/256 (head {c})."
             )
         else:
             text = (
