@@ -81,8 +81,8 @@ def _class_state(code: str) -> tuple | None:
 
 def _watch_state(code: str) -> tuple[bool, tuple | None]:
     """What a student's page is drawn from: whether the class is still open (the teacher
-    may end it, or its time may run out, while the student waits), and its current round
-    (``_class_state``), read from the database."""
+    may end it, or its time may run out, while the student waits), read from the database,
+    and its current round as the page reads it (``_class_state``)."""
     db = classroom.database()
     if db is None:
         raise class_store.StoreUnavailable(classroom.problem())
@@ -1291,10 +1291,11 @@ def _watch(course: Course, code: str) -> None:
     try:
         now = _watched(code)
         if now != drawn:
-            # the cache may be up to a second older than the page's own read: a page drawn
-            # just after the teacher opened a question would run again and again for that
-            # second, and a run that "Send my answer" started would end in the rerun, its
-            # press lost. The database says whether the page is really behind.
+            # this cache is filled apart from the one the page drew from (``_class_state``),
+            # and can be up to a second older: a page drawn just after the teacher opened a
+            # question would run again and again for that second, and a run that "Send my
+            # answer" started would end in the rerun, its press lost. Asked again as the page
+            # reads it: the page is behind only if that differs too.
             now = _watch_state(code)
     except class_store.StoreUnavailable:
         return  # the next check tries again; the page drawn stays as it is
