@@ -308,6 +308,27 @@ def find_slider(page, name: str):
     return None
 
 
+def app_test_slider(at, name: str):
+    """``find_slider``'s rule on an AppTest of page ``name`` (tests/test_app.py and
+    plotly_alone.py step the same slider a student's key press moves here), or None."""
+    key = REDRAW_SLIDER.get(name)
+    if key:
+        return at.slider(key=f"w:{key}")
+    if name.startswith(EXPERIMENT_PREFIX):
+        return None
+    for area in (at.main, at.sidebar):
+        if area.slider:
+            return area.slider[0]
+    return None
+
+
+def step_app_test_slider(slider) -> None:
+    """Move an AppTest slider one step, as one key press does (down at the maximum), and run."""
+    step = slider.proto.step or 1
+    value = slider.value + step if slider.value + step <= slider.max else slider.value - step
+    slider.set_value(type(slider.value)(value)).run()
+
+
 def slider_state(slider) -> dict:
     return slider.evaluate(
         """el => ({value: +(el.value !== undefined && el.value !== '' ? el.value : el.getAttribute('aria-valuenow')),

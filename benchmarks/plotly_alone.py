@@ -36,6 +36,7 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
@@ -44,6 +45,7 @@ logging.getLogger("streamlit.runtime.caching.cache_data_api").addFilter(
     lambda record: "No runtime found" not in record.getMessage()
 )
 
+import app_helpers  # noqa: E402
 import browser_feel  # noqa: E402
 import browser_support as bs  # noqa: E402
 import plotly  # noqa: E402
@@ -95,7 +97,7 @@ PAGE_JS = r"""async ([pages, reps, mainPx, panelPx]) => {
       times.react.push(await draw(r % 2 ? after : before, 'react'));
     }
     out[name] = times;
-    Plotly.purge && divs.forEach(d => Plotly.purge(d));
+    divs.forEach(d => Plotly.purge(d));
     host.remove();
   }
   return out;
@@ -130,30 +132,11 @@ def _charts(at: AppTest) -> list[dict]:
     ]
 
 
-def _key_control(at: AppTest, name: str):
-    """The slider ``browser_feel.py`` moves on page ``name`` (its rule: the named one, else the
-    main area's first, else the sidebar's), or None."""
-    key = browser_feel.REDRAW_SLIDER.get(name)
-    if key:
-        return at.slider(key=f"w:{key}")
-    for area in (at.main, at.sidebar):
-        if area.slider:
-            return area.slider[0]
-    return None
-
-
 def states(name: str) -> tuple[list[dict], list[dict]]:
     """The page's charts at its defaults and with its key control one step on."""
-    path = dict(bs.PAGES)[name]
-    url_path, _, query = path.partition("?")
+    url_path, _, query = dict(bs.PAGES)[name].partition("?")
     lesson = next(item for item in course.LESSONS if item.url_path == url_path)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page(lesson.path)
-    if query:
-        at.query_params.update(dict(p.split("=", 1) for p in query.split("&")))
-    at.run()
-    return _moved(at, name)
+    return _moved(app_helpers.open_page(lesson.path, dict(parse_qsl(query)) or None), name)
 
 
 def floor_states() -> tuple[list[dict], list[dict]]:
@@ -166,12 +149,10 @@ def _moved(at: AppTest, name: str) -> tuple[list[dict], list[dict]]:
     if at.exception:
         raise RuntimeError(f"{name}: the page raised {at.exception[0].value}")
     before = _charts(at)
-    slider = _key_control(at, name)
+    slider = browser_feel.app_test_slider(at, name)
     if slider is None or not before:
         raise RuntimeError(f"{name}: no chart, or no slider to move")
-    step = slider.proto.step or 1
-    value = slider.value + step if slider.value + step <= slider.max else slider.value - step
-    slider.set_value(type(slider.value)(value)).run()
+    browser_feel.step_app_test_slider(slider)
     after = _charts(at)
     if len(after) != len(before):
         raise RuntimeError(f"{name}: {len(before)} charts before the move, {len(after)} after")

@@ -236,43 +236,32 @@ def _chart_places(at) -> dict[str, tuple[int, ...]]:
     return places
 
 
-def _key_control(at, page: str, view: str | None):
-    """The slider a student moves first, as benchmarks/browser_feel.py moves it: the named
-    one (``REDRAW_SLIDER``), else the main area's first, else the sidebar's; None on the
-    experiments lesson's training views (a move trains models again)."""
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-    import browser_feel
-
-    name = f"{page.split('/')[-2].replace('_', '-')}{'-' + view if view else ''}"
-    if name in browser_feel.REDRAW_SLIDER:
-        return at.slider(key="w:" + browser_feel.REDRAW_SLIDER[name])
-    if name.startswith(browser_feel.EXPERIMENT_PREFIX):
-        return None
-    for area in (at.main, at.sidebar):
-        if area.slider:
-            return area.slider[0]
-    return None
+def _view_name(page: str, view: str | None) -> str:
+    """A view's name as the benchmarks give it: ``alibi-slopes``, ``compare``."""
+    return f"{page.split('/')[-2].replace('_', '-')}{'-' + view if view else ''}"
 
 
 @pytest.mark.slow
 def test_a_step_of_the_key_control_leaves_every_chart_in_its_place():
-    """A key control's step redraws only the charts it changed: nothing it adds or removes
-    above a chart (a formula, a longer notice) may move the charts below to another place
-    (ALiBi's slopes at a non-power-of-two H drew all eight bias panels anew)."""
+    """A key control's step (the slider benchmarks/browser_feel.py moves) redraws only the
+    charts it changed: nothing it adds or removes above a chart (a formula, a longer notice)
+    may move the charts below to another place (ALiBi's slopes at a non-power-of-two H drew
+    all eight bias panels anew)."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    import browser_feel
+
     at = open_page(
         "posenc_lab/lessons/experiments/page.py", CHEAP["posenc_lab/lessons/experiments/page.py"]
     )  # its cheap settings, kept
     stepped = 0
     for page, query in VIEW_CASES:
         _go(at, page, query.get("view"))
-        slider = _key_control(at, page, query.get("view"))
+        slider = browser_feel.app_test_slider(at, _view_name(page, query.get("view")))
         if slider is None:
             continue
         before = _chart_places(at)
-        step = slider.proto.step or 1
-        value = slider.value + step if slider.value + step <= slider.max else slider.value - step
-        slider.set_value(type(slider.value)(value)).run()
+        browser_feel.step_app_test_slider(slider)
         assert not at.exception, (page, query, [e.message for e in at.exception])
         after = _chart_places(at)
         moved = sorted(key for key in before.keys() & after.keys() if before[key] != after[key])
