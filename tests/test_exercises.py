@@ -160,6 +160,95 @@ def test_far_off_answers_get_told_which_side():
     assert exercise_kinds.numeric_feedback(ex, 3, {})[1].startswith("Too small")
 
 
+#: every numeric question, guided steps too, with the picks a student starts from
+NUMERICS = [
+    (ex, {p.name: p.default for p in ex.picks})
+    for top in lessons.all_exercises()
+    for ex in (top.steps if isinstance(top, Guided) else (top,))
+    if isinstance(ex, Numeric)
+]
+#: the bare direction a numeric check can start with
+DIRECTION = re.compile(r"Too (large|small)\b[.:;,]?\s*")
+
+
+def _wrong_numbers(ex: Numeric, answer: float) -> list[float]:
+    """Wrong answers on both sides, from just outside the tolerance to far off."""
+    if ex.integer:
+        offsets = [1, 2, 5, 20, 100, 1000]
+        return [answer + sign * d for d in offsets for sign in (1, -1)]
+    scale = max(abs(answer), 1.0)
+    offsets = [ex.tolerance + scale * f for f in (0.01, 0.1, 1, 10, 100)]
+    return [answer + sign * d for d in offsets for sign in (1, -1)]
+
+
+@pytest.mark.parametrize("ex, picks", NUMERICS, ids=[ex.key for ex, _ in NUMERICS])
+def test_a_wrong_number_gets_something_to_reconsider_not_only_a_direction(ex, picks):
+    # the report: two exercises answered a wrong number with a bare "Too large."
+    assert ex.hint.strip(), ex.key
+    answer = float(ex.answer(**picks))
+    for given in _wrong_numbers(ex, answer):
+        ok, text, _ = exercise_kinds.numeric_feedback(ex, given, picks)
+        assert not ok, (ex.key, given)
+        side = DIRECTION.match(text)
+        if side:
+            # a stated direction is the true one
+            assert (side.group(1) == "large") == (given > answer), (ex.key, given, text)
+        rest = text[side.end() :] if side else text
+        assert len(rest.split()) >= 5, f"{ex.key}: {given} gets only {text!r}"
+
+
+# the verdict: said once, by the box ("Right." / "Not quite."), never again by the text after it
+
+#: a verdict an explanation might open with
+OWN_VERDICT = re.compile(r"\W*(right|correct|wrong|incorrect|not quite|no)\s*[.:!,;]", re.IGNORECASE)
+
+
+def _feedback_texts() -> list[tuple[str, bool, str]]:
+    """(key, right?, text) for every feedback the bank can give: each option's explanation,
+    each numeric question's explanation of its answer and its nudge for a wrong one."""
+    texts = []
+    for top in lessons.all_exercises():
+        for ex in top.steps if isinstance(top, Guided) else (top,):
+            if isinstance(ex, MultipleChoice):
+                texts += [(ex.key, c.right, c.why) for c in ex.choices]
+            else:
+                picks = {p.name: p.default for p in ex.picks}
+                answer = float(ex.answer(**picks))
+                texts.append((ex.key, True, exercise_kinds.numeric_feedback(ex, answer, picks)[1]))
+                texts += [
+                    (ex.key, False, exercise_kinds.numeric_feedback(ex, given, picks)[1])
+                    for given in _wrong_numbers(ex, answer)
+                ]
+    return texts
+
+
+def test_no_explanation_opens_with_a_verdict_of_its_own():
+    # "Right: a whole row..." after the box's "Right." read "Right. Right:"; the text also
+    # follows "Answer: <option>" when a student asks to see the answer
+    doubled = [(key, text) for key, _, text in _feedback_texts() if OWN_VERDICT.match(text)]
+    assert not doubled, doubled
+
+
+def test_every_feedback_box_says_its_verdict_once():
+    for key, right, text in _feedback_texts():
+        verdict = exercise_kinds.VERDICTS[right]
+        shown = exercise_kinds.feedback(right, text)
+        assert shown.startswith(f"{verdict} "), (key, shown)
+        assert not OWN_VERDICT.match(shown[len(verdict) :]), (key, shown)
+
+
+def test_a_verdict_written_into_an_explanation_is_dropped():
+    assert exercise_kinds.feedback(True, "Right: a whole row lies between them.") == (
+        "**Right.** A whole row lies between them."
+    )
+    assert exercise_kinds.feedback(False, "No: that would make the outputs unrelated.") == (
+        "**Not quite.** That would make the outputs unrelated."
+    )
+    # a word that only starts like a verdict stays
+    assert exercise_kinds.feedback(False, "Right range, wrong bucket.") == "**Not quite.** Right range, wrong bucket."
+    assert exercise_kinds.feedback(True, "Nothing moves.") == "**Right.** Nothing moves."
+
+
 # every lesson page
 
 
@@ -208,6 +297,8 @@ def test_hint_then_wrong_then_right_on_every_exercise(path):
         _answer(at, ex, _right_value(ex))
         successes = " ".join(_texts(_panel(at).success))
         assert _rights(at) == done + 1, ex.key
+        # the box says its verdict once (``exercise_kinds.feedback``), never "Right. Right:"
+        assert not re.search(r"\*\*Right\.\*\*\W*Right\b", successes), (ex.key, successes)
         if isinstance(ex, MultipleChoice):
             assert ex.choices[ex.answer_index].why in successes
         assert _panel(at).label == f"Exercises ({done + 1} of {len(BANK[path])} solved)"

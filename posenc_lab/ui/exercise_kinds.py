@@ -23,6 +23,7 @@ teacher's chart use.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -128,13 +129,19 @@ class Numeric:
     tolerance: float  # absolute: |given - answer| <= tolerance is right
     hint: str
     explain: Callable[..., str]  # (answer, **picks) -> why it is right
-    nudge: Callable[..., str | None]  # (given, answer, **picks) -> a pointer, or None for too large / small
+    #: (given, answer, **picks) -> a pointer, or None: then the side it fell on and the hint
+    nudge: Callable[..., str | None]
     latex: str = ""
     integer: bool = False
     fmt: str = "%.4f"  # number_input format
     step: float = 0.0001
     picks: tuple[Pick, ...] = ()
     shown: Callable[..., str] | None = None  # (**picks) -> what the student is given to work from
+
+    def __post_init__(self):
+        # the hint is also what a wrong answer is told to reconsider (``numeric_feedback``)
+        if not self.hint.strip():
+            raise ValueError(f"exercise {self.key!r}: a numeric exercise needs a hint")
 
 
 @dataclass(frozen=True)
@@ -256,4 +263,29 @@ def numeric_feedback(ex: Numeric, given: float, picks: dict[str, int]) -> tuple[
     if close_to(given, answer, ex.tolerance):
         return True, ex.explain(answer, **picks), answer
     nudge = ex.nudge(given, answer, **picks)
-    return False, nudge or too_far(given, answer), answer
+    side = too_far(given, answer)
+    if not nudge or nudge == side:
+        # "Too large." alone says where the answer fell, not what to reconsider: the hint does
+        nudge = f"{side} {ex.hint}"
+    return False, nudge, answer
+
+
+#: the verdict that opens the feedback on a checked answer, right or not (``ui.exercises``)
+VERDICTS = {True: "**Right.**", False: "**Not quite.**"}
+#: a verdict an explanation opens with itself ("Right: a whole row..."): after the box's
+#: own it would read "Right. Right:". A word that only starts like one ("Right range,
+#: wrong bucket", "Nothing") is not one: the verdict ends in punctuation.
+_OWN_VERDICT = {
+    True: re.compile(r"(?:right|correct)\s*[.:!,;]\s*", re.IGNORECASE),
+    False: re.compile(r"(?:no|not quite|wrong|incorrect)\s*[.:!,;]\s*", re.IGNORECASE),
+}
+
+
+def feedback(right: bool, text: str) -> str:
+    """The feedback on a checked answer as shown: its verdict, then ``text`` (the explanation
+    or the nudge) without a verdict of its own, so the verdict is said once."""
+    own = _OWN_VERDICT[right].match(text)
+    if own:
+        text = text[own.end() :]
+        text = text[:1].upper() + text[1:]
+    return f"{VERDICTS[right]} {text}"

@@ -215,7 +215,9 @@ def _multiple_choice(ex: MultipleChoice, order: list[int]) -> None:
     _feedback(ex, given, {})
     if _offer_answer(ex):
         right = ex.choices[ex.answer_index]
-        st.info(f"**Answer:** {right.text} {right.why}", icon=":material/key:")
+        # an option is often a phrase ("The slow pairs"): a full stop keeps it apart from the why
+        text = right.text if right.text.rstrip().endswith((".", "!", "?")) else f"{right.text.rstrip()}."
+        st.info(f"**Answer:** {text} {right.why}", icon=":material/key:")
 
 
 def _numeric(ex: Numeric) -> None:
@@ -287,9 +289,9 @@ def _feedback(ex: MultipleChoice | Numeric, given, picks: dict[str, int]) -> Non
     if attempt is None or attempt["given"] != given or attempt["picks"] != picks:
         return
     if attempt["ok"]:
-        st.success(f"**Right.** {attempt['text']}", icon=":material/check_circle:")
+        st.success(kinds.feedback(True, attempt["text"]), icon=":material/check_circle:")
     elif attempt["ok"] is False:
-        st.error(f"**Not quite.** {attempt['text']}", icon=":material/cancel:")
+        st.error(kinds.feedback(False, attempt["text"]), icon=":material/cancel:")
     else:
         st.warning(attempt["text"])
 

@@ -69,7 +69,8 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "They are stale: the new, larger base would turn them by other angles, so they must be turned again.",
+                "They are stale: the new base gives other angles, so they must be turned again.",
+                "The new, larger base would turn each of them by other angles. "
                 f"Measured: {_DYNAMIC.changed:,} of the 96 x 64 cached entries differ from a fresh computation, by up "
                 f"to {_DYNAMIC.max_change:.2f}. Only keys at position 0 and the fastest pair (its frequency is 1 at "
                 "any base) stay put. A proposed fix caches the keys before the rotation (transformers issue #25104); "
@@ -82,7 +83,7 @@ EXERCISES = (
                 "frequencies depend on the current length once it passes L.",
             ),
             Choice(
-                "Only the newest key is affected.",
+                "Only the newest key is affected; the cached ones keep their angles.",
                 "The newest key is new, not cached. The change of base affects every cached key whose position is "
                 "not 0, because each was turned by position times the old frequencies.",
             ),

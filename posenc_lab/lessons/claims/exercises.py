@@ -57,15 +57,15 @@ EXERCISES = (
         latex=r"\sin(a + b) = \sin a\cos b + \cos a\sin b",
         choices=(
             Choice(
-                "For each offset k there is a matrix $M_k$ with $PE_{p+k} = M_k\\,PE_p$ for every p, but no one "
-                "matrix maps the pair $[PE_p, PE_k]$ to $PE_{p+k}$.",
-                "With k fixed, cos b and sin b are constants, so the formula is linear in $PE_p$; with k free it "
-                "multiplies entries of $PE_p$ by entries of $PE_k$ (bilinear). The Sinusoids view fits the best "
-                "linear map of the pair and leaves most of the variance unexplained.",
+                "For each offset k a matrix $M_k$ gives $PE_{p+k} = M_k\\,PE_p$ for every p.",
+                "With k fixed, cos b and sin b are constants, so the formula is linear in $PE_p$. No one matrix "
+                "maps the pair $[PE_p, PE_k]$ to $PE_{p+k}$, though: with k free the formula multiplies entries "
+                "of $PE_p$ by entries of $PE_k$ (bilinear). The Sinusoids view fits the best linear map of the "
+                "pair and leaves most of the variance unexplained.",
                 right=True,
             ),
             Choice(
-                "$PE_{p+k} = PE_p + PE_k$.",
+                "$PE_{p+k} = PE_p + PE_k$, since angles add when positions add.",
                 "At p = k = 0 that would give $PE_0 = 2\\,PE_0$, yet $PE_0$ has cosines equal to 1. Angles add; "
                 "sines and cosines of them do not.",
             ),

@@ -27,19 +27,19 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "Nothing changes: every distance, norm and similarity between codes stays the same (to rounding).",
-                "Adding the same angle to a sin/cos pair turns that pair by a fixed rotation, and a rotation keeps "
-                "lengths and dot products. Every number in the checks depends only on those, so none moves; "
-                "only the values in the table do.",
+                "Nothing changes: distances, norms and similarities stay the same (to rounding).",
+                "Every distance, norm and similarity between codes stays as it was. Adding the same angle to a "
+                "sin/cos pair turns that pair by a fixed rotation, and a rotation keeps lengths and dot products. "
+                "Every number in the checks depends only on those, so none moves; only the values in the table do.",
                 right=True,
             ),
             Choice(
-                "Position 0 stops being special, so the codes become more unique.",
+                "Position 0 stops being special, so the codes become more unique and spread out.",
                 "Uniqueness is about the distances between codes, and a fixed rotation of every pair keeps every "
                 "distance: the closest pair and its distance are the same as before.",
             ),
             Choice(
-                "The shift check fails: $M_k$ now has to undo the phase.",
+                "The shift check fails: $M_k$ now has to undo the phase before it shifts.",
                 "$M_k$ turns pair i by k·ωᵢ whatever angle the pair starts from, so the same matrix still moves every "
                 "code k positions on; the phase cancels.",
             ),
@@ -61,9 +61,10 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "Position p + 64 has exactly the code of position p: the code repeats every 64 positions.",
-                "The frequencies are 1, 2, ..., 16 times 2π/64: every pair completes a whole number of turns in 64 "
-                "positions, so the whole code does. Geometric spacing avoids such a common period.",
+                "Position p + 64 has the same code as position p: it repeats every 64.",
+                "Position p + 64 has exactly the code of position p. The frequencies are 1, 2, ..., 16 times "
+                "2π/64: every pair completes a whole number of turns in 64 positions, so the whole code does. "
+                "Geometric spacing avoids such a common period.",
                 right=True,
             ),
             Choice(
@@ -94,13 +95,14 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "Position 10 gets a different code in a text of 100 tokens than in a text of 1000.",
-                "10/99 is not 10/999: the code of a position depends on the length of the text it sits in, so what "
-                "a model learns about 'position 10' does not carry over to a longer text.",
+                "Position 10's code depends on how long the text is.",
+                "Position 10 gets a different code in a text of 100 tokens than in one of 1000 (10/99 against "
+                "10/999): the code of a position depends on the length of the text it sits in, so what a model "
+                "learns about 'position 10' does not carry over to a longer text.",
                 right=True,
             ),
             Choice(
-                "Two positions share a code.",
+                "Two neighbouring positions share a code, as they differ so little.",
                 "Every position has its own value p/(N - 1); the uniqueness check finds the closest codes 1/(N - 1) "
                 "apart per dimension, small but not zero.",
             ),

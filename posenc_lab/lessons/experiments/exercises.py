@@ -21,24 +21,24 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "ALiBi: its only position signal is a penalty that grows with distance.",
-                "−m·|i − j| always prefers nearer keys, and ALiBi puts no position into q or k. A head can "
-                "make its attention fall off with distance, but never peak exactly k back, so this one-layer "
-                "model has no way to single out the token to copy. (No positions at all fails too: it cannot tell "
-                "where any key is.)",
+                "ALiBi: its only position signal is a distance penalty.",
+                "A penalty that grows with distance: −m·|i − j| always prefers nearer keys, and ALiBi puts no "
+                "position into q or k. A head can make its attention fall off with distance, but never peak "
+                "exactly k back, so this one-layer model has no way to single out the token to copy. (No "
+                "positions at all fails too: it cannot tell where any key is.)",
                 right=True,
             ),
             Choice(
-                "RoPE: rotations blur exact offsets.",
+                "RoPE: its rotations blur exact offsets, so no head can pick one out.",
                 "RoPE's score depends on exactly m − n, so a head can learn a q and k whose score peaks at offset k.",
             ),
             Choice(
-                "T5: its buckets are too coarse.",
+                "T5: its buckets are too coarse to single out one exact offset.",
                 "Small distances get buckets of their own (the first 16 in the decoder's one-sided scheme), so "
                 "T5 can learn its largest bias for offset −k exactly.",
             ),
             Choice(
-                "Learned positions: they stop at max_len.",
+                "Learned positions: the table has no rows past max_len.",
                 "That limits longer inputs, not the training length, where every position has a row that can "
                 "learn to match the row k earlier.",
             ),

@@ -9,7 +9,7 @@ from posenc_lab import figures
 from posenc_lab.lessons.experiments import claims
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, too_far
 
 
 def _resume_answer() -> float:
@@ -17,10 +17,20 @@ def _resume_answer() -> float:
     return float(posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1])
 
 
-def _resume_nudge(given: float, answer: float) -> str | None:
+def _resume_nudge(given: float, answer: float) -> str:
     if given == 5 + 2 * 3 * 4:
         return "That counts every patch. The image's positions run over time, rows and columns at once."
-    return None
+    if given == answer - 1:
+        return "That is the video's largest position. The text resumes one past it."
+    if given > answer:
+        return too_far(given, answer) + (
+            " The video does not take a position per patch: its time, row and column indices each count "
+            "from 5, so its longest axis sets how far its positions reach."
+        )
+    return too_far(given, answer) + (
+        " The text resumes one past the video's largest position on any axis: which of time (2), rows (3) "
+        "and columns (4) reaches furthest from 5?"
+    )
 
 
 EXERCISES = (
@@ -32,7 +42,7 @@ EXERCISES = (
             "a patch and the patch just below it?"
         ),
         choices=(
-            Choice("16 positions", "Right: a whole row of 16 patches lies between them in reading order.", right=True),
+            Choice("16 positions", "A whole row of 16 patches lies between them in reading order.", right=True),
             Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
             Choice(
                 "It depends on the patch's row",
@@ -68,7 +78,7 @@ EXERCISES = (
         choices=(
             Choice(
                 "The causal mask leaks order",
-                "Right: token t attends over t + 1 tokens, so what it sees depends on where it is.",
+                "Token t attends over t + 1 tokens, so what it sees depends on where it is.",
                 right=True,
             ),
             Choice("Attention is not permutation-equivariant", "It is, without a mask: the mask is what breaks it."),

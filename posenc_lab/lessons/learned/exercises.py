@@ -35,24 +35,24 @@ EXERCISES = (
         question="A model with learned positions and max_len = 512 gets a text of 600 tokens. Why can't it use them?",
         choices=(
             Choice(
-                "There is no row for positions 512 to 599: the table has max_len rows, and nothing was ever "
-                "learned for later ones.",
-                "A learned table is looked up, not computed. posenc.lookup_learned raises "
+                "There is no row for positions 512 to 599: nothing was learned for them.",
+                "The table has max_len rows, and nothing was ever learned for later positions: a learned "
+                "table is looked up, not computed. posenc.lookup_learned raises "
                 "PositionOutOfRange; real models refuse the input or cut it to max_len.",
                 right=True,
             ),
             Choice(
-                "The rows past max_len are still random noise.",
+                "The rows past max_len are still random noise, since training never updated them.",
                 "There are no rows past max_len at all. Random noise is what the rows that do exist hold "
                 "before training.",
             ),
             Choice(
-                "It can: NumPy wraps index 600 around to an existing row.",
+                "It can: NumPy wraps index 600 around to one of the existing rows.",
                 "NumPy raises IndexError for 600 in a 512-row table; it wraps only negative indices, and "
                 "table[-1] silently giving the last row is a classic bug, not a position.",
             ),
             Choice(
-                "Its gradients explode on long inputs.",
+                "Its gradients explode on inputs longer than the ones it was trained on.",
                 "Training has nothing to do with it: the lookup itself fails, since there is nothing to look up.",
             ),
         ),

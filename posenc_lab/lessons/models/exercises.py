@@ -10,7 +10,7 @@ import numpy as np
 from posenc_lab import figures
 from posenc_lab.lessons.models import measure
 from posenc_lab.lessons.models.catalogue import MODELS
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, too_far
 
 #: the catalogue keys of the models the polls ask about (the view's URL name ``model``)
 LLAMA31, GPT_OSS = "llama-3.1", "gpt-oss"
@@ -25,12 +25,20 @@ def _unchanged_answer() -> float:
     return float(np.sum(np.isclose(_llama31()["ratio"], 1.0, rtol=1e-12, atol=0)))
 
 
-def _unchanged_nudge(given: float, answer: float) -> str | None:
+def _unchanged_nudge(given: float, answer: float) -> str:
     if given == 64:
         return "Not all: the slow pairs, whose wavelength exceeds 8,192 / low_freq_factor, are divided by 8."
     if given == 0:
         return "Some are kept: every pair whose wavelength is under 8,192 / high_freq_factor = 2,048 tokens."
-    return None
+    if given > answer:
+        return too_far(given, answer) + (
+            " Only the pairs with a wavelength under 8,192 / high_freq_factor = 2,048 tokens keep their frequency; "
+            "those between 2,048 and 8,192 are blended towards the divided one, so they change too."
+        )
+    return too_far(given, answer) + (
+        " Count every pair i whose wavelength 2π · 500,000^(2i/128) is under 2,048 tokens: the fast pairs, from "
+        "i = 0 up."
+    )
 
 
 def _window_answer() -> float:
@@ -68,8 +76,8 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "4,096 x 32 = 131,072 tokens",
-                "Right: each layer passes on what it saw 4,096 tokens back, so the reach adds up layer by layer.",
+                "131,072 tokens",
+                "4,096 x 32: each layer passes on what it saw 4,096 tokens back, so the reach adds up layer by layer.",
                 right=True,
             ),
             Choice("4,096 tokens", "That is one layer's reach; the next layer reads tokens that already saw further."),
@@ -86,8 +94,9 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "The slow pairs, whose wavelength exceeds the training window",
-                "Right: they never completed a turn in training, so YaRN interpolates them (divides by 4).",
+                "The slow pairs",
+                "Those whose wavelength exceeds the training window: they never completed a turn in training, so "
+                "YaRN interpolates them (divides by 4).",
                 right=True,
             ),
             Choice(

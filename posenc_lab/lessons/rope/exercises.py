@@ -167,25 +167,25 @@ EXERCISES = (
                 question="What have the three steps shown?",
                 choices=(
                     Choice(
-                        "For given q and k, RoPE's score depends on the positions only through n − m: moving a "
-                        "whole phrase changes none of its scores.",
-                        "Steps 1 and 2 prove it for every q, k, m and n; step 3 measured it. An added "
+                        "Only n − m reaches the score: moving a whole phrase changes none of its scores.",
+                        "For given q and k, RoPE's score depends on the positions only through n − m. Steps 1 "
+                        "and 2 prove it for every q, k, m and n; step 3 measured it. An added "
                         "sinusoid lacks this (the right-hand heatmap of the *Only m − n matters* view).",
                         right=True,
                     ),
                     Choice(
-                        "The score no longer says whether the key comes before or after the query.",
+                        "The score no longer says whether the key comes before or after the query, only how far.",
                         "n − m keeps its sign: $R(3\\theta)$ and $R(-3\\theta)$ are different rotations, so a key "
                         "3 before and a key 3 after the query generally get different scores.",
                     ),
                     Choice(
-                        "A RoPE model therefore works at any length.",
+                        "A RoPE model therefore works at any length, since only offsets matter.",
                         "The formula runs at any offset, but a model only learns what to do with offsets seen in "
                         "training; plain RoPE degrades past its training length unless its frequencies are "
                         "rescaled (the *Context extension* view).",
                     ),
                     Choice(
-                        "Scores always shrink as |m − n| grows.",
+                        "Scores always shrink as |m − n| grows, so far words matter less.",
                         "RoFormer's long-term decay is a bound that shrinks, a ceiling rather than what a score "
                         "does; the *Long-term decay* view shows random scores keeping their spread.",
                     ),

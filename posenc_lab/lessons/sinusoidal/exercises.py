@@ -95,25 +95,24 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "One fixed matrix moves every position k steps on, so a layer can learn 'look k back' once and "
-                "use it at every position.",
-                "Queries and keys are linear maps of their inputs, and $M_k$ is the same for all p, so "
-                "attending to an offset needs no separate rule per position: the seed of relative attention "
-                "and of RoPE.",
+                "The same matrix moves every position k steps on, so 'look k back' is learned once.",
+                "Queries and keys are linear maps of their inputs, and $M_k$ is the same for all p, so a layer "
+                "can learn 'look k back' once and use it at every position: attending to an offset needs no "
+                "separate rule per position. That is the seed of relative attention and of RoPE.",
                 right=True,
             ),
             Choice(
-                "It makes every position's code unique.",
+                "It makes every position's code unique, so no two positions can be confused.",
                 "Uniqueness comes from mixing many wavelengths, not from the linear shift: a single sine pair "
                 "shifts linearly too, yet repeats every 2π·10000^(2i/d) positions.",
             ),
             Choice(
-                "It lets a trained model work perfectly at any length.",
+                "It lets a trained model work perfectly at any length, far past its training.",
                 "The vectors exist for every position, but a model trained on short inputs has never seen far "
                 "positions; the Experiments lesson measures sinusoidal models degrading past their training length.",
             ),
             Choice(
-                "It makes PE(p) · PE(q) zero whenever p ≠ q.",
+                "It makes PE(p) · PE(q) zero whenever p ≠ q, so positions never interfere.",
                 "The dot product is a sum of cos((p − q)ωᵢ): it peaks at p = q and falls off with ripples, it is "
                 "not zero (see the Similarity view).",
             ),

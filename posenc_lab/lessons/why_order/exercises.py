@@ -27,14 +27,14 @@ EXERCISES = (
                 right=True,
             ),
             Choice(
-                "about 0.5",
-                "No: a visible difference would mean the reordered sentence got different outputs. Without "
-                "positions every word carries the same vector wherever it stands, so the outputs are the old "
-                "ones, reordered, up to rounding.",
+                "about 0.05",
+                "A difference that size, small but far above rounding, would mean the reordered sentence got "
+                "different outputs. Without positions every word carries the same vector wherever it stands, "
+                "so the outputs are the old ones, reordered, up to rounding.",
             ),
             Choice(
                 "about 1",
-                "No: that would make the outputs unrelated. Reordering the rows of $X$ only reorders the rows "
+                "That would make the outputs unrelated. Reordering the rows of $X$ only reorders the rows "
                 "and columns of the score matrix, so each word's output is unchanged, just moved.",
             ),
         ),
@@ -46,24 +46,24 @@ EXERCISES = (
         question=("Now switch on *Add sinusoidal positions* and reorder again: the difference jumps to order 1. Why?"),
         choices=(
             Choice(
-                "A position vector stays with its slot, not with its word, so after reordering each word "
-                "carries a different position vector.",
-                "The input becomes $PX + PE$, not $P(X + PE)$: no permutation maps the old input onto "
-                "the new one, so the outputs really change. That change is the information about order.",
+                "A position vector belongs to a slot, not a word: reordered words get other vectors.",
+                "After reordering each word carries a different position vector: the input becomes "
+                "$PX + PE$, not $P(X + PE)$. No permutation maps the old input onto the new one, so the "
+                "outputs really change. That change is the information about order.",
                 right=True,
             ),
             Choice(
-                "Softmax is not linear.",
+                "Softmax is not linear, so reordering its inputs no longer just reorders its outputs.",
                 "Softmax was there without positions too, and attention was still equivariant. Equivariance "
                 "comes from applying the same function to every row, linear or not.",
             ),
             Choice(
-                "Adding positions brings rounding error.",
+                "Adding positions brings rounding error, and reordering the words amplifies it.",
                 "Rounding error is about 1e-16. A change of order 1 is a real difference between the two "
                 "inputs, not noise.",
             ),
             Choice(
-                "The attention weights no longer sum to 1.",
+                "The attention weights no longer sum to 1 once position vectors are added.",
                 "Each row of softmax weights sums to 1 whatever its inputs; positions do not change that.",
             ),
         ),
