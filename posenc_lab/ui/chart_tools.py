@@ -24,7 +24,7 @@ button:focus-visible { outline: 3px solid #0072B2; outline-offset: 2px; }
 .frame { font-size: 0.9rem; min-width: 8rem; }
 """
 
-# data: {charts: [CSS class of each chart's element], filename, animated, save}
+# data: {charts: [CSS class of each chart's element], filename, animated, frame_ms, first_frame, save}
 _JS = """
 export default function ({ parentElement, data }) {
   const box = parentElement.querySelector('.tools');
@@ -91,13 +91,15 @@ export default function ({ parentElement, data }) {
       if (e.key === 'ArrowRight') { go(1)(); e.preventDefault(); }
       if (e.key === 'ArrowLeft') { go(-1)(); e.preventDefault(); }
     });
-    // the buttons are mounted above the chart, which may not be drawn yet: the counter
-    // shows its first frame once the chart holds its frames
+    // the buttons are mounted above the chart, which may not be drawn yet, or still hold
+    // the animation a slider has just replaced: the counter shows the first frame once the
+    // chart holds this animation's frames (its first frame's name, which says what it draws)
     let tries = 0;
     const first = () => {
       const gd = charts()[0];
-      if (gd && names(gd).length) show(gd);
-      else if (tries++ < 100 && box.isConnected) setTimeout(first, 100);
+      const all = gd ? names(gd) : [];
+      if (all.length && (!data.first_frame || all[0] === data.first_frame)) show(gd);
+      else if (tries++ < 300 && box.isConnected) setTimeout(first, 100);
     };
     first();
     play.dataset.ready = '1';
@@ -113,11 +115,20 @@ _TOOLS = st.components.v2.component("posenc_chart_tools", html=_HTML, css=_CSS, 
 
 
 def tools(
-    key: str, chart_keys: list[str], filename: str, *, animated: bool = False, frame_ms: int = 120, save: bool = True
+    key: str,
+    chart_keys: list[str],
+    filename: str,
+    *,
+    animated: bool = False,
+    frame_ms: int = 120,
+    first_frame: str = "",
+    save: bool = True,
 ) -> None:
     """The buttons for the charts drawn under ``chart_keys`` (Streamlit tags each keyed
     element with the CSS class ``st-key-<key>``): with ``animated``, Play, Pause and Step;
-    with ``save``, Save SVG and Save PNG.
+    with ``save``, Save SVG and Save PNG. ``first_frame``, the animation's first frame's
+    name, is part of ``data``: a new animation in the same chart (RoPE's rotation at another
+    r) mounts the buttons anew, and their frame counter names the new frames, not the old.
 
     Mounted without a key of its own: its identity comes from ``data``, which names its
     charts. A keyed component's state is read back through a presenter every time any
@@ -131,6 +142,7 @@ def tools(
             filename=f"posenc-lab_{filename}",
             animated=animated,
             frame_ms=frame_ms,
+            first_frame=first_frame,
             save=save,
         ),
     )

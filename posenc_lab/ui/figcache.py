@@ -146,15 +146,19 @@ def _prepared(digest: str, present: bool, share: float, _fig: go.Figure):
     return _prepare_drawn(_fig, present, share)
 
 
-def animation(panel: go.Figure) -> tuple[bool, int]:
-    """Whether a drawn panel is an animation, and its frame time in ms (the builder's
-    ``layout.meta["frame_ms"]``, 120 if it sets none)."""
+def animation(panel: go.Figure) -> tuple[bool, int, str]:
+    """Whether a drawn panel is an animation, its frame time in ms (the builder's
+    ``layout.meta["frame_ms"]``, 120 if it sets none) and its first frame's name ("" for
+    none): the name says what the frame draws, so a new one is a new animation."""
     if isinstance(panel, _Drawn):
         plain = panel.to_dict()
-        meta, animated = plain["layout"].get("meta"), bool(plain.get("frames"))
+        meta, frames = plain["layout"].get("meta"), plain.get("frames") or []
+        first = frames[0].get("name", "") if frames else ""
     else:
-        meta, animated = panel.layout.meta, bool(panel.frames)
-    return animated, (meta.get("frame_ms", 120) if isinstance(meta, dict) else 120)
+        meta, frames = panel.layout.meta, panel.frames
+        first = (frames[0].name or "") if frames else ""
+    frame_ms = meta.get("frame_ms", 120) if isinstance(meta, dict) else 120
+    return bool(frames), frame_ms, str(first)
 
 
 def prepared(fig: go.Figure, present: bool, share: float = 1.0) -> tuple[str, list[list[tuple[go.Figure, str, str]]]]:

@@ -325,12 +325,12 @@ def chart(
     if title:
         st.markdown(f"**{_plain(title)}**")
     keys = [key] + [f"{key}__{n}" for n in range(1, sum(len(row) for row in rows))]
-    animated, frame_ms = figcache.animation(rows[0][0][0])
+    animated, frame_ms, first_frame = figcache.animation(rows[0][0][0])
     if downloads and animated:
         # an animation's Play, Pause and Step sit between its title and its chart: pressed
         # with the whole chart in view below them, not after scrolling its top away; its
         # Save buttons go under it, as every chart's (a phone's first screen keeps the chart)
-        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms, save=False)
+        chart_tools.tools(key, keys, filename, animated=True, frame_ms=frame_ms, first_frame=first_frame, save=False)
     drawn = iter(keys)
     for row in rows:
         # a lone panel goes where the chart is: a container of its own would be one more message
