@@ -43,12 +43,18 @@ def lesson_body(lesson) -> None:
     A move then costs only the lesson's own work: the shell (menu links, presenter
     switch, class banner), the exercises and the previous / next links are neither run
     nor sent again: a run's fixed part (widgets, texts, messages) is most of a move's CPU
-    (benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the
-    sidebar: a fragment's writes to it are redrawn in place. The speaker notes are drawn
-    here, under the view, since the view writes them and the shell's own run is not
-    repeated. Nothing outside reads the view's values: the exercises stand alone.
+    (benchmarks/README.md, "CPU per cache miss"). The widgets may sit in the side
+    panel's settings slot (``state.sidebar``): a fragment's writes there are redrawn in
+    place. The speaker notes are drawn here, under the view, since the view writes them
+    and the shell's own run is not repeated. Nothing outside reads the view's values: the
+    exercises stand alone.
     """
     alone = state.start_fragment()
+    # Streamlit keeps a place outside the fragment for its rerun only if the fragment wrote
+    # there in the last full run; a view with no setting in the side panel (Design choices'
+    # "Absolute plus relative") left none, and the view picker's rerun into one that has
+    # settings stopped with StreamlitInvalidLayoutContextError. So every run writes there.
+    state.sidebar().empty()
     _start_body()
     notice_area = st.container()
     lesson.draw()
@@ -86,15 +92,18 @@ def key_control():
         slots.append(0)  # slots taken
     taken = slots[-1]
     if taken >= KEY_CONTROLS:
-        return st.sidebar
+        return state.sidebar()
     slots[-1] = taken + 1
     return slots[taken]
 
 
-def navigation_links(home, lessons, reference, class_page=None) -> None:
-    """The app's menu at the top of the sidebar: the start page, the class page, the
-    numbered lessons, the reference pages (Streamlit marks the current page's link)."""
+def navigation_links(home, lessons, reference, class_page=None, *, under_settings: bool = False) -> None:
+    """The app's menu in the sidebar: the start page, the class page, the numbered lessons,
+    the reference pages (Streamlit marks the current page's link). At the top, or under a
+    lesson's settings (``under_settings``), set apart from them by a rule."""
     with st.sidebar.container(key="site_nav"):
+        if under_settings:
+            st.divider()
         st.page_link(home.page_file, label=home.title, icon=home.icon)
         if class_page is not None:
             st.page_link(class_page.page_file, label=class_page.title, icon=class_page.icon)

@@ -119,16 +119,25 @@ def pages(course: Course) -> list[st.Page]:
     ]
 
 
+#: the key of the side panel's container of a lesson's settings (``st-key-lesson_settings``)
+SETTINGS_KEY = "lesson_settings"
+
+
 def run(page: st.Page, course: Course) -> None:
     """Draw the shell and run ``page`` (one of ``course``'s) inside it."""
     # the page's CSS first: it moves the page up (less room above the title), and elements
     # drawn before it arrives would jump under a reader's finger (a click made as it arrives
     # lands 40 px too low)
     st.html(CSS)
+    current = course.lesson_by_url(page.url_path)
+    # a lesson's settings come first in the side panel, above the menu: where a learner
+    # looks for them, on a laptop's first screen and first in a phone's panel
+    state.set_sidebar(st.sidebar.container(key=SETTINGS_KEY) if current is not None else None)
     # Streamlit's own sidebar menu nests its list items in plain divs, which screen readers
     # cannot read as a list (axe-core: list, listitem); the menu is drawn as links instead
-    layout.navigation_links(course.home, course.lessons, course.reference, course.class_page)
-    current = course.lesson_by_url(page.url_path)
+    layout.navigation_links(
+        course.home, course.lessons, course.reference, course.class_page, under_settings=current is not None
+    )
     state.start_run(page.url_path, renamed=current.renamed if current is not None else None)
     # a student's class link is kept in the address bar on every page (ui.classroom)
     classroom.follow_link()
@@ -138,6 +147,7 @@ def run(page: st.Page, course: Course) -> None:
         False,
         help="Larger type and figures; explanations fold into speaker notes.",
         omit_default=True,
+        container=st.sidebar,
     )
     was = st.session_state.get(PRESENTED)
     if was is not None and present != was:

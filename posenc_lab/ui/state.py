@@ -67,6 +67,9 @@ LEFT_KEPT = 8
 SHARED = frozenset({"d_model", "present"})
 #: the scope of the values of ``SHARED`` names (a lesson's scope is its URL path)
 _SESSION = "*"
+#: the side panel's slot for a lesson's settings, above the menu (set by the shell on a
+#: lesson's full run; None elsewhere)
+_SETTINGS = "_settings_slot"
 
 
 def _dict(key: str) -> dict:
@@ -150,6 +153,21 @@ def finish_run(notice_area) -> None:
     notices = st.session_state.get(_NOTICES, [])
     if notices:
         notice_area.warning("Some values in the link could not be used:\n\n" + "\n".join(f"- {n}" for n in notices))
+
+
+def set_sidebar(slot) -> None:
+    """Make ``slot`` (a container at the top of the side panel, or None for the side panel
+    itself) the place of this page's settings; the shell calls it at every full run."""
+    st.session_state[_SETTINGS] = slot
+
+
+def sidebar():
+    """Where a lesson's settings go in the side panel: the slot the shell made above the
+    menu, so that they are the first thing a learner sees in the panel (at 1366 x 900 they
+    started below 17 menu links). A lesson's fragment rerun writes to the slot made by the
+    last full run, which Streamlit keeps for it (``ui.layout.lesson_body``)."""
+    slot = st.session_state.get(_SETTINGS)
+    return st.sidebar if slot is None else slot
 
 
 def start_fragment() -> bool:
@@ -281,7 +299,7 @@ def int_slider(
     container=None,
 ) -> int:
     """An integer slider; with ``step=2`` and an even minimum every value is even."""
-    where = container or st.sidebar
+    where = container or sidebar()
 
     def fix(value) -> int:
         value = int(min(max(int(value), min_value), max_value))
@@ -321,7 +339,7 @@ def float_slider(
     container=None,
 ) -> float:
     """A float slider on the grid min, min + step, ...; URL values snap to that grid."""
-    where = container or st.sidebar
+    where = container or sidebar()
     n_steps = round((max_value - min_value) / step)
 
     def fix(value) -> float:
@@ -362,7 +380,7 @@ def choice_slider(
 
     A URL value between two options snaps to the nearest in log distance.
     """
-    where = container or st.sidebar
+    where = container or sidebar()
     options = list(options)
 
     def nearest(value: float) -> float:
@@ -404,7 +422,7 @@ def choice(
     label_visibility: str = "visible",
 ) -> str:
     """One of a few named options, as radio buttons."""
-    where = container or st.sidebar
+    where = container or sidebar()
     options = list(options)
     labels = labels or {}
 
@@ -438,7 +456,7 @@ def select(
     container=None,
 ) -> str:
     """One of many named options, as a drop-down (radio buttons for a few: ``choice``)."""
-    where = container or st.sidebar
+    where = container or sidebar()
     options = list(options)
     labels = labels or {}
 
@@ -457,7 +475,7 @@ def toggle(
     name: str, label: str, default: bool, *, help: str | None = None, container=None, omit_default: bool = False
 ) -> bool:
     """An on/off switch; the URL says 1 or 0."""
-    where = container or st.sidebar
+    where = container or sidebar()
 
     def parse(raw: str):
         low = raw.strip().lower()
@@ -483,7 +501,7 @@ def text(
     container=None,
 ) -> str:
     """A line of text (at most ``max_chars``); an empty one falls back to the default."""
-    where = container or st.sidebar
+    where = container or sidebar()
 
     def fix(value) -> str:
         value = str(value).strip()[:max_chars]
@@ -513,7 +531,7 @@ def int_list(
     container=None,
 ) -> list[int]:
     """Several integers picked from ``options``; the URL holds them comma-separated."""
-    where = container or st.sidebar
+    where = container or sidebar()
     options = list(options)
     allowed = set(options)
 

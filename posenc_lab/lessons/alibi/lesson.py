@@ -69,14 +69,14 @@ class Heads(NamedTuple):
 
 
 def sequence_length() -> int:
-    st.sidebar.header("Sequence")
+    state.sidebar().header("Sequence")
     return controls.n_positions(default=128)
 
 
 def head_controls() -> Heads:
     """The heads, their slopes and the sequence, shared by the slopes and attention views."""
     custom_head, custom_slope = 0, 0.0
-    st.sidebar.header("Heads")
+    state.sidebar().header("Heads")
     n_heads = state.int_slider(
         "heads",
         "Number of heads H",
@@ -267,7 +267,7 @@ def attention_and_reach() -> None:
         slopes_code,
         heads_code,
     ) = head_controls()
-    st.sidebar.header("Attention")
+    state.sidebar().header("Attention")
     row = state.int_slider(
         "row", "Query position i", 0, n - 1, n - 1, help="The word doing the looking.", container=layout.key_control()
     )
@@ -376,7 +376,7 @@ data = posenc.alibi_span(slopes, context={n}, mass={mass!r})  # (H,): one bar pe
 @LESSON.view("kerple", "KERPLE")
 def kerple() -> None:
     n = sequence_length()
-    st.sidebar.header("ALiBi")
+    state.sidebar().header("ALiBi")
     slope = float(
         state.choice_slider(
             "m",
@@ -388,7 +388,7 @@ def kerple() -> None:
             container=layout.key_control(),
         )
     )
-    st.sidebar.header("KERPLE-log")
+    state.sidebar().header("KERPLE-log")
     log_r1 = state.float_slider(
         "lr1", "r1 (log)", 0.1, 4.0, 1.0, step=0.1, fmt="%.1f", help="r1 > 0.", container=layout.key_control()
     )
@@ -397,12 +397,12 @@ def kerple() -> None:
             "lr2", "r2 (log)", compute.LOG_R2_OPTIONS, 1.0, help="r2 > 0: the scale of distance inside the log."
         )
     )
-    st.sidebar.header("KERPLE-power")
+    state.sidebar().header("KERPLE-power")
     power_r1 = state.float_slider("pr1", "r1 (power)", 0.1, 4.0, 0.5, step=0.1, fmt="%.1f", help="r1 > 0.")
     power_r2 = state.float_slider(
         "pr2", "r2 (power)", 0.05, 2.0, 0.5, step=0.05, help="0 < r2 ≤ 2 (above 2 the kernel is no longer CPD)."
     )
-    st.sidebar.header("Reach")
+    state.sidebar().header("Reach")
     mass = float(
         state.choice(
             "mass",

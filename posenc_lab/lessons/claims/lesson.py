@@ -120,7 +120,7 @@ def context(container=None) -> int:
 
 def settings() -> dict:
     """Every control, for the overview."""
-    st.sidebar.header("Settings of every measurement")
+    state.sidebar().header("Settings of every measurement")
     return dict(
         tokens=tokens(),
         # the two a teacher moves in front of the room: the width, and the random draw the verdicts survive
@@ -212,7 +212,7 @@ def intro() -> dict:
 
 @LESSON.view("order", "Attention and order")
 def order() -> None:
-    st.sidebar.header("Attention")
+    state.sidebar().header("Attention")
     count = tokens(container=layout.key_control())
     width = d_model()
     seed = draw(container=layout.key_control())
@@ -263,7 +263,7 @@ data = np.array([[r.out_invariance, r.out_equivariance], [r.weights_invariance, 
 
 @LESSON.view("sinusoids", "Sinusoids")
 def sinusoids() -> None:
-    st.sidebar.header("Sinusoid")
+    state.sidebar().header("Sinusoid")
     width = d_model(container=layout.key_control())
     n = positions(container=layout.key_control())
     base = controls.base()
@@ -455,7 +455,7 @@ data = np.maximum(np.column_stack([r.equal_differences, r.rotation]), {FLOOR!r})
 
 @LESSON.view("rope", "Rotary scores")
 def rope() -> None:
-    st.sidebar.header("RoPE's score")
+    state.sidebar().header("RoPE's score")
     dh = head_dim(container=layout.key_control())
     reach = span(container=layout.key_control())
     base = controls.base()
@@ -574,7 +574,7 @@ data = r.scores.T  # (m - n, pair): A and B have q.k = 1, C has q.k = 0 (r.dots)
 
 @LESSON.view("biases", "Biases")
 def biases() -> None:
-    st.sidebar.header("Biases")
+    state.sidebar().header("Biases")
     h = heads(container=layout.key_control())
     rbf_width = sigma(container=layout.key_control())
     length = kernel_len()
@@ -801,7 +801,7 @@ data = np.column_stack([t5, shaw])
 
 @LESSON.view("parameters", "Counting parameters")
 def parameters() -> None:
-    st.sidebar.header("Parameters")
+    state.sidebar().header("Parameters")
     length = context(container=layout.key_control())
     h = heads(container=layout.key_control())
     dh = head_dim()
@@ -884,7 +884,7 @@ def cost_len(container=None) -> int:
 
 @LESSON.view("models", "Who uses what")
 def models() -> None:
-    st.sidebar.header("Myths")
+    state.sidebar().header("Myths")
     length = cost_len(container=layout.key_control())
     dh = head_dim(container=layout.key_control())
     h = heads()

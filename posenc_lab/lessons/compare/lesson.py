@@ -56,7 +56,7 @@ def page() -> None:
         "(T5, ALiBi, KERPLE; Shaw et al. add a vector to the keys instead).",
     )
 
-    st.sidebar.header("Sequence")
+    state.sidebar().header("Sequence")
     seq_len = state.int_slider(
         "seq_len",
         "Sequence length T",
@@ -78,7 +78,7 @@ def page() -> None:
         labels={"repeated": "one word, repeated", "random": "random words"},
         help="One word at every position isolates position; random words mix in content.",
     )
-    st.sidebar.header("Training")
+    state.sidebar().header("Training")
     train_len = state.int_slider(
         "train_len",
         "Training length L",
@@ -91,7 +91,7 @@ def page() -> None:
     shaw_k = state.int_slider(
         "shaw_k", "Shaw's clipping distance K", 1, 64, 16, help="Offsets beyond ±K share a vector."
     )
-    st.sidebar.header("Translation")
+    state.sidebar().header("Translation")
     shift = state.int_slider(
         "shift",
         "Shift the phrase by",

@@ -69,7 +69,7 @@ def _main_knob():
     view = st.session_state.get(state.WIDGET + "view", state.kept("view"))
     if view is None:
         view = st.query_params.get("view")
-    return st.sidebar if view in OWN_CONTROL else layout.key_control()
+    return state.sidebar() if view in OWN_CONTROL else layout.key_control()
 
 
 def _waves_controls(kind: str, d_model: int) -> dict:
@@ -211,7 +211,7 @@ def intro() -> dict:
         "Each view runs one of the checks the classic encodings are judged by, on your design "
         "and on a classic side by side, and the last view trains a small model with it.",
     )
-    st.sidebar.header("Your design")
+    state.sidebar().header("Your design")
     kind = state.choice(
         "kind",
         "Building block",
@@ -243,7 +243,7 @@ def intro() -> dict:
         )
     if fields.get("placement", "added") == "added":
         fields.update(_added_controls(kind))
-    st.sidebar.header("Compare with")
+    state.sidebar().header("Compare with")
     classic = state.choice(
         "classic", "Classic", list(custom.CLASSICS), "sinusoidal", labels=CLASSIC_LABELS, horizontal=False
     )
@@ -448,7 +448,7 @@ columns.append(short)
 
 @LESSON.view("shift", "Shift = one matrix?")
 def shift(spec: custom.EncodingSpec, n: int, classic: str) -> None:
-    st.sidebar.header("Shift")
+    state.sidebar().header("Shift")
     k = state.int_slider("k", "Shift k", 1, 64, 1, container=layout.key_control())
     mine = compute.shift(compute.design(spec), n, k)
     theirs = compute.shift(compute.classic(classic, spec.d_model, n), n, k)
@@ -529,7 +529,7 @@ for j, fit in enumerate(fits):  # each miss over its largest code; exact zeros d
 
 @LESSON.view("similarity", "Similar when near?")
 def similarity(spec: custom.EncodingSpec, n: int, classic: str) -> None:
-    st.sidebar.header("Similarity")
+    state.sidebar().header("Similarity")
     metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot", container=layout.key_control())
     mc = compute.similarity(compute.design(spec), n, metric)
     tc = compute.similarity(compute.classic(classic, spec.d_model, n), n, metric)

@@ -38,7 +38,7 @@ def intro() -> dict:
         "Every number below comes from that run.",
     )
 
-    st.sidebar.header("Task")
+    state.sidebar().header("Task")
     task = state.choice(
         "task",
         "Task",
@@ -50,7 +50,7 @@ def intro() -> dict:
         container=layout.key_control(),
     )
     offset = state.int_slider("copy_k", "k (copy from k places back)", 1, 7, 3) if task == "copy" else 3
-    st.sidebar.header("Training")
+    state.sidebar().header("Training")
     train_len = state.int_slider(
         "train_len",
         "Training length",
@@ -77,7 +77,9 @@ def intro() -> dict:
 
     live_key = f"_live:{settings}"
     stored = compute.stored_or_none(*settings, reach)
-    if stored is not None and st.sidebar.button("Re-run these settings live", help="Train all six models again now."):
+    if stored is not None and state.sidebar().button(
+        "Re-run these settings live", help="Train all six models again now."
+    ):
         st.session_state[live_key] = True
     live = stored is None or st.session_state.get(live_key, False)
     summary = compute.summary_for(*settings, live=live, reach=reach)
@@ -230,7 +232,7 @@ def translation(
     task: str, train_len: int, steps: int, settings: tuple, live: bool, summary: dict, reach: int = 8
 ) -> None:
     lengths, methods, cfg, run_code = run_header(summary, live, settings, reach)
-    st.sidebar.header("Translation")
+    state.sidebar().header("Translation")
     shift = state.int_slider("shift", "Move the phrase by", 1, 200, 10, container=layout.key_control())
     errors, tokens, pairs = compute.translation(*settings, live, shift, reach)
     floor = 1e-17
@@ -382,7 +384,7 @@ def extension(
     run_header(summary, live, settings, reach)
     cfg = compute.make_config(*settings)  # the lab tests at 1x to 8x, whatever the reach above
     lengths = [cfg.train_len * m for m in cfg.multipliers]
-    st.sidebar.header("Context extension")
+    state.sidebar().header("Context extension")
     finetune_steps = state.int_slider(
         "ft",
         "Fine-tune steps at 2L",

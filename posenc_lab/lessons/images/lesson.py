@@ -51,7 +51,7 @@ def intro() -> None:
 
 @LESSON.view("patches", "Image patches (2-D RoPE)")
 def patches() -> None:
-    st.sidebar.header("Patch grid")
+    state.sidebar().header("Patch grid")
     rows = state.int_slider("rows", "Rows of patches", 2, 32, 8)
     cols = state.int_slider("cols", "Columns of patches", 2, 32, 12)
     head_dim = int(state.choice_slider("dh", "head_dim", (16, 32, 64, 128), 64, help="A multiple of 4."))
@@ -110,7 +110,7 @@ data = axial.reshape({rows}, {cols})  # the left panel; raster.reshape({rows}, {
 
 @LESSON.view("video", "Video and text (M-RoPE)")
 def video() -> None:
-    st.sidebar.header("Sequence")
+    state.sidebar().header("Sequence")
     before = state.int_slider("before", "Text tokens before", 0, 16, 4)
     frames = state.int_slider(
         "frames",
@@ -182,7 +182,7 @@ data = (axis[None, :] == np.arange(3)[:, None]).astype(float)  # rows: time, hei
 
 @LESSON.view("nope", "No positions (NoPE, iRoPE)")
 def nope() -> None:
-    st.sidebar.header("Layers")
+    state.sidebar().header("Layers")
     n_layers = state.int_slider("layers", "Layers", 4, 128, 48, help="Llama 4 Scout: 48 layers.")
     interval = state.int_slider(
         "interval", "One NoPE layer every", 1, 8, compute.LLAMA4_NOPE_INTERVAL, container=layout.key_control()

@@ -35,7 +35,7 @@ def intro() -> None:
 
 @LESSON.view("table", "The table and its end")
 def table_view() -> None:
-    st.sidebar.header("Table")
+    state.sidebar().header("Table")
     max_len = state.int_slider("max_len", "max_len (rows)", 16, 2048, 512, step=16, container=layout.key_control())
     d_model = controls.d_model()
     std = float(
@@ -49,7 +49,7 @@ def table_view() -> None:
         )
     )
     seed = state.int_slider("seed", "Seed", 0, 99, 0)
-    st.sidebar.header("Sequence")
+    state.sidebar().header("Sequence")
     seq_len = state.int_slider(
         "seq_len",
         "Sequence length",

@@ -77,7 +77,7 @@ def random_code(seed: int, rows: dict[str, tuple[str, str]]) -> str:
 
 @LESSON.view("matrix", "Offsets and clipping")
 def matrix() -> None:
-    st.sidebar.header("Offsets")
+    state.sidebar().header("Offsets")
     length = sequence_length()
     clip = state.int_slider(
         "clip",
@@ -88,7 +88,7 @@ def matrix() -> None:
         help="Shaw et al.: offsets beyond +-K share the edge vector.",
         container=layout.key_control(),
     )
-    st.sidebar.header("Shaw scores")
+    state.sidebar().header("Shaw scores")
     d_head = int(state.choice_slider("dh", "Head width d_head", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random queries, keys and relative vectors.")
 
@@ -186,7 +186,7 @@ data = np.hstack([terms.content, terms.position, terms.content + terms.position]
 
 @LESSON.view("t5", "T5 buckets")
 def t5() -> None:
-    st.sidebar.header("Buckets")
+    state.sidebar().header("Buckets")
     num_buckets = state.int_slider(
         "nb", "num_buckets", 4, 128, 32, step=2, help="T5 uses 32.", container=layout.key_control()
     )
@@ -196,7 +196,7 @@ def t5() -> None:
     bidirectional = state.toggle(
         "bidir", "Bidirectional (encoder)", True, help="Off: the decoder's version, which only looks back."
     )
-    st.sidebar.header("Bias grid")
+    state.sidebar().header("Bias grid")
     length = state.int_slider("tlen", "Sequence length T", 2, 256, 160)
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="The starting values of the bias table.")
     max_distance = t5_buckets(num_buckets, max_distance, bidirectional)
@@ -295,10 +295,10 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
 
 def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, length: int, seed: int) -> None:
     """The bias table, editable, and the T x T bias it gives."""
-    st.sidebar.header("Bias table (editable)")
+    state.sidebar().header("Bias table (editable)")
     tables = st.session_state.setdefault("_t5_tables", {})
     resets = st.session_state.setdefault("_t5_resets", 0)
-    if st.sidebar.button("Reset to the seeded values", key="t5_reset"):
+    if state.sidebar().button("Reset to the seeded values", key="t5_reset"):
         tables.pop((num_buckets, seed), None)
         resets = st.session_state["_t5_resets"] = resets + 1
     values = tables.get((num_buckets, seed), compute.t5_seeded_table(num_buckets, seed))
@@ -306,7 +306,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
         {"offsets j - i": compute.t5_range_labels(num_buckets, max_distance, bidirectional), "bias": values},
         index=pd.RangeIndex(num_buckets, name="bucket"),
     )
-    edited = st.sidebar.data_editor(
+    edited = state.sidebar().data_editor(
         editor_data,
         key=f"t5_table:{num_buckets}:{seed}:{resets}",
         num_rows="fixed",
@@ -315,7 +315,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
             "bias": st.column_config.NumberColumn("bias", min_value=-10.0, max_value=10.0, step=0.01, format="%.2f")
         },
     )
-    st.sidebar.caption(
+    state.sidebar().caption(
         "Edits stay in this browser session (st.session_state), not in the link: a shared URL shows the "
         "seeded table. A cleared cell counts as 0."
     )
@@ -387,7 +387,7 @@ def t5_bias_grid(num_buckets: int, max_distance: int, bidirectional: bool, lengt
 
 @LESSON.view("xl", "Transformer-XL terms")
 def xl() -> None:
-    st.sidebar.header("Scores")
+    state.sidebar().header("Scores")
     length = sequence_length()
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random q, k, u and v.")
@@ -492,7 +492,7 @@ terms = posenc.transformer_xl_scores(q, k, u, v)  # W_R = identity
 
 @LESSON.view("deberta", "DeBERTa")
 def deberta() -> None:
-    st.sidebar.header("Buckets")
+    state.sidebar().header("Buckets")
     bucket_size = state.int_slider(
         "bsize", "bucket_size k", 4, 512, 8, step=2, help="DeBERTa-v3 uses 256 (position_buckets)."
     )
@@ -505,7 +505,7 @@ def deberta() -> None:
         help="DeBERTa-v3 uses 512 (max_relative_positions).",
         container=layout.key_control(),
     )
-    st.sidebar.header("Scores")
+    state.sidebar().header("Scores")
     length = sequence_length()
     d = int(state.choice_slider("dh", "Head width d", HEAD_WIDTHS, 64))
     seed = state.int_slider("seed", "Seed", 0, 99, 0, help="Random content and position vectors.")

@@ -53,7 +53,7 @@ def intro() -> dict:
         "$(m - n)\\theta_i$: attention learns how far apart two words are, not where they are. "
         "GPT-J, GPT-NeoX, LLaMA, Mistral and Qwen all work this way.",
     )
-    st.sidebar.header("RoPE")
+    state.sidebar().header("RoPE")
     head_dim = state.int_slider(
         "dh", "head_dim (width of one head)", 4, 256, 64, step=2, help="Even: dimensions are rotated in pairs."
     )
@@ -75,7 +75,7 @@ def intro() -> dict:
 @LESSON.view("rotation", "Rotation")
 def rotation(head_dim: int, base: float) -> None:
     half = head_dim // 2  # pairs
-    st.sidebar.header("Animation")
+    state.sidebar().header("Animation")
     default_pairs = sorted({0, half // 4, half // 2, half - 1})
     pairs = sorted(
         state.int_list(
@@ -150,7 +150,7 @@ data = angles  # (frames x pairs) angle m * theta_i of q, in radians
 
 @LESSON.view("relative", "Only m - n matters")
 def relative(head_dim: int, base: float) -> None:
-    st.sidebar.header("Scores")
+    state.sidebar().header("Scores")
     n = controls.n_positions(default=128, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
     shift = state.int_slider("s", "Shift both positions by s", 0, 2048, 10, container=layout.key_control())
@@ -225,7 +225,7 @@ data = posenc.rope_scores(q, k, positions, positions, base={base!r})  # (m, n) R
 
 @LESSON.view("decay", "Long-term decay")
 def decay(head_dim: int, base: float) -> None:
-    st.sidebar.header("Random q and k")
+    state.sidebar().header("Random q and k")
     rho = state.float_slider(
         "rho",
         "Correlation of k with q (rho)",
@@ -368,7 +368,7 @@ def bound_text(summary: posenc.rope.DecaySummary, max_distance: int) -> str:
 @LESSON.view("layouts", "Pairings")
 def layouts(head_dim: int, base: float) -> None:
     half = head_dim // 2  # pairs
-    st.sidebar.header("Scores")
+    state.sidebar().header("Scores")
     n = controls.n_positions(default=256, container=layout.key_control())
     seed = state.int_slider("seed", "Seed of q and k", 0, 99, 0)
     out = compute_rope.layouts(head_dim, base, n, seed)
@@ -594,7 +594,7 @@ def p_rope_sentence(ratio: np.ndarray, factor: float) -> str:
 @LESSON.view("scaling", "Context extension")
 def scaling(head_dim: int, base: float) -> None:
     half = head_dim // 2  # pairs
-    st.sidebar.header("Context extension")
+    state.sidebar().header("Context extension")
     labels = {key: extension.label for key, extension in EXTENSIONS.items()}
     method = state.choice("method", "Method", list(labels), "yarn", labels=labels, container=layout.key_control())
     factor = state.float_slider(
@@ -700,7 +700,7 @@ data = np.column_stack([2 * np.pi / inv_freq, after, ratio, region])
 @LESSON.view("xpos", "xPos")
 def xpos(head_dim: int, base: float) -> None:
     half = head_dim // 2  # pairs
-    st.sidebar.header("xPos")
+    state.sidebar().header("xPos")
     gamma = state.float_slider(
         "gamma", "gamma", 0.05, 1.0, 0.4, step=0.05, help="torchscale uses 0.4.", container=layout.key_control()
     )

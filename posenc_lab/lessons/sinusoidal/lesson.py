@@ -56,7 +56,7 @@ def intro() -> dict:
         "together they give every position its own code, with no parameter to learn.",
     )
 
-    st.sidebar.header("Encoding")
+    state.sidebar().header("Encoding")
     d_model = controls.d_model(container=layout.key_control())
     n = controls.n_positions()
     base = controls.base()
@@ -134,7 +134,7 @@ data = pe[:, ::{steps[1]}]  # the dimensions drawn
 def waves(d_model: int, n: int, base: float, pe_layout: str) -> None:
     half = d_model // 2  # sin/cos pairs
     pe_args = encoding_args(d_model, base, pe_layout)
-    st.sidebar.header("Waves")
+    state.sidebar().header("Waves")
     default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
     dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
     columns = compute.sinusoid_columns(n, d_model, base, pe_layout, tuple(dims))
@@ -244,7 +244,7 @@ data = np.hstack([bits, signs])  # both panels side by side
 @LESSON.view("similarity", "Similarity")
 def similarity(d_model: int, n: int, base: float, pe_layout: str) -> None:
     pe_args = encoding_args(d_model, base, pe_layout)
-    st.sidebar.header("Similarity")
+    state.sidebar().header("Similarity")
     metric = state.choice("metric", "Measure", list(posenc.SIMILARITY_METRICS), "dot")
     anchor = state.int_slider(
         "anchor", "Compare with position", 0, n - 1, min(32, n - 1), container=layout.key_control()
@@ -308,7 +308,7 @@ data = posenc.similarity_to_position(pe, {anchor}, metric={metric!r})  # (T,)
 @LESSON.view("shift", "Shift = rotation")
 def shift(d_model: int, n: int, base: float, pe_layout: str) -> None:
     pe_args = encoding_args(d_model, base, pe_layout)
-    st.sidebar.header("Shift")
+    state.sidebar().header("Shift")
     k = state.int_slider("k", "Offset k", 0, 512, 5, container=layout.key_control())
     p = state.int_slider("p", "Start position p", 0, n - 1, min(10, n - 1))
     shift = compute.sinusoid_shift(n, d_model, base, pe_layout, k, p)

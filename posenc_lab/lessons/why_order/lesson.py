@@ -61,7 +61,7 @@ def page() -> None:
         "and see that attention gives exactly the same answers, only reordered.",
     )
 
-    st.sidebar.header("Controls")
+    state.sidebar().header("Controls")
     sentence = state.text("sentence", "Sentence", DEFAULT_SENTENCE, max_chars=200, help="Up to 16 words.")
     order = state.choice(
         "order",
