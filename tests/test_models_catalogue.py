@@ -272,6 +272,13 @@ CASES = [
     pytest.param(bad({"rope_theta": True}), "rope_theta must be a number", id="theta-bool"),
     pytest.param(bad({"rope_theta": 1e400}), "Infinity is not a number JSON allows", id="theta-infinite"),
     pytest.param(bad({"rope_theta": 1.0}), "rope_theta must be > 1", id="theta-one"),
+    pytest.param(
+        bad({"rope_theta": 1e308}), r"rope_theta is too large: it must be > 1 and at most 1e\+30, got 1e\+308",
+        id="theta-too-large",
+    ),
+    pytest.param(
+        bad({"rope_theta": 10**400}), r"rope_theta is too large: .* got a 401-digit number", id="theta-huge-int"
+    ),
     pytest.param(bad({"num_hidden_layers": 10**30}), "num_hidden_layers must be 1 to 10,000", id="layers-huge"),
     pytest.param(
         json.dumps({**MODELS["qwen2-vl"]["config"], "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 25]}}),
@@ -305,3 +312,32 @@ def test_a_config_without_rope_theta_gets_transformers_default_and_says_so():
     config, _ = measure.parse_config(json.dumps(MODELS["llama-2"]["config"]))
     o = measure.positions(config)
     assert o["base"] == 10000.0 and any("default 10000" in n for n in o["notes"])
+
+
+def test_a_head_dim_that_contradicts_the_width_is_used_with_a_note_saying_why():
+    gemma = out("gemma-3")  # 5376 / 32 = 168, head_dim 128: transformers' Gemma3Attention uses 128
+    assert gemma["head_dim"] == 128
+    assert (
+        "head_dim 128 is used, not hidden_size / num_attention_heads = 5376 / 32 = 168: transformers uses "
+        "head_dim when the config gives it"
+    ) in gemma["notes"]
+    assert any("= 2880 / 64 = 45:" in n for n in out("gpt-oss")["notes"])
+    # no note where they agree (Llama 3.2: 2048 / 32 = 64), nor for DeepSeek's separate rotary part
+    for key in ("llama-3.2", "llama-4", "deepseek-v3", "llama-3.1"):
+        assert not any("head_dim" in n for n in out(key)["notes"]), key
+    uneven = measure.positions({**LLAMA, "hidden_size": 4001, "num_attention_heads": 32, "head_dim": 128})
+    assert any("4001 / 32 = 125.03:" in n for n in uneven["notes"])
+
+
+def test_deberta_measures_only_the_offsets_drawn_and_the_farthest_one():
+    config = {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 49_999_999}
+    o = measure.positions(config)
+    drawn = np.arange(measure.DEBERTA_OFFSETS_DRAWN + 1)
+    np.testing.assert_array_equal(o["offsets"], drawn)
+    np.testing.assert_array_equal(
+        o["buckets"], posenc.deberta_log_bucket(drawn, bucket_size=256, max_position=49_999_999)
+    )
+    last = int(posenc.deberta_log_bucket(np.array([49_999_999]), bucket_size=256, max_position=49_999_999)[0])
+    assert ("Offset max_relative_positions lands in bucket", f"{last}") in o["rows"]
+    assert o["max_relative"] == 49_999_999
+    assert any("offsets 0 to 2,000 of 0 to 49,999,999" in n for n in o["notes"])

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import plotly.io as pio
 import pytest
-from app_helpers import assert_clean, charts, open_page
+from app_helpers import assert_clean, charts, notices, open_page
 from test_code_snippets import run_snippet, test_every_chart_shows_code_that_reproduces_its_data
 
 import posenc
@@ -33,8 +33,9 @@ def table_cells(at) -> dict[str, str]:
 
 
 def unescaped(text: str) -> str:
-    # the page escapes Markdown in messages it did not write; read them back as plain text
-    return text.replace("\\", "")
+    # the page escapes Markdown in messages it did not write (a backslash before a mark, a word
+    # joiner before a colon that could start a link); read them back as plain text
+    return text.replace("\\", "").replace("\u2060", "")
 
 
 def test_catalogue_lists_every_model_with_its_source():
@@ -120,6 +121,11 @@ BAD = [
         json.dumps({**LLAMA, "rope_scaling": {**LLAMA["rope_scaling"], "factor": 0}}), "factor", id="factor-0"
     ),
     pytest.param("<b>not json</b> [link](http://x)", "not valid JSON", id="markup"),
+    pytest.param(
+        json.dumps({**LLAMA, "rope_theta": 1e308}),
+        "rope_theta is too large: it must be > 1 and at most 1e+30, got 1e+308",
+        id="theta-too-large",
+    ),
 ]
 
 
@@ -129,9 +135,62 @@ def test_each_bad_config_shows_an_error_naming_the_key_and_no_traceback(text, me
     assert_clean(at)
     assert len(at.error) == 1
     assert message in unescaped(at.error[0].value)
-    # the page goes on with the example, and says so
+    # the page goes on with the example, and says so: never as "this config"
     assert charts(at)
     assert any("Showing the example config" in c.value for c in at.caption)
+    assert all("this config" not in n for n in notices(at))
+    assert notices(at)[0].startswith("**What to notice:** the example config (Llama 3.1 8B): ")
+
+
+def drawn(node) -> list:
+    """The page's elements in the order they are drawn, containers opened."""
+    out = []
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "children", None):
+            out += drawn(child)
+        else:
+            out.append(child)
+    return out
+
+
+def test_a_bad_configs_message_is_right_under_the_box_not_above_the_chart():
+    at = paste('{"rope_theta": 10000,')
+    assert_clean(at)
+    order = drawn(at.main)
+    box = next(i for i, el in enumerate(order) if el.type == "text_area")
+    chart = next(i for i, el in enumerate(order) if el.type == "plotly_chart")
+    # the learner is typing in the box: the message is the next thing under it
+    assert order[box + 1].type == "error" and "not valid JSON" in unescaped(order[box + 1].value)
+    assert [el.type for el in order].count("error") == 1
+    # the chart above still says whose numbers it shows
+    caption = next(el for el in order[:chart] if el.type == "caption" and "Showing the example" in el.value)
+    assert "under the box" in caption.value
+
+
+@pytest.mark.parametrize("text", ["", "  \n\t  "], ids=["empty", "blank"])
+def test_an_empty_box_says_it_shows_the_example_and_never_calls_it_this_config(text):
+    at = paste(text)
+    assert_clean(at)
+    assert not at.error
+    order = drawn(at.main)
+    box = next(i for i, el in enumerate(order) if el.type == "text_area")
+    assert order[box + 1].value == "The box is empty: showing the example config (Llama 3.1 8B)."
+    assert any(c.value.startswith("Showing the example config (Llama 3.1 8B): the box is empty") for c in at.caption)
+    assert all("this config" not in n for n in notices(at))
+    assert notices(at)[0].startswith("**What to notice:** the example config (Llama 3.1 8B): 35 of 64 pairs")
+
+
+def test_a_head_dim_that_contradicts_the_width_is_used_and_the_page_says_why():
+    config = {**LLAMA, "hidden_size": 4096, "num_attention_heads": 16, "head_dim": 128}
+    at = paste(json.dumps(config))
+    assert_clean(at)
+    assert not at.error
+    assert table_cells(at)["Rotary pairs"] == "64"
+    note = (
+        "head_dim 128 is used, not hidden_size / num_attention_heads = 4096 / 16 = 256: transformers uses "
+        "head_dim when the config gives it"
+    )
+    assert note in [t.value for t in at.text]
 
 
 @pytest.mark.parametrize(
@@ -206,3 +265,19 @@ def test_a_pasted_configs_chart_code_reproduces_it(scaling):
     code, _ = at.session_state[CODES]["models_config"]
     drawn = figure_table(pio.from_json(specs["models_config"]))[1]
     np.testing.assert_allclose(run_snippet(code).reshape(drawn.shape), drawn, rtol=2e-6, equal_nan=True)
+
+
+def test_a_far_deberta_configs_chart_code_reproduces_the_offsets_drawn():
+    # the issue's config: max_relative_positions 49,999,999, of which the chart draws 0..2,000
+    config = {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 49_999_999}
+    at = paste(json.dumps(config))
+    assert_clean(at)
+    assert not at.error
+    assert table_cells(at)["Offset max_relative_positions lands in bucket"] == str(
+        int(posenc.deberta_log_bucket(np.array([49_999_999]), bucket_size=256, max_position=49_999_999)[0])
+    )
+    specs = {str(el.key): el.proto.spec for el in at.get("plotly_chart")}
+    code, _ = at.session_state[CODES]["models_config"]
+    drawn = figure_table(pio.from_json(specs["models_config"]))[1]
+    assert drawn.shape[0] == measure.DEBERTA_OFFSETS_DRAWN + 1
+    np.testing.assert_allclose(run_snippet(code).reshape(drawn.shape), drawn)

@@ -1,10 +1,12 @@
 """Cached calls into ``measure`` for the lesson on real models' positions.
 
-Keyed by scalars only (a catalogue key, a length, a pasted config's text, which
-``measure.parse_config`` caps at 256 kB); each returns what the page shows.
+Keyed by scalars only (a catalogue key, a length, a pasted config's values as JSON); each
+returns what the page shows.
 """
 
 from __future__ import annotations
+
+import json
 
 import streamlit as st
 
@@ -22,17 +24,40 @@ def model_positions(key: str, length: int) -> dict:
     return measure.positions(MODELS[key]["config"], length)
 
 
-@st.cache_data(**CACHE)
 def config_positions(text: str, length: int) -> dict:
     """A pasted config, read and measured: ``{"config", "notes", "out"}``, or ``{"error"}``
-    with the message naming the bad key (a ValueError from ``measure``, never a traceback)."""
+    with the message naming the bad key (a ValueError from ``measure``, never a traceback).
+
+    Reading runs on every call (it is cheap: at most ``measure.MAX_BYTES`` of JSON); the
+    measuring is cached by the values read, not by the text, so that the same config spaced
+    differently (one more space as the student types) shares one cache entry.
+    """
     try:
-        config, notes = measure.parse_config(text)
-        return {"config": config, "notes": notes, "out": measure.positions(config, length)}
+        config, notes = measure.read_config(text)
     except ValueError as err:
         return {"error": str(err)}
     except Exception as err:  # noqa: BLE001 - a student's file must never show a traceback
-        return {"error": f"config.json could not be read ({type(err).__name__}); check its position keys"}
+        return {"error": _unreadable(err)}
+    measured = _config_measured(json.dumps(config), length)
+    if "error" in measured:
+        return measured
+    return {"config": config, "notes": notes, "out": measured["out"]}
+
+
+@st.cache_data(**CACHE)
+def _config_measured(config_json: str, length: int) -> dict:
+    """``measure.positions`` of the position keys read (``json.dumps`` of them, one spelling
+    per config): ``{"out"}``, or ``{"error"}`` naming the bad key."""
+    try:
+        return {"out": measure.checked_positions(json.loads(config_json), length)}
+    except ValueError as err:
+        return {"error": str(err)}
+    except Exception as err:  # noqa: BLE001 - a student's file must never show a traceback
+        return {"error": _unreadable(err)}
+
+
+def _unreadable(err: Exception) -> str:
+    return f"config.json could not be read ({type(err).__name__}); check its position keys"
 
 
 @st.cache_data(**CACHE)

@@ -35,6 +35,8 @@ DEFAULT_MODEL = "llama-3.1"
 EXAMPLE = json.dumps(MODELS[DEFAULT_MODEL]["config"], indent=2)
 #: the state key of the pasted text (not in the URL: a config is too long for a link)
 TEXT_KEY = "models_config_text"
+#: what the page calls the example when it shows it in place of the student's config
+EXAMPLE_NAME = f"the example config ({NAMES[DEFAULT_MODEL]})"
 
 
 @LESSON.intro
@@ -108,7 +110,7 @@ data = np.array([models_lesson.turning_share(MODELS[k]["config"], {length}) for 
 
 @LESSON.view("model", "One model or two")
 def one_model(length: int) -> None:
-    st.sidebar.header("Models")
+    state.sidebar().header("Models")
     first = state.select("model", "Model", list(MODELS), DEFAULT_MODEL, labels=NAMES, container=layout.key_control())
     second = state.select(
         "vs", "Side by side with", ["none", *MODELS], "none", labels={"none": "(none)", **NAMES}, help="A second model."
@@ -141,30 +143,43 @@ def your_config(length: int) -> None:
     if TEXT_KEY not in st.session_state:
         st.session_state[TEXT_KEY] = EXAMPLE
     text = st.text_area("config.json", key=TEXT_KEY, height=220)
+    # what is wrong with the text goes right under the box, where the student is typing (the
+    # chart is a screen or more above it)
+    message_area = st.container()
     # the browser refuses files over 1 MB; between 256 kB and 1 MB the page says why it reads none
     upload = st.file_uploader("Or upload a config.json", type=["json"], key="models_config_file", max_upload_size=1)
-    problem = None
-    if upload is not None:
-        text, problem = upload_text(upload)
-    result = compute.config_positions(text, length) if text is not None else {"error": None}
-    read = result.get("error") is None and text is not None
-    if read:
+    result, instead = _read_box(text, upload, message_area, length)
+    if result is not None:
         with st.expander("What was read", icon=":material/data_object:"):
             st.json(result["config"], expanded=1)
             for note in result["notes"]:
                 st.text(note)
     with chart_area:
-        if problem:
-            st.error(plain(problem))
-        if not read:
-            if result.get("error"):
-                st.error(plain(result["error"]))
+        if result is None:
             # the page still teaches: the example's numbers, said to be the example's
-            st.caption("Showing the example config (Llama 3.1 8B) until yours can be read.")
+            st.caption(instead)
             result = compute.config_positions(EXAMPLE, length)
         out = result["out"]
         draw_positions(out, "models_config", length)
-        layout.notice(_model_notice([out], ["this config"], length))
+        layout.notice(_model_notice([out], ["this config" if instead is None else EXAMPLE_NAME], length))
+
+
+def _read_box(text: str, upload, message_area, length: int) -> tuple[dict | None, str | None]:
+    """The box's (or the upload's) config read and measured, or None and the chart's caption
+    saying it shows the example instead; a message about the text goes in ``message_area``."""
+    if upload is None and not (text or "").strip():
+        # nothing to read is not an error: say what the chart shows instead
+        message_area.info(f"The box is empty: showing {EXAMPLE_NAME}.")
+        return None, f"Showing {EXAMPLE_NAME}: the box is empty; paste a config.json in it or upload one."
+    problem = None
+    if upload is not None:
+        text, problem = upload_text(upload)
+    result = compute.config_positions(text, length) if text is not None else {"error": problem}
+    if result.get("error") is None:
+        return result, None
+    # the student's own text in the message is shown as typed: never as Markdown
+    message_area.error(plain(result["error"]))
+    return None, f"Showing {EXAMPLE_NAME} until yours can be read: the message under the box says why."
 
 
 def upload_text(upload) -> tuple[str | None, str | None]:
@@ -337,10 +352,11 @@ offsets = np.arange(0, {offsets[-1] + 1})
 data = np.clip(offsets, -{span}, {span})  # no log buckets: offsets are clipped at max_relative_positions
 """
     else:
-        offsets, buckets = out["offsets"][:2001], out["buckets"][:2001]
+        # measure computes only the offsets drawn (0 to 2,000 at most), not every one up to max_position
+        offsets, buckets = out["offsets"], out["buckets"]
         code = f"""
 offsets = np.arange(0, {offsets[-1] + 1})
-data = posenc.deberta_log_bucket(offsets, bucket_size={out["span"]}, max_position={out["offsets"][-1]})
+data = posenc.deberta_log_bucket(offsets, bucket_size={out["span"]}, max_position={out["max_relative"]})
 """
     fig = figcache.figure(
         figures.line_chart,

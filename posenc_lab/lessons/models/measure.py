@@ -8,6 +8,11 @@ config's ``rope_scaling`` (``posenc.rope_inv_freq``), which pairs turn fully ins
 training and the extended window, the attention factor, ALiBi slopes, T5 buckets, the
 learned table's size, the sliding window's receptive field, partial rotary, M-RoPE sections
 and NoPE layers.
+
+A config is a stranger's text: every count it gives is capped below (``MAX_*``), and only what
+the page draws is computed (DeBERTa's buckets of the offsets its chart shows, not of all
+``max_relative_positions`` of them), so that one config costs at most ``MEMORY_BUDGET``
+(``tests/test_models_config_limits.py`` runs the largest each method may ask for).
 """
 
 from __future__ import annotations
@@ -23,11 +28,32 @@ from posenc.rope.multiaxis import irope_layer_types
 #: the most a pasted or uploaded config may hold: a real config.json is a few kB (Phi-3's,
 #: with its 96 LongRoPE factors, about 6 kB); a bigger file is not a config
 MAX_BYTES = 256 * 1024
+#: the most memory reading and measuring one config may take, its figures included; the caps
+#: below keep every array well inside it (the largest: T5's walk over its 2 x MAX_T5_DISTANCE
+#: offsets, about 11 MB)
+MEMORY_BUDGET = 50 * 2**20
 #: the largest counts read, so that no figure or list grows without bound
 MAX_LAYERS = 10_000
 MAX_HEADS = 1024
 MAX_HEAD_DIM = 8192
-MAX_T5_DISTANCE = 1_000_000
+#: T5 uses 32 buckets and 128; its bucket ranges walk every offset up to the distance
+MAX_T5_BUCKETS = 4096
+MAX_T5_DISTANCE = 100_000
+#: the largest real-valued key: a float ends near 1.8e308
+MAX_FLOAT = 1e300
+#: the largest rope_theta (real ones: 1e4 to 1e8): the chart draws wavelengths, up to 2π x the
+#: base x MAX_FACTOR, as float32, which ends near 3.4e38
+MAX_ROPE_THETA = 1e30
+#: the longest wavelength the chart draws, in tokens: it draws float32, which ends near 3.4e38
+#: (a dynamic scaling at its limits raises the base further still)
+MAX_WAVELENGTH = 1e37
+#: the largest rope_scaling factor (real ones: 4 to 64); the extended window is the training length times it
+MAX_FACTOR = 1_000_000
+#: the largest alibi_bias_max (MPT's is 8): the gentlest slope is 2^-alibi_bias_max, and
+#: past about 1,000 it is 0, a head without positions
+MAX_ALIBI_BIAS = 64
+#: DeBERTa's chart draws offsets 0..this; its table reads the farthest one on its own
+DEBERTA_OFFSETS_DRAWN = 2000
 
 #: rope types transformers reads that posenc names otherwise: Qwen2-VL writes "mrope" for
 #: plain RoPE frequencies split over three position axes (transformers maps it to "default")
@@ -110,7 +136,21 @@ def parse_config(text: str) -> tuple[dict, list[str]]:
     place of the top level, MPT's ``attn_config`` kept for its ALiBi keys); ``notes`` says
     what was read from where and which keys were ignored. Raises ``ValueError`` naming the
     key for: text over ``MAX_BYTES``, malformed JSON (with the line and column), anything
-    but a JSON object, an unknown ``rope_type``, a missing or contradictory key.
+    but a JSON object, an unknown ``rope_type``, a missing or contradictory key, a value out
+    of its range.
+    """
+    config, notes = read_config(text)
+    # check now, so that a bad config is refused with its message before anything is drawn
+    checked_positions(config)
+    return config, notes
+
+
+def read_config(text: str) -> tuple[dict, list[str]]:
+    """``parse_config`` without measuring: the position keys as read, not yet checked.
+
+    The page reads the text on every run (cheap: at most ``MAX_BYTES``) and measures the
+    config it holds once, cached by these values, so that a text spaced differently reuses
+    the measurement.
     """
     if not isinstance(text, str):
         raise ValueError(f"config.json: expected text, got {type(text).__name__}")
@@ -148,13 +188,16 @@ def parse_config(text: str) -> tuple[dict, list[str]]:
             "config.json: none of the position keys is there (max_position_embeddings, rope_theta, "
             "rope_scaling, n_positions, relative_attention_num_buckets, ...)"
         )
-    # check now, so that a bad config is refused with its message before anything is drawn
-    try:
-        positions(config)
-    except (OverflowError, TypeError, KeyError, IndexError) as err:
-        # a value no check above foresaw (a number too large for a float): still a message, never a traceback
-        raise ValueError(f"config.json: a position key holds a value that cannot be used ({err})"[:300]) from None
     return config, notes
+
+
+def checked_positions(config: dict, length: int | None = None) -> dict:
+    """``positions``, with any error a config's values can cause given as a ``ValueError``."""
+    try:
+        return positions(config, length)
+    except (OverflowError, TypeError, KeyError, IndexError) as err:
+        # a value no check foresaw (a number too large for a float): still a message, never a traceback
+        raise ValueError(f"config.json: a position key holds a value that cannot be used ({err})"[:300]) from None
 
 
 def _refuse_constant(name: str):
@@ -176,31 +219,51 @@ def _get(config: dict, name: str):
     return None, ALIASES[name][0]
 
 
-def _finite_number(value) -> bool:
-    # JSON gives bools as True/False (refused) and may give an integer too large for a float
+def _number(value) -> bool:
+    # JSON gives bools as True/False (refused); a number may be an integer too large for a
+    # float, or a float too large to hold (1e400 reads as infinity): numbers all the same
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
-    return isinstance(value, int) or math.isfinite(value)
+    return isinstance(value, int) or not math.isnan(value)
+
+
+def _infinite(value) -> bool:
+    return isinstance(value, float) and math.isinf(value)
+
+
+def _shown(value) -> str:
+    """A number as a message quotes it: never 400 digits, never "inf"."""
+    if _infinite(value):
+        return "a number too large for a float" if value > 0 else "a negative number too large for a float"
+    if isinstance(value, int):
+        digits = len(str(abs(value)))
+        return f"{value:,}" if digits < 20 else f"a {digits}-digit number"
+    return f"{value:g}"
 
 
 def _int(key: str, value, *, low: int = 1, high: int | None = None) -> int:
     # whole floats such as 4096.0 are taken as the integer they are
-    if not _finite_number(value):
+    if not _number(value):
         raise ValueError(f"{key} must be a whole number, got {json.dumps(value)[:60]}")
-    if value != int(value):
+    if not _infinite(value) and value != int(value):
         raise ValueError(f"{key} must be a whole number, got {value}")
-    value = int(value)
     if value < low or (high is not None and value > high):
-        shown = f"{value:,}" if len(str(value)) < 20 else f"a {len(str(value))}-digit number"
-        raise ValueError(f"{key} must be {low:,} to {high:,}, got {shown}" if high else f"{key} must be >= {low}")
-    return value
+        raise ValueError(
+            f"{key} must be {low:,} to {high:,}, got {_shown(value)}" if high else f"{key} must be >= {low}"
+        )
+    if _infinite(value):
+        raise ValueError(f"{key} is too large: got {_shown(value)}")
+    return int(value)
 
 
-def _float(key: str, value, *, gt: float = 0.0) -> float:
-    if not _finite_number(value) or abs(value) > 1e300:
+def _float(key: str, value, *, gt: float = 0.0, high: float = MAX_FLOAT) -> float:
+    if not _number(value):
         raise ValueError(f"{key} must be a number, got {json.dumps(value)[:60]}")
     if not value > gt:
-        raise ValueError(f"{key} must be > {gt:g}, got {value:g}")
+        raise ValueError(f"{key} must be > {gt:g}, got {_shown(value)}")
+    if value > high:
+        # a number, just not one this key can take: say the range rather than "not a number"
+        raise ValueError(f"{key} is too large: it must be > {gt:g} and at most {high:g}, got {_shown(value)}")
     return float(value)
 
 
@@ -285,11 +348,19 @@ def _learned(config: dict, out: dict) -> None:
 
 def _t5(config: dict, out: dict) -> None:
     buckets = _int(
-        "relative_attention_num_buckets", config.get("relative_attention_num_buckets", 32), low=2, high=100_000
+        "relative_attention_num_buckets", config.get("relative_attention_num_buckets", 32), low=4, high=MAX_T5_BUCKETS
     )
     distance = _int(
         "relative_attention_max_distance", config.get("relative_attention_max_distance", 128), high=MAX_T5_DISTANCE
     )
+    exact = buckets // 4  # the encoder: half the buckets each way, half of those one offset each
+    if distance <= exact:
+        default = "" if "relative_attention_max_distance" in config else ", T5Config's default"
+        raise ValueError(
+            f"relative_attention_max_distance ({distance}{default}) must exceed {exact}: "
+            f"relative_attention_num_buckets ({buckets}) keeps offsets up to {exact - 1} exact each way, and the "
+            "log buckets start there"
+        )
     if "relative_attention_max_distance" not in config:
         out["notes"].append("relative_attention_max_distance is not in the config: T5Config's default 128 applies")
     heads, heads_key = _required(config, "heads", "t5")
@@ -323,16 +394,24 @@ def _deberta(config: dict, out: dict) -> None:
             f"max_relative_positions ({max_rel}) contradicts position_buckets ({bucket}): it must exceed "
             f"position_buckets / 2 + 1"
         )
-    offsets = np.arange(0, max_rel + 1)
+    # only the offsets the chart draws, and the farthest on its own: a table of every offset
+    # up to max_relative_positions (100 M allowed) would cost gigabytes to draw 2,001 points
+    offsets = np.arange(0, min(max_rel, DEBERTA_OFFSETS_DRAWN) + 1)
     table = posenc.deberta_log_bucket(offsets, bucket_size=bucket, max_position=max_rel)
+    last = int(posenc.deberta_log_bucket(np.array([max_rel]), bucket_size=bucket, max_position=max_rel)[0])
     # DeBERTa-v2: the relative embedding table has 2 x att_span rows, att_span = position_buckets
-    out.update(span=bucket, offsets=offsets, buckets=table)
+    out.update(span=bucket, offsets=offsets, buckets=table, max_relative=max_rel)
     out["rows"] += [
         ("Position buckets (att_span)", f"{bucket}"),
         ("Exact offsets", f"±{bucket // 2}"),
-        ("Offset max_relative_positions lands in bucket", f"{int(table[-1])}"),
+        ("Offset max_relative_positions lands in bucket", f"{last}"),
         ("Relative embedding rows (2 x att_span)", f"{2 * bucket}"),
     ]
+    if max_rel > offsets[-1]:
+        out["notes"].append(
+            f"the chart shows offsets 0 to {offsets[-1]:,} of 0 to {max_rel:,}: the farther ones go on into "
+            f"the log buckets, up to bucket {last} at max_relative_positions"
+        )
 
 
 def _alibi(config: dict, out: dict) -> None:
@@ -340,7 +419,7 @@ def _alibi(config: dict, out: dict) -> None:
     heads = _int(heads_key, heads, high=MAX_HEADS)
     attn = config.get("attn_config") or {}
     bias_max = attn.get("alibi_bias_max", config.get("alibi_bias_max", 8))
-    bias_max = _float("alibi_bias_max", bias_max)
+    bias_max = _float("alibi_bias_max", bias_max, high=MAX_ALIBI_BIAS)
     if bias_max == 8:
         slopes = posenc.alibi_slopes(heads)
     else:
@@ -419,12 +498,13 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         out["notes"].append("rope_theta is not in the config: transformers' default 10000 applies")
     else:
         base = config[base_key]
-    base = _float(base_key, base, gt=1.0)
+    base = _float(base_key, base, gt=1.0, high=MAX_ROPE_THETA)
     if config.get("qk_rope_head_dim") is not None:
         # DeepSeek's MLA rotates a separate part of each head, qk_rope_head_dim wide
         head_dim = _int("qk_rope_head_dim", config["qk_rope_head_dim"], high=MAX_HEAD_DIM)
     elif config.get("head_dim") is not None:
         head_dim = _int("head_dim", config["head_dim"], high=MAX_HEAD_DIM)
+        _head_dim_note(config, head_dim, out["notes"])
     else:
         width, width_key = _required(config, "width", "rope")
         heads, heads_key = _required(config, "heads", "rope")
@@ -432,6 +512,12 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         if width % heads:
             raise ValueError(f"{width_key} ({width}) is not a multiple of {heads_key} ({heads}): give head_dim")
         head_dim = width // heads
+        if head_dim > MAX_HEAD_DIM:
+            # the same cap as head_dim's: every pair is a point on the chart and a row of numbers
+            raise ValueError(
+                f"{width_key} / {heads_key} = {width:,} / {heads:,} gives heads of {head_dim:,} dims; a head "
+                f"may have 2 to {MAX_HEAD_DIM:,} (or give head_dim)"
+            )
     if head_dim % 2:
         raise ValueError(f"head_dim must be even (RoPE turns pairs of dimensions), got {head_dim}")
     scaling = _rope_scaling(config, out["notes"])
@@ -452,6 +538,10 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         factor = scaling["factor"]
         if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0:
             raise ValueError(f"rope_scaling['factor'] must be a number > 0, got {json.dumps(factor)[:40]}")
+        if factor > MAX_FACTOR:
+            raise ValueError(
+                f"rope_scaling['factor'] is too large: it must be > 0 and at most {MAX_FACTOR:,}, got {_shown(factor)}"
+            )
     original = (scaling or {}).get("original_max_position_embeddings", config.get("original_max_position_embeddings"))
     if original is not None:
         original = _int("original_max_position_embeddings", original, high=1_000_000_000)
@@ -480,12 +570,15 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
     # without a stated training length the window is only what the scaled angles map back to
     train_label = "Training window" if train_len_stated else "Unscaled window at the same angles (max / factor)"
     seq = (length or extended_len) if rope_type in ("dynamic", "longrope") else None
-    inv_plain, _ = posenc.rope_inv_freq(head_dim, base, plain_scaling(scaling))
-    inv, attention_factor = posenc.rope_inv_freq(head_dim, base, scaling, seq_len=seq)
     two_pi = 2 * np.pi
-    # a frequency of 0 (p-RoPE's dropped pairs) never turns: an infinite wavelength
-    with np.errstate(divide="ignore"):
+    # a base and scaling factors at their limits can overflow a float: computed without a
+    # warning in the server's log, then refused by _check_drawable with the keys to change
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        inv_plain, _ = posenc.rope_inv_freq(head_dim, base, plain_scaling(scaling))
+        inv, attention_factor = posenc.rope_inv_freq(head_dim, base, scaling, seq_len=seq)
+        # a frequency of 0 (p-RoPE's dropped pairs) never turns: an infinite wavelength
         wavelength, scaled = two_pi / inv_plain, two_pi / inv
+    _check_drawable(scaled, rope_type)
     pairs = np.arange(inv.size)
     ratio = inv / inv_plain
     rotary = 2 * inv.size
@@ -539,13 +632,45 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         out["softmax_scale_factor"] = extra
         out["rows"].append(("Softmax scale also multiplied by (DeepSeek attention)", f"{extra:.4f}"))
     if config.get("rope_local_base_freq") is not None:
-        local = _float("rope_local_base_freq", config["rope_local_base_freq"], gt=1.0)
+        local = _float("rope_local_base_freq", config["rope_local_base_freq"], gt=1.0, high=MAX_ROPE_THETA)
         out["local_base"] = local
         out["rows"].append(("Sliding-window layers' base (unscaled)", f"{local:,.0f}"))
     if length is not None:
         out["in_length"] = int(np.sum(scaled <= length))
         out["rows"].append((f"Pairs that turn fully within L = {length:,}", f"{out['in_length']} of {inv.size}"))
     _mrope(config, out, inv.size)
+
+
+def _check_drawable(scaled: np.ndarray, rope_type: str) -> None:
+    """Refuse scaled wavelengths past ``MAX_WAVELENGTH`` (or not numbers): a base and a scaling
+    whose product overflows what the chart can draw."""
+    # p-RoPE's dropped pairs never turn (an infinite wavelength, drawn as no point); nothing else may
+    never = np.isinf(scaled) & (rope_type == "proportional")
+    too_long = ~never & ~(scaled <= MAX_WAVELENGTH)
+    if too_long.any():
+        pair = int(np.argmax(too_long))
+        raise ValueError(
+            f"rope_theta with this rope_scaling gives pair {pair} a wavelength of {_shown(float(scaled[pair]))} "
+            f"tokens; the chart draws at most {MAX_WAVELENGTH:g}: lower rope_theta or the scaling's factors"
+        )
+
+
+def _head_dim_note(config: dict, head_dim: int, notes: list[str]) -> None:
+    """Say which head size is used when head_dim contradicts hidden_size / num_attention_heads."""
+    width, width_key = _get(config, "width")
+    heads, heads_key = _get(config, "heads")
+    try:
+        width, heads = _int(width_key, width, high=10_000_000), _int(heads_key, heads, high=MAX_HEADS)
+    except ValueError:
+        return  # no width and heads to compare with (or none this lesson reads): nothing contradicts
+    if width == head_dim * heads:
+        return
+    # Gemma 3 and gpt-oss do this on purpose: transformers' attention takes head_dim as given
+    quotient = f"{width / heads:.2f}".rstrip("0").rstrip(".")
+    notes.append(
+        f"head_dim {head_dim} is used, not {width_key} / {heads_key} = {width} / {heads} = {quotient}: "
+        "transformers uses head_dim when the config gives it"
+    )
 
 
 def _named(config: dict) -> str:
