@@ -1,4 +1,5 @@
-"""The real app in headless Chromium: every page renders, charts draw, sliders redraw them.
+"""The real app in headless Chromium: every page renders and charts draw (sliders moved by
+key presses, and views reached by their picker: tests/test_browser_hands.py).
 
 The ``server`` and ``browser`` fixtures (conftest.py, browser_support.py) start
 ``streamlit run app.py`` on a free loopback port and Debian's chromium under Playwright.
@@ -10,25 +11,17 @@ Screenshots land in ``artifacts/screenshots``.
 from __future__ import annotations
 
 import json
-from urllib.parse import urlencode
 
 import pytest
-from app_helpers import CHEAP
 from browser_support import (
     CLASSROOM_PAGES,
     FIRST_SCREEN,
-    KEY_SLIDER,
     PAGES,
     SHOTS,
-    SIDEBAR_SLIDER,
-    SIGNATURE_JS,
-    ViewTab,
     open_in_browser,
     wait_idle,
     wait_ready,
 )
-
-from posenc_lab.course import LESSONS
 
 pytestmark = pytest.mark.browser
 
@@ -55,54 +48,6 @@ def test_phone_width_screenshot(measured, name, path):
     result = measured(name, path, "phone")
     assert not result["outside"], f"requests left localhost: {result['outside'][:5]}"
     assert str(SHOTS / f"phone_tall_{name}.png") in result["shots"]
-
-
-#: each lesson at settings whose every neighbouring value is cheap: the experiments page trains
-#: six models for a setting it has not stored, which this test does not measure
-SLIDER_CASES = [(lesson.url_path, CHEAP.get(lesson.path, {})) for lesson in LESSONS]
-
-
-@pytest.fixture(scope="module")
-def lesson_tab(browser):
-    """One laptop tab (1280 px) for the lessons in turn: the first loads the app, the next
-    are links followed inside it (``ViewTab``), each drawn as a link opened afresh."""
-    tab = ViewTab(browser)
-    yield tab
-    tab.close()
-
-
-@pytest.mark.parametrize(("path", "query"), SLIDER_CASES, ids=[path for path, _ in SLIDER_CASES])
-def test_moving_a_slider_with_the_keyboard_redraws_the_chart(server, lesson_tab, path, query):
-    lesson_tab.open(server, path + (f"?{urlencode(query)}" if query else ""), "desktop")
-    page = lesson_tab.page
-    try:
-        wait_idle(page)
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-        before = page.evaluate(SIGNATURE_JS)
-        url_before = page.url
-        # a view's key controls sit above its chart (ui.layout.key_control); a view whose key
-        # controls are not sliders (a radio, a toggle), and the experiments, whose key sliders
-        # train six models at a setting not stored, move a slider of the sidebar instead
-        key = page.locator(KEY_SLIDER)
-        thumb = key.first if key.count() and path != "experiments" else page.locator(SIDEBAR_SLIDER).first
-        thumb.focus()
-        # a slider at its largest value (design's pairs P) moves down instead
-        at_max = thumb.evaluate("t => t.max !== '' && Number(t.value) >= Number(t.max)")
-        # one step at a time, each answered (the URL holds the new value, the run is over)
-        # before the next: key presses faster than the lesson's fragment reruns can blank
-        # the whole page under load (Streamlit's "Bad delta path index"), a defect of its
-        # own that this test does not measure (tools/rapid_keys.py reproduces it)
-        for _ in range(3):
-            url = page.url
-            thumb.press("ArrowLeft" if at_max else "ArrowRight")
-            page.wait_for_function(f"() => window.location.href !== {url!r}", timeout=30_000)
-            wait_idle(page)
-        page.wait_for_function(f"() => ({SIGNATURE_JS})() !== {before!r}", timeout=30_000)
-        assert page.url != url_before, "the new value is mirrored in the URL"
-        assert page.locator('[data-testid="stException"]').count() == 0
-    except Exception:
-        lesson_tab.loaded = None  # the next lesson loads the app afresh
-        raise
 
 
 # the RoPE rotation animation: Plotly's play button advances frames, smoothly

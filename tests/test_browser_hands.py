@@ -1,0 +1,245 @@
+"""The app in a learner's hands, in headless Chromium against the running server: views
+reached by clicking the view picker (not by their address), the side panel as a learner
+first sees it, and what a chart's own buttons say after a slider moves.
+
+A view opened by its address runs as a full run; one reached by its picker reruns the
+lesson's fragment alone (``ui.layout.lesson_body``), which Streamlit treats differently
+(a fragment may only write where it wrote in the last full run). The server's log is read
+when the session's server stops (``browser_support.serve``): a traceback there fails too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import time
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import pytest
+from app_helpers import CHEAP
+from browser_support import KEY_SLIDER, SIDEBAR_SLIDER, SIGNATURE_JS, ViewTab, open_in_browser, wait_idle, wait_ready
+
+from posenc_lab.course import LESSONS
+
+pytestmark = pytest.mark.browser
+
+#: what Streamlit draws for an exception in a run (with the details redacted in the browser)
+EXCEPTION = '[data-testid="stException"]'
+
+
+def _view_in_address(page) -> str | None:
+    return parse_qs(urlparse(page.url).query).get("view", [None])[0]
+
+
+def _pick(page, picker, view: str, label: str, *, default: bool) -> None:
+    """Click ``label`` in the view picker and wait for the run it starts to end: the address
+    names the view at the end of that run (the lesson's first view's may name none)."""
+    picker.get_by_text(label, exact=True).click()
+    page.wait_for_function(
+        """([view, isDefault]) => {
+          const app = document.querySelector('[data-testid="stApp"]');
+          const at = new URLSearchParams(location.search).get('view');
+          return (at === view || (at === null && isDefault)) && app.dataset.testScriptState === 'notRunning';
+        }""",
+        arg=[view, default],
+        timeout=30_000,
+    )
+    wait_idle(page)
+
+
+@pytest.mark.parametrize("width, height", [(1366, 900), (390, 844)], ids=["laptop", "phone"])
+def test_a_lessons_settings_come_first_in_the_side_panel(server, browser, width, height):
+    """Sinusoidal's settings (positions, base) are the first thing in the side panel, above
+    the menu, on a laptop's first screen (they started at y ~ 932, below 17 menu links) and
+    first in a phone's opened panel."""
+    page, _ = open_in_browser(browser, f"{server}/sinusoidal", width=width, height=height)
+    try:
+        wait_ready(page, charts=False)
+        if width < 640:  # a phone's panel starts closed
+            page.locator('[data-testid="stExpandSidebarButton"]').click()
+            page.wait_for_function(
+                """() => { const s = document.querySelector('[data-testid="stSidebar"]');
+                  return !!s && s.getBoundingClientRect().right >= innerWidth * 0.6; }""",
+                timeout=10_000,
+            )
+        page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').first.wait_for(timeout=30_000)
+        boxes = page.evaluate(
+            """() => {
+              const top = s => {
+                const e = document.querySelector(s);
+                return e ? e.getBoundingClientRect().top : null;
+              };
+              return {slider: top('[data-testid="stSidebar"] [data-testid="stSlider"]'),
+                      menu: top('[data-testid="stSidebar"] .st-key-site_nav')};
+            }"""
+        )
+        assert boxes["slider"] is not None and boxes["menu"] is not None, boxes
+        assert boxes["slider"] < boxes["menu"], f"the menu comes before the settings: {boxes}"
+        assert boxes["slider"] < height - 60, f"the first setting is off the first screen: {boxes}"
+    finally:
+        page.close()
+
+
+def test_the_animation_counter_follows_the_key_offset(server, browser):
+    """RoPE's rotation: the frame counter above the chart names the positions the chart
+    draws. Moving r from 2 to 7 with the keyboard left it at "query at m = 2" while the chart
+    drew m = 7 (its buttons were not mounted anew for the new frames)."""
+    page, _ = open_in_browser(browser, f"{server}/rope?view=rotation", width=1366, height=900)
+    try:
+        wait_ready(page)
+        status = page.locator('[role="status"]').filter(has_text="frame 1 of")
+        status.wait_for(timeout=30_000)
+        assert "query at m = 2, key at n = 0" in status.inner_text()
+        thumb = page.locator(KEY_SLIDER).nth(1)
+        assert thumb.input_value() == "2"
+        thumb.focus()
+        for _ in range(5):
+            thumb.press("ArrowRight")
+        page.wait_for_function(
+            "() => new URLSearchParams(location.search).get('gap') === '7'"
+            " && document.querySelector('[data-testid=\"stApp\"]').dataset.testScriptState === 'notRunning'",
+            timeout=30_000,
+        )
+        wait_ready(page)
+        status = page.locator('[role="status"]').filter(has_text="frame 1 of")
+        status.filter(has_text="query at m = 7").wait_for(timeout=30_000)
+        assert "query at m = 7, key at n = 0" in status.inner_text()
+    finally:
+        page.close()
+
+
+# ------------------------------------------------------------------ quick key presses
+
+#: the page's state for a burst: the script state and connection, the charts drawn, whether
+#: an exception or a connection error shows, and what the charts draw
+WHOLE_JS = f"""() => {{
+  const app = document.querySelector('[data-testid="stApp"]');
+  return {{
+    state: app ? app.dataset.testScriptState : 'BLANK',
+    connection: app ? app.dataset.testConnectionState : 'BLANK',
+    charts: document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').length,
+    exception: document.querySelectorAll('{EXCEPTION}').length,
+    signature: ({SIGNATURE_JS})(),
+  }};
+}}"""
+
+
+def _settled(page, timeout_s: float = 60) -> dict:
+    """The page once its runs are over and what it draws has stopped changing (the same
+    state in samples 150 ms apart, idle and connected); a lost connection returns at once."""
+    deadline = time.monotonic() + timeout_s
+    before = None
+    while time.monotonic() < deadline:
+        now = page.evaluate(WHOLE_JS)
+        if now["connection"] != "CONNECTED":
+            return now
+        if now["state"] == "notRunning" and now == before:
+            return now
+        before = now
+        page.wait_for_timeout(150)
+    raise AssertionError(f"the page did not settle within {timeout_s:.0f} s: {before}")
+
+
+@contextlib.contextmanager
+def _busy_loop():
+    """A process spinning on a core beside the browser and the server, as on a busy laptop."""
+    proc = subprocess.Popen(["sh", "-c", "exec yes > /dev/null"])
+    try:
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _burst(thumb, key: str, presses: int) -> None:
+    """``presses`` (up to five) presses of ``key`` within half a second."""
+    for _ in range(presses):
+        thumb.press(key, delay=10)
+        thumb.page.wait_for_timeout(60)
+
+
+def _bursts_leave_the_page_whole(page) -> None:
+    """The view's first key control (or first slider in the side panel), five presses one
+    way then five back within half a second each, with a busy loop beside: after each burst
+    the page is connected, shows no exception and every chart it had; after the way back it
+    draws what it drew at the start, with the slider and the address at their starting values."""
+    errors: list[str] = []
+    listen = lambda m: errors.append(m.text[:200]) if m.type == "error" else None  # noqa: E731
+    page.on("console", listen)
+    start = _settled(page)
+    address = page.url
+    thumb = page.locator(KEY_SLIDER if page.locator(KEY_SLIDER).count() else SIDEBAR_SLIDER).first
+    value = thumb.input_value()
+    low, high, step = (float(thumb.get_attribute(a) or d) for a, d in (("min", 0), ("max", 0), ("step", 1)))
+    # five presses where the slider has room for them (fewer on a short one), so that the
+    # way back ends where it started
+    up, down = round((high - float(value)) / step), round((float(value) - low) / step)
+    first, back = ("ArrowRight", "ArrowLeft") if up >= min(5, max(up, down)) else ("ArrowLeft", "ArrowRight")
+    presses = min(5, max(up, down))
+    assert presses > 0, "the slider has one value"
+    with _busy_loop():
+        for key in (first, back):
+            thumb.focus()
+            _burst(thumb, key, presses)
+            now = _settled(page)
+            if key == first:  # the presses reached the server: the chart and the address moved on
+                assert now["signature"] != start["signature"] and page.url != address, (
+                    f"{key} x{presses} changed nothing"
+                )
+            assert now["connection"] == "CONNECTED", f"the session ended after {key} x{presses}: {errors[-3:]}"
+            assert now["exception"] == 0, f"an exception after {key} x{presses}"
+            assert now["charts"] == start["charts"], f"charts after {key}: {now['charts']} of {start['charts']}"
+    assert thumb.input_value() == value
+    assert page.url == address
+    assert now["signature"] == start["signature"], "back at the start, the charts differ from the start's"
+    assert not [e for e in errors if "ForwardMsg" in e or "delta path" in e or "setIn" in e], errors
+    page.remove_listener("console", listen)
+
+
+def _every_view_from_its_picker(page, lesson) -> None:
+    """Every view of the lesson, clicked in its picker one after another, and back to the
+    first: none shows an exception, and the picker holds the view clicked."""
+    labels = lesson.view_labels
+    views = list(labels)
+    picker = page.locator('[data-testid="stMain"] [role="radiogroup"]').filter(has_text=labels[views[1]]).first
+    for view in [*views[1:], views[0]]:
+        _pick(page, picker, view, labels[view], default=view == views[0])
+        assert page.locator(EXCEPTION).count() == 0, f"{lesson.url_path}: the view {labels[view]!r} shows an exception"
+        checked = picker.locator("label").filter(has=page.locator("input:checked"))
+        assert checked.count() == 1 and checked.inner_text().strip() == labels[view]
+
+
+@pytest.fixture(scope="module")
+def lesson_tab(browser):
+    """One laptop tab for the lessons in turn: the first loads the app, the next are links
+    followed inside it (``ViewTab``), each drawn as a link opened afresh."""
+    tab = ViewTab(browser)
+    yield tab
+    tab.close()
+
+
+#: each lesson at settings whose neighbouring values are cheap (the experiments train six
+#: models for a setting they have not stored)
+QUICK_CASES = [(lesson, CHEAP.get(lesson.path, {})) for lesson in LESSONS]
+
+
+@pytest.mark.parametrize(("lesson", "query"), QUICK_CASES, ids=[lesson.url_path for lesson, _ in QUICK_CASES])
+def test_a_lesson_in_quick_hands(server, lesson_tab, lesson, query):
+    """A learner's session on the lesson: bursts of key presses on its first view's key
+    control (quick presses ended the session, "Cached ForwardMsg MISS": the browser had
+    dropped a chart the server sent as a reference; or left the chart area blank), then
+    every view reached by clicking its view picker (four crashed: Design choices' "Absolute
+    plus relative", "Unique, bounded, norm-preserving" and "Which method should I choose?",
+    and Real models' "One model or two", whose fragment wrote to the side panel where the
+    view before had written nothing)."""
+    lesson_tab.open(server, lesson.url_path + (f"?{urlencode(query)}" if query else ""), "desktop")
+    page = lesson_tab.page
+    try:
+        wait_ready(page)
+        _bursts_leave_the_page_whole(page)
+        if len(lesson.view_labels) > 1:
+            _every_view_from_its_picker(page, lesson)
+        assert not lesson_tab.outside
+    except Exception:
+        lesson_tab.loaded = None  # the next lesson loads the app afresh
+        raise
