@@ -136,3 +136,27 @@ def test_the_plan_editor_is_not_projected_and_the_bar_keeps_notes_off_the_projec
     assert not [e for e in projected.expander if "plan" in e.label.lower()]
     assert "Step 1 of 1" in class_texts(projected) and "secret" not in class_texts(projected)
     assert "secret notes" in class_texts(teacher)
+
+
+def test_presenter_mode_stays_on_through_every_plan_step(db_url):
+    """The projector's page (presenter mode) steps the plan: a view, a question, back to the
+    view. Presenter mode stayed off after the first Next (the view was opened as a link
+    without it), and the next press projected the teacher's private screen: the question
+    picker with its answers, the notes, the roster and the key switch."""
+    from app_helpers import continue_teaching
+
+    from posenc_lab.ui import layout
+
+    teacher, code, key = start_class()
+    _write_own(teacher)
+    (own,) = class_store.open_store(db_url).questions(code)
+    _add_view(teacher, "rope?view=rotation", notes="secret notes")
+    _add_question(teacher, own.key, notes="secret too")
+    projected = continue_teaching(code, key, {"present": "1"})
+    assert projected.session_state[layout.PRESENTING]
+    for press in ("plan_next", "plan_next", "plan_previous", "plan_next"):
+        next(b for b in projected.button if b.key == press).click().run()
+        assert not projected.exception, [e.message for e in projected.exception]
+        assert projected.session_state[layout.PRESENTING], f"presenter mode went off after {press}"
+        assert projected.query_params.get("present") in ("1", ["1"]), f"the address lost present=1 after {press}"
+        assert "secret" not in class_texts(projected)

@@ -118,8 +118,17 @@ def go(course: Course, address: str) -> None:
     me = classroom.member()
     if me is not None:
         params[classroom.CODE_PARAM], params[classroom.STUDENT_PARAM] = me.code, me.student_id
+    # presenter mode is this screen's, not the address's: a projector stepping a plan stays
+    # projected (the link was opened without it, and the teacher's private screen was shown)
+    params.update(presenter_param())
     state.open_as_link()
     st.switch_page(page.page_file, query_params=params)
+
+
+def presenter_param() -> dict[str, str]:
+    """``{"present": "1"}`` on a page in presenter mode, else nothing: what a page switch
+    adds to its address so that the screen stays in presenter mode."""
+    return {"present": "1"} if layout.presenting() else {}
 
 
 # cached per server: every student of a class asks the same thing

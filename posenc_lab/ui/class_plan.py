@@ -129,7 +129,7 @@ def _short(label: str, limit: int = 48) -> str:
 
 def _to_class_page(course: Course) -> None:
     """To the class page, where a question step's vote is run."""
-    st.switch_page(course.class_page.page_file)
+    st.switch_page(course.class_page.page_file, query_params=class_follow.presenter_param())
 
 
 def _go(course: Course, code: str, key: str, at: int) -> None:
