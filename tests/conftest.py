@@ -244,3 +244,63 @@ def db_url(class_db_url, monkeypatch):
 
     monkeypatch.setenv(class_store.SETTING, class_db_url)
     return class_db_url
+
+
+# where the suite's time goes: printed at the end of every run (scripts/test.sh, CI)
+
+#: seconds of setup, call and teardown per test id, and its group (the ``@group`` of its id
+#: under --dist loadgroup, else "rest"); filled on the controller, which gets every report
+_TEST_SECONDS: dict[str, float] = {}
+_CALIBRATION: dict[str, float] = {}
+
+
+def _calibrate() -> float:
+    """Seconds a fixed piece of CPU work takes here (pure Python and NumPy, one core): the
+    suite's times divided by it tell a slow machine from a slow test."""
+    import time
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        total = 0
+        for i in range(300_000):
+            total += i % 7
+        a = rng.standard_normal((256, 256))
+        for _ in range(20):
+            a = np.tanh(a @ a.T / 256)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
+        _CALIBRATION["seconds"] = _calibrate()
+
+
+def pytest_runtest_logreport(report):
+    _TEST_SECONDS[report.nodeid] = _TEST_SECONDS.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if hasattr(config, "workerinput") or not _TEST_SECONDS:
+        return
+    groups: dict[str, list[float]] = {}
+    for nodeid, seconds in _TEST_SECONDS.items():
+        group = nodeid.rsplit("@", 1)[1] if "@" in nodeid.rsplit("::", 1)[-1] else "rest"
+        groups.setdefault(group, []).append(seconds)
+    write = terminalreporter.write_line
+    calibration = _CALIBRATION.get("seconds")
+    terminalreporter.section("where the time went")
+    if calibration:
+        write(f"calibration: a fixed CPU task took {calibration * 1000:.0f} ms here (tests/conftest.py _calibrate)")
+    write(f"{'group':<20} {'tests':>6} {'seconds':>9}" + ("  x calibration" if calibration else ""))
+    for group, times in sorted(groups.items(), key=lambda kv: -sum(kv[1])):
+        total = sum(times)
+        ratio = f"  {total / calibration:>13,.0f}" if calibration else ""
+        write(f"{group:<20} {len(times):>6} {total:>9.1f}{ratio}")
+    write("slowest tests (setup + call + teardown):")
+    for nodeid, seconds in sorted(_TEST_SECONDS.items(), key=lambda kv: -kv[1])[:10]:
+        write(f"{seconds:>8.1f} s  {nodeid}")
