@@ -17,7 +17,18 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from app_helpers import CHEAP
-from browser_support import KEY_SLIDER, SIDEBAR_SLIDER, SIGNATURE_JS, ViewTab, open_in_browser, wait_idle, wait_ready
+from browser_support import (
+    KEY_SLIDER,
+    SIDEBAR_SLIDER,
+    SIGNATURE_JS,
+    ViewTab,
+    chart_text_report,
+    contrast_violations,
+    describe_contrast,
+    open_in_browser,
+    wait_idle,
+    wait_ready,
+)
 
 from posenc_lab.course import LESSONS
 
@@ -243,3 +254,34 @@ def test_a_lesson_in_quick_hands(server, lesson_tab, lesson, query):
     except Exception:
         lesson_tab.loaded = None  # the next lesson loads the app afresh
         raise
+
+
+# ------------------------------------------------------------------ a live colour-scheme switch
+
+#: a heatmap with its colour bar, nine panels of lines (the one the report named), animated planes
+SCHEME_VIEWS = ["sinusoidal", "alibi?view=attention", "rope?view=rotation"]
+
+
+@pytest.mark.parametrize("path", SCHEME_VIEWS)
+def test_chart_text_follows_a_live_switch_of_the_colour_scheme(server, browser, path):
+    """The browser's colour scheme switched under an open page, light to dark and back: the
+    chart text contrasts 4.5:1 in each scheme (it stayed dark on dark, or white on white:
+    the page now reloads itself in the new scheme, at the same address)."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, color_scheme="light")
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/{path}", wait_until="domcontentloaded")
+        wait_ready(page)
+        assert not contrast_violations(chart_text_report(page))
+        address = page.url
+        for scheme in ("dark", "light"):
+            with page.expect_navigation(timeout=30_000):
+                page.emulate_media(color_scheme=scheme)
+            wait_ready(page)
+            report = chart_text_report(page)
+            assert sum(len(chart["texts"]) for chart in report["charts"]) > 0, "no chart text was read"
+            bad = contrast_violations(report)
+            assert not bad, f"in the {scheme} scheme: {[describe_contrast(v) for v in bad[:5]]}"
+            assert page.url == address
+    finally:
+        context.close()

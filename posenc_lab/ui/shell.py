@@ -91,6 +91,22 @@ export default function () {
 """
 _FOLD = st.components.v2.component("posenc_fold_sidebar", js=_FOLD_JS)
 
+# Reloads the page when the browser's colour scheme changes under it (a laptop's dark mode at
+# dusk, a projector's setting). Streamlit themes a chart once, by swapping the figure's
+# placeholder colours (figures.display.INK) for the theme's; on a live switch it re-themes
+# the already swapped figure, so chart text stayed dark on dark, or white on white, until
+# the page was loaded again. The address holds the view and its settings, so the reload
+# shows the same view, now in the new scheme. One listener a page, however often it reruns.
+_SCHEME_JS = """
+export default function () {
+  if (window.__posencSchemeWatch) return;
+  window.__posencSchemeWatch = true;
+  const dark = window.matchMedia('(prefers-color-scheme: dark)');
+  dark.addEventListener('change', () => window.location.reload());
+}
+"""
+_SCHEME = st.components.v2.component("posenc_scheme_watch", js=_SCHEME_JS)
+
 
 def configure() -> None:
     """Page settings; must come before anything else is drawn."""
@@ -161,6 +177,8 @@ def run(page: st.Page, course: Course) -> None:
         with st.sidebar:
             _FOLD(data={"turned_on": True})
     st.session_state[PRESENTED] = present
+    with st.sidebar:
+        _SCHEME()
     layout.start_page(present)
     if present:
         st.html(PRESENTER_CSS)
