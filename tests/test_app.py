@@ -183,6 +183,11 @@ def test_a_link_reproduces_the_exact_view():
     assert at.multiselect(key="w:dims").value == [0, 5]
     waves = charts(at)[0]
     assert [t["name"] for t in waves["data"]] == ["dim 0", "dim 5"]
+    # dimension 0 is sin(p) for every p: drawn through 8 points a position, a smooth wave,
+    # not a zig-zag of straight segments between whole positions
+    x, y = (as_array(waves["data"][0][axis]) for axis in ("x", "y"))
+    assert x.size == 99 * 8 + 1 and np.allclose(np.diff(x), 1 / 8)
+    np.testing.assert_allclose(y, np.sin(x), atol=1e-6)
     at = open_page("posenc_lab/lessons/sinusoidal/page.py", {**query, "view": "heatmap"})
     assert "100 positions x 64 dimensions" in charts(at)[0]["layout"]["title"]["text"]
 

@@ -68,6 +68,24 @@ def sinusoid_columns(n: int, d_model: int, base: float, layout: str, dims: tuple
     return posenc.sinusoidal(n, d_model, base, layout=layout)[:, list(dims)]
 
 
+#: points drawn per position for a wave's curve, and the most points a curve gets
+CURVE_STEPS, CURVE_POINTS = 8, 4096
+
+
+@st.cache_data(**CACHE)
+def sinusoid_curves(n: int, d_model: int, base: float, layout: str, dims: tuple[int, ...]):
+    """The chosen dimensions as curves over positions 0..n-1: (x (F,), values (F, len(dims))).
+
+    The formula holds for any position p, so a curve is drawn through ``CURVE_STEPS`` points
+    a position while that stays within ``CURVE_POINTS``: joined at whole positions alone,
+    dimension 0 (a wavelength of 2π, 6.28 positions) drew as a zig-zag of straight segments.
+    Past that, the whole positions are finer than a chart's pixels and are the points.
+    """
+    steps = CURVE_STEPS if (n - 1) * CURVE_STEPS < CURVE_POINTS else 1
+    x = np.arange((n - 1) * steps + 1) / steps
+    return x, posenc.sinusoidal(x, d_model, base, layout=layout)[:, list(dims)]
+
+
 @st.cache_data(**CACHE)
 def sinusoid_similarity(n: int, d_model: int, base: float, layout: str, metric: str, anchor: int):
     """Similarity matrix at the shown positions, and the curve to one position.

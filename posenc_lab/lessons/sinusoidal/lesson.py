@@ -138,10 +138,13 @@ def waves(d_model: int, n: int, base: float, pe_layout: str) -> None:
     default_dims = [d for d in (0, 1, 2 * (half // 4), 2 * (half // 2)) if d < d_model]
     dims = state.int_list("dims", "Dimensions to plot", list(range(d_model)), default_dims, max_selections=6)
     columns = compute.sinusoid_columns(n, d_model, base, pe_layout, tuple(dims))
+    # drawn as curves between whole positions too (the formula holds for any p); the table,
+    # its downloads and the code are the values at whole positions
+    x, curves = compute.sinusoid_curves(n, d_model, base, pe_layout, tuple(dims))
     fig = figcache.figure(
         figures.line_chart,
-        np.arange(n),
-        {f"dim {d}": columns[:, j] for j, d in enumerate(dims)},
+        x,
+        {f"dim {d}": curves[:, j] for j, d in enumerate(dims)},
         title="Each dimension is a wave over positions",
         x_title="position p",
         y_title="PE value",
@@ -153,7 +156,7 @@ def waves(d_model: int, n: int, base: float, pe_layout: str) -> None:
 pe = posenc.sinusoidal({n}, {pe_args})  # (T, D), positions 0..{n - 1}
 data = pe[:, {list(dims)}]  # the dimensions plotted, one column per line
 """
-    layout.chart(fig, key="sin_waves", filename="sinusoidal_waves", code=code)
+    layout.chart(fig, key="sin_waves", filename="sinusoidal_waves", code=code, data=columns)
     layout.notice(
         "dimension 0 is sin(p): it repeats every 2 pi = 6.28 positions. Higher dimensions are "
         "slower copies. A sine and the cosine beside it share a wavelength, a quarter turn apart."
