@@ -67,3 +67,20 @@ def test_the_video_exercise_counts_temporal_patches():
     # 2 temporal patches of 3 x 4 after 5 text tokens: the text resumes at 5 + max(2, 3, 4) = 9
     assert exercise.answer() == 9.0 == posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1]
     assert np.array_equal(posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[:, -1], [9, 9, 9])
+
+
+def test_the_layer_map_has_two_colours_named_nope_and_rope():
+    """A layer either uses RoPE or no positions: the map has two colours and its bar names
+    them (it had a continuous bar from 0 to 1 titled "yes")."""
+    from app_helpers import charts
+
+    at = open_page(PAGE, {"view": "nope"})
+    (layers,) = [t for c in charts(at) for t in c["data"] if t.get("type") == "heatmap"]
+    scale = layers["colorscale"]
+    assert len({colour for _, colour in scale}) == 2
+    assert (layers["zmin"], layers["zmax"]) == (0, 1)
+    assert layers["colorbar"]["ticktext"] == ["NoPE", "RoPE"]
+    # each name in its colour's band: NoPE (0) in the lower half of the bar, RoPE (1) in the upper
+    low, high = layers["colorbar"]["tickvals"]
+    assert 0 < low < 0.5 < high < 1
+    assert scale[0][1] != scale[-1][1]

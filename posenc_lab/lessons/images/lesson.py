@@ -34,6 +34,9 @@ LESSON = Lesson(
         "layers": "128",
     },
 )
+#: the two kinds of layer in the NoPE map (Okabe-Ito orange and sky blue: black cell
+#: numbers read on both)
+NOPE_COLOUR, ROPE_COLOUR = "#E69F00", "#56B4E9"
 
 
 @LESSON.intro
@@ -229,11 +232,23 @@ data = np.array([[stored["accuracy_" + m][0], stored["accuracy_" + m][-1]] for m
         y_title="",
         x_name="layer",
         y_name="",
-        value_name="uses RoPE",
-        colorbar_title="yes",
+        value_name="uses RoPE (1) or no positions (0)",
         signed=False,
         value_format=".0f",
         height=200,
+        # two kinds of layer, two colours: a continuous bar from 0 to 1 read as if a layer
+        # could half use RoPE
+        after=[
+            (
+                "update_traces",
+                dict(
+                    zmin=0,
+                    zmax=1,
+                    colorscale=[[0, NOPE_COLOUR], [0.5, NOPE_COLOUR], [0.5, ROPE_COLOUR], [1, ROPE_COLOUR]],
+                    colorbar=dict(tickvals=[0.25, 0.75], ticktext=["NoPE", "RoPE"], title=dict(text="layer")),
+                ),
+            )
+        ],
     )
     code = f"""
 types = posenc.rope.irope_layer_types({n_layers}, {interval})  # Llama 4: interval 4
