@@ -17,6 +17,7 @@ import atexit
 import functools
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -289,7 +290,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     groups: dict[str, list[float]] = {}
     for nodeid, seconds in _TEST_SECONDS.items():
-        group = nodeid.rsplit("@", 1)[1] if "@" in nodeid.rsplit("::", 1)[-1] else "rest"
+        named = re.search(r"@([\w-]+)$", nodeid)  # the group pytest-xdist names in the id
+        group = named[1] if named else "rest"
         groups.setdefault(group, []).append(seconds)
     write = terminalreporter.write_line
     calibration = _CALIBRATION.get("seconds")

@@ -163,6 +163,24 @@ def test_home_method_table_keeps_words_whole_on_a_phone_a_laptop_and_a_projector
         page.close()
 
 
+def test_the_models_catalogue_keeps_words_whole_on_a_phone(server, browser):
+    """Real models' catalogue table on a 390 px phone: each model a block of named cells,
+    no word broken across lines ("learne d absol ute"), nothing scrolling sideways."""
+    page, outside = open_in_browser(browser, f"{server}/models", width=390, height=844)
+    try:
+        wait_ready(page)
+        page.wait_for_selector('[data-testid="stMain"] [data-testid="stTable"] td', timeout=30_000)
+        found = page.evaluate(TABLE_WORDS_JS)
+        assert found["row"] == "block", found
+        assert not found["broken"], f"words broken mid-word: {found['broken'][:10]}"
+        # a model without a RoPE base shows "-", not an empty bullet (cells are Markdown)
+        assert page.locator('[data-testid="stMain"] [data-testid="stTable"] li').count() == 0
+        assert found["sideways"] == 0 and found["page"] <= 0, found
+        assert not outside
+    finally:
+        page.close()
+
+
 #: the previous / next links at a lesson's foot: each label's text and whether it shows
 #: whole, how it is cut when it does not fit, and whether the link stays inside the page
 NEIGHBOURS_JS = """() => {

@@ -48,3 +48,16 @@ def test_the_helper_sends_what_st_table_sends():
     assert protos[10] == protos[9]
     # the index is drawn when named, hidden otherwise
     assert not protos[1].hide_index and protos[3].hide_index and protos[5].hide_index
+
+
+def test_a_cell_that_would_start_a_markdown_block_reads_as_typed():
+    """Streamlit draws table cells as Markdown: a lone "-" (Real models' base of a model
+    without RoPE) drew as an empty bullet, "1. x" would draw as a numbered list. The mark
+    is escaped; a dash or a number inside a cell, or a negative number, is left alone."""
+    from posenc_lab.ui import layout
+
+    cells = {"-": "\\-", "- a": "\\- a", "1. x": "1\\. x", "3) y": "3\\) y", "#": "\\#", "> q": "\\> q"}
+    for cell, sent in cells.items():
+        assert layout._plain_cell(cell) == sent
+    for cell in ("a - b", "-3.5", "1.5", "12", "x*y"):
+        assert layout._plain_cell(cell) == cell

@@ -487,8 +487,24 @@ def _rows_on_phone_css(key: str, columns: tuple[str, ...]) -> str:
 </style>"""
 
 
+#: what starts a Markdown block at the start of a cell: a list item ("-", "+", "*", "1."),
+#: a heading, a quote. Streamlit draws a table's cells as Markdown: a lone "-" (a model
+#: without a RoPE base) drew as an empty bullet
+_BLOCK_START = re.compile(r"^(\s*)([-+*#>]|\d+)([.)]?)(?=\s|$)")
+
+
 def _plain_cell(value):
-    return notation.plain(value, words=True) if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    return _BLOCK_START.sub(_escape_block_start, notation.plain(value, words=True))
+
+
+def _escape_block_start(m: re.Match) -> str:
+    """The cell's leading mark, escaped: ``\\-`` for a bullet, ``1\\.`` for a number."""
+    lead, mark, dot = m.groups()
+    if mark.isdigit():
+        return lead + mark + ("\\" + dot if dot else "")
+    return lead + "\\" + mark + dot
 
 
 #: what a table cell may be: its repr is exact (a NumPy array's elides its middle)

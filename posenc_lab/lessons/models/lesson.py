@@ -95,7 +95,7 @@ keys = {list(compute.ROPE_KEYS)!r}
 data = np.array([models_lesson.turning_share(MODELS[k]["config"], {length}) for k in keys])
 """
     layout.chart(fig, key="models_catalogue", filename="models_turning_share", code=code)
-    layout.table(compute.catalogue_rows())
+    layout.table(compute.catalogue_rows(), rows_on_phone="models_catalogue_table")
     most = int(np.argmax(shares))
     least = int(np.argmin(shares))
     layout.notice(
