@@ -365,3 +365,37 @@ def test_a_chart_saves_as_svg_and_png_named_for_its_lesson(server, browser, butt
         assert not outside
     finally:
         page.close()
+
+
+def test_the_server_refuses_an_upload_past_its_limit(server, browser, tmp_path):
+    """The config.json uploader's 1 MB limit was kept by the browser alone: a script sent
+    four 100 MB files, and the process kept them (issue 49, 2.3). Here the browser uploads a
+    small file and the request on its way is given a 3 MB body instead: the server answers
+    413 (server.maxUploadSize = 1) and the page reads no config from it."""
+    page, _ = open_in_browser(browser, f"{server}/models?view=config", width=1366, height=900)
+    statuses: list[int] = []
+    try:
+        wait_ready(page)
+
+        def enlarge(route):
+            # the file's part of the form, 3 MB long (Playwright shows the form without the
+            # file's bytes: they are put in after the part's headers)
+            body = route.request.post_data_buffer or b""
+            head = b"Content-Type: application/json\r\n\r\n"
+            assert head in body, body[:300]
+            route.continue_(post_data=body.replace(head, head + b'{"a": "' + b"x" * 3_000_000 + b'"}', 1))
+
+        page.route("**/_stcore/upload_file/**", enlarge)
+        page.on(
+            "response",
+            lambda r: (
+                statuses.append(r.status) if "/_stcore/upload_file/" in r.url and r.request.method == "PUT" else None
+            ),
+        )
+        small = tmp_path / "config.json"
+        small.write_text('{"a": 1}')
+        with page.expect_response(lambda r: "/_stcore/upload_file/" in r.url and r.request.method == "PUT"):
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(small))
+        assert statuses == [413], statuses
+    finally:
+        page.close()
