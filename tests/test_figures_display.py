@@ -347,3 +347,27 @@ def test_sendable_of_a_built_figure_is_plotlys_to_dict(fig):
     assert _same({"data": display.sendable(data), "layout": display.sendable(layout)}, sent)
     # the arrays did go out as base64, so the comparison above compared encodings
     assert any("bdata" in str(trace) for trace in sent["data"])
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_panels_side_by_side_have_plot_areas_of_one_height(present):
+    """The last panel of a row carries the row's colour bar under it: it grows by the bar's
+    room, and its cells are drawn as large as its neighbours' (ALiBi's fourth head was
+    squashed); the bar is long enough for its labels to lie flat (160 px, not 0.9 of a
+    narrow heatmap's width)."""
+    z = np.tril(-np.abs(np.subtract.outer(np.arange(64), np.arange(64))).astype(float))
+    fig = figures.heatmap_panels([z, z / 2, z / 4, z / 8], list("abcd"), title="t", x_title="k", y_title="q")
+    _, rows, _ = display.prepare_specs(fig, present=present)
+    (row,) = rows
+    assert len(row) == 4
+
+    def plot_height(layout):
+        margin = layout.get("margin") or {}
+        return layout["height"] - margin.get("t", 100) - margin.get("b", 80)
+
+    assert len({plot_height(p["layout"]) for p in row}) == 1
+    assert row[-1]["layout"]["height"] > row[0]["layout"]["height"]
+    last = row[-1]["layout"]
+    bars = [last[k]["colorbar"] for k in last if k.startswith("coloraxis") and "colorbar" in last[k]]
+    bars += [t["colorbar"] for t in row[-1]["data"] if t.get("showscale") is not False and "colorbar" in t]
+    assert bars and bars[0]["lenmode"] == "pixels" and bars[0]["len"] == display.BAR_BELOW_PX

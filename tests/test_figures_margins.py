@@ -207,19 +207,19 @@ def test_a_colour_bar_under_a_panel_has_the_room_chromium_gave_it(present, botto
 
 
 def test_a_flat_bar_keeps_room_for_labels_plotly_turns():
-    """ALiBi's four bias panels side by side on a desktop (233 px each): the last one's bar is
-    68 px long, Plotly turned its labels (-60 to 0) upright, the title under them moved just
-    clear of them, and the bottom margin became 169.9 px (161.6 where they lie flat, on a
-    phone: the bar itself 86 px)."""
+    """ALiBi's four bias panels side by side on a desktop (233 px each): the last one's bar,
+    0.9 of its narrow heatmap (68 px), had its labels (-60 to 0) turned upright by Plotly and
+    the bottom margin became 169.9 px in Chromium. The bar is 160 px now (``BAR_BELOW_PX``),
+    its labels lie flat, as on a phone, where the margin was 161.6 px (the bar itself 86 px)."""
     positions = np.arange(64)
     grids = [-m * np.abs(positions[:, None] - positions[None, :]) for m in (1.0, 0.5, 0.25, 0.125)]
     fig = alibi_figures.bias_facets(grids, positions, ["h1", "h2", "h3", "h4"], title="t")
     _, rows, _ = display.prepare_specs(fig, present=False)
     assert len(rows[0]) == 4
-    assert 169.9 <= rows[0][-1]["layout"]["margin"]["b"] <= 169.9 + 12
+    assert 161.6 <= rows[0][-1]["layout"]["margin"]["b"] <= 161.6 + 12
     room = margins.bar_room(rows[0][-1]["layout"]["coloraxis"]["colorbar"], margins.THEME_BAR, (-63, 0), 300, 1000)
     assert room is not None and room[0] == "b" and room[2]
-    assert 86.0 <= room[1] < 169.9 - 75.6  # a wide plot: the labels lie flat
+    assert 86.0 <= room[1] < 169.9 - 75.6  # the labels lie flat
 
 
 def _waves(present: bool) -> dict:

@@ -441,6 +441,10 @@ def _inside(value, domain, slack: float = 0.0) -> bool:
     return value is not None and domain[0] - slack <= float(value) <= domain[1] + slack
 
 
+#: the length of a colour bar laid under its panel
+BAR_BELOW_PX = 160
+
+
 def _bar_below(bar: dict | None) -> dict:
     """A colour bar laid flat along the bottom of its chart."""
     bar = dict(bar or {})
@@ -455,7 +459,11 @@ def _bar_below(bar: dict | None) -> dict:
         yanchor="bottom",
         x=0.5,
         xanchor="center",
-        len=0.9,
+        # in pixels: a heatmap of square cells may be far narrower than its panel, and a bar
+        # 0.9 of its width (45 px under ALiBi's panels) turned its labels on their side, into
+        # each other; 160 px fits a phone's panel and a quarter of a laptop's column
+        lenmode="pixels",
+        len=BAR_BELOW_PX,
         thickness=14,
         title=title,
     )
@@ -612,10 +620,28 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
             if len(rows) * len(row) > 1:
                 # each panel knows the chart it belongs to (for tests and exports)
                 panel["layout"]["meta"] = dict(panel["layout"].get("meta") or {}, chart_title=title)
+        _level(row)
     if len(rows) == 1 and len(rows[0]) == 1:
         title = _title_in(rows[0][0]["layout"]) or title
     frames = list(plotly_private.frames_of(fig))  # only an animation has them, and it is one panel
     return title, rows, frames or None
+
+
+def _level(row: list[dict]) -> None:
+    """Panels side by side with plot areas of one height: the panel that carries the row's
+    colour bar under it (``_split_spec``) grows by the bar's room, instead of drawing its
+    cells smaller than its neighbours' (ALiBi's and Compare's last panel was squashed)."""
+    if len(row) < 2:
+        return
+
+    def sides(layout: dict) -> float:
+        margin = layout.get("margin") or {}
+        return sum(float(margin.get(s, margins.PLOTLY_MARGIN[s])) for s in "tb")
+
+    heights = [float(p["layout"].get("height") or margins.PLOTLY_HEIGHT) for p in row]
+    plot = max(h - sides(p["layout"]) for h, p in zip(heights, row, strict=True))
+    for panel in row:
+        panel["layout"]["height"] = int(round(plot + sides(panel["layout"])))
 
 
 def _plain_notation(spec: dict) -> None:

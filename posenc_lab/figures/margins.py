@@ -441,7 +441,8 @@ def bar_room(
             return None
         labels, height, overlap = [], line, False
         if plot_width is not None:
-            length = opt["len"] * plot_width - 2 * opt["xpad"]
+            along = opt["len"] if bar.get("lenmode") == "pixels" else opt["len"] * plot_width
+            length = along - 2 * opt["xpad"]
             labels, spacing = _bar_labels(bar, span, length, "x")
             widths = [text_width(t, tick) for t in labels]
             overlap = any((a + b) / 2 + 2 > spacing for a, b in zip(widths, widths[1:], strict=False))
