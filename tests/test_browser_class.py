@@ -18,12 +18,15 @@ counting answers only (it times nothing).
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -46,8 +49,10 @@ from browser_support import (
 )
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import report
 from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
+from posenc_lab.ui import class_views
 
 pytestmark = pytest.mark.browser
 
@@ -985,3 +990,171 @@ def test_students_draw_a_prediction_by_finger_and_by_keyboard_and_the_reveal_dra
             person.no_exception()
             assert not person.reloaded()
             assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+# issue 49: class mode that never glitches in front of a room
+
+
+class _SlowFiles:
+    """A TCP relay in front of the app that holds each request for a CSV file under /media/
+    ``delay`` seconds before passing it on, as a classroom's wifi or a busy server delays the
+    browser's fetch of a file after the press; everything else (the page, the websocket) goes
+    through at once. ``url`` is its address; ``held`` counts the requests it held."""
+
+    def __init__(self, port: int, delay: float):
+        self.port, self.delay, self.held = port, delay, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+                upstream = socket.create_connection(("127.0.0.1", self.port))
+            except OSError:
+                return  # closed
+            self.sockets += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, requests: bool) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                # a browser sends a request's head in one write: the first line names the file
+                if requests and data.startswith(b"GET /media/") and b".csv" in data.split(b"\r\n", 1)[0]:
+                    self.held += 1
+                    time.sleep(self.delay)
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        for sock in (self.listener, *self.sockets):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # wakes a pipe waiting on it (close alone does not)
+            sock.close()
+
+
+#: how long the relay holds the browser's fetch of a file: longer than the two script runs
+#: after which Streamlit deleted a file made on a press (the teacher's page runs twice a second)
+SLOW_FETCH_S = 1.5
+#: the presses of each download button
+PRESSES = 10
+
+
+def _download(person: _Person, label: str) -> list[list[str]] | str:
+    """Press the download button ``label``: the rows of the CSV file the browser saved, or why
+    there was no file."""
+    try:
+        with person.page.expect_download(timeout=20_000) as info:
+            person.page.get_by_role("button", name=label).click()
+        path = info.value.path()  # once the file is whole; raises for a download that failed
+    except Exception as exc:  # noqa: BLE001 - every way a press fails is a finding, said as it is
+        return f"no file: {str(exc).splitlines()[0]}"
+    with open(path, newline="", encoding="utf-8") as file:
+        return list(csv.reader(file))
+
+
+def test_the_teachers_files_download_every_time_through_nginx_and_a_slow_network(browser, tmp_path):
+    """The gradebook and the summary, ten presses each, by a teacher whose page runs its checks
+    every second, through deploy/run_two.sh (two app processes behind nginx, sticky by cookie)
+    and a network that takes SLOW_FETCH_S to bring each file's request to nginx: every press
+    gives the whole file, served by the process that holds the teacher's session."""
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed")
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    new = _new_class(db, "Gradebook")
+    with class_store.open_store(db) as store:
+        students = [store.join(new.code, name, client=name) for name in ("Ada", "Bo")]
+        rnd = store.open_poll(new.code, new.teacher_key, POLL.key)
+        for student, vote in zip(students, (RIGHT, WRONG), strict=True):
+            store.answer(rnd.id, student.student_id, str(vote), vote == RIGHT)
+        store.close_round(new.code, new.teacher_key)
+    exercises = len(class_views.exercise_columns(lessons.COURSE))
+    expected = {
+        "Gradebook (CSV)": (["student", "joined", f"exercises solved (of {exercises})"], 1 + len(students)),
+        "Summary by question (CSV)": (list(report.SUMMARY_COLUMNS), 2),
+    }
+    # nginx started as root runs its workers as an unprivileged user, who must reach the run folder
+    run_dir = tempfile.mkdtemp(prefix="posenc-deploy-")
+    os.chmod(run_dir, 0o755)
+    proxy = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "NGINX"},
+        "RUN_DIR": run_dir,
+        "PROXY_PORT": str(proxy),
+        "BACKEND_PORTS": f"{free_port()} {free_port()}",
+        "PYTHON": sys.executable,
+        "WARM": "0",  # what is measured here is a file kept, not a first view's speed
+        class_store.SETTING: db,
+    }
+    script = [str(ROOT / "deploy" / "run_two.sh")]
+    slow = None
+    try:
+        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
+        slow = _SlowFiles(proxy, SLOW_FETCH_S)
+        with people(browser, (DESKTOP, False)) as (teacher,):
+            _continue_teaching(teacher, slow.url, new.code, new.teacher_key)
+            teacher.text("Results so far")
+            runs_before = teacher.answers.count
+            found = []
+            for label, (header, rows) in expected.items():
+                for press in range(1, PRESSES + 1):
+                    got = _download(teacher, label)
+                    if isinstance(got, str) or got[0][: len(header)] != header or len(got) != rows:
+                        found.append(f"{label}, press {press}: {got if isinstance(got, str) else got[:1]}")
+            # the page ran its one-second checks meanwhile (each run's messages came in)
+            assert teacher.answers.count > runs_before + 2 * PRESSES
+            assert slow.held >= 2 * PRESSES, "the files' requests did not go through the slow network"
+            assert found == [], f"{len(found)} of {2 * PRESSES} presses gave no whole file: " + "; ".join(found)
+            teacher.no_exception()
+            # the page's own check of the last file's address (Streamlit's frontend fetches it
+            # beside the download) is still on the slow network: let it arrive before nginx's
+            # log is read, where a request the closing tab dropped would say 499
+            teacher.page.wait_for_timeout(int(2000 * SLOW_FETCH_S))
+    finally:
+        if slow is not None:
+            slow.close()
+        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
+        logged = (Path(run_dir) / "logs" / "access.log").read_text() if Path(run_dir, "logs").exists() else ""
+        shutil.rmtree(run_dir, ignore_errors=True)
+    # nginx's log: every file asked for was there, on the process that ran the teacher's session
+    line = re.compile(r'"GET (\S+) HTTP/[\d.]+" (\d+) .*upstream=(\S+)')
+    requests = [m.groups() for m in map(line.search, logged.splitlines()) if m]
+    files = [(status, upstream) for path, status, upstream in requests if path.startswith("/media/")]
+    sessions = {upstream for path, status, upstream in requests if path == "/_stcore/stream"}
+    said = [line for line in logged.splitlines() if "/media/" in line or "/_stcore/stream" in line]
+    assert len(files) >= 2 * PRESSES and len(sessions) == 1, said
+    assert {status for status, _ in files} == {"200"} and {upstream for _, upstream in files} == sessions, said
+
+
+#: a teacher's question with Streamlit's shortcodes in it: an icon, an emoji, a colour
+SHORTCODE_PROMPT = "Which turns faster :material/home: or :smile: :red[pair 0]?"
+SHORTCODE_OPTIONS = (":material/home: pair 0", ":smile: pair 31")
+
+
+def test_a_teachers_question_shows_its_shortcodes_as_typed(browser, tmp_path):
+    """Issue 49: ":material/home:" typed in a question showed as ":material_home:" on the
+    projector and the students' screens."""
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    new = _new_class(db, "Shortcodes")
+    with class_store.open_store(db) as store:
+        own = store.add_question(
+            new.code, new.teacher_key, class_store.Question(SHORTCODE_PROMPT, SHORTCODE_OPTIONS, 0)
+        )
+        store.open_poll(new.code, new.teacher_key, own.key)
+    with class_server(db) as base, people(browser, (PROJECTOR, False), (PHONE, True)) as (teacher, ada):
+        _continue_teaching(teacher, base, new.code, new.teacher_key, present=True)
+        _join_by_link(ada, base, new.code, "Ada")
+        for person in (teacher, ada):
+            heading = person.page.locator('[data-testid="stMain"] h4', has_text="Which turns").first
+            heading.wait_for(timeout=FOLLOW_WITHIN_MS)
+            assert heading.inner_text().replace("\u2060", "") == SHORTCODE_PROMPT
+            assert heading.locator('[role="img"]').count() == 0  # how Markdown draws an icon or the logo
+        options = ada.page.locator('[data-testid="stRadio"] [role="radiogroup"] label')
+        shown = sorted(options.nth(i).inner_text().replace("\u2060", "").strip() for i in range(options.count()))
+        assert shown == sorted(SHORTCODE_OPTIONS)
+        for person in (teacher, ada):
+            person.no_exception()

@@ -178,6 +178,48 @@ def test_a_database_back_within_a_second_is_used_again(tmp_path, monkeypatch):
     classroom._connections().clear()
 
 
+#: a class link a stranger crafts: a live link and an image the browser would fetch, if drawn as Markdown
+CRAFTED_CODE = "[x](http://evil.example)![i](http://evil.example/i.png)"
+#: what draws a person's text as Markdown: messages, captions, titles, toasts, and labels
+_MARKDOWN_VALUES = ("markdown", "caption", "error", "warning", "info", "success", "toast", "title", "subheader")
+_MARKDOWN_LABELS = ("button", "expander", "page_link", "toggle")
+
+
+def _drawn_markdown(at) -> list[str]:
+    values = [str(el.value) for kind in _MARKDOWN_VALUES for el in at.get(kind)]
+    return values + [str(el.label) for kind in _MARKDOWN_LABELS for el in at.get(kind)]
+
+
+def _markup_of_crafted(at) -> list[str]:
+    """The texts that hold the crafted code's link, image or address as Markdown reads them
+    (``classroom.plain`` puts a backslash between "]" and "(", "!" and "[", and an invisible
+    word joiner on each side of the colon of "http:")."""
+    return [
+        body
+        for body in _drawn_markdown(at)
+        if "evil" in body.lower() and ("](" in body or "![" in body or "://" in body)
+    ]
+
+
+def test_a_crafted_class_link_followed_while_the_database_is_down_draws_no_markup(db_url, monkeypatch, tmp_path):
+    """Issue 49: a student link followed while the class database cannot be reached was kept
+    as it came, and once the database answered the page wrote its code into "No class has the
+    code ..." as Markdown: a live link and an image the browser fetched."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("where the database's folder should be")
+    monkeypatch.setenv(class_store.SETTING, str(blocker / "classes.sqlite3"))
+    at = open_page(PAGE, {"class": CRAFTED_CODE, "student": "abc"})
+    assert not at.exception
+    assert "Class mode is unavailable" in _read(at)
+    assert _markup_of_crafted(at) == []
+    monkeypatch.setenv(class_store.SETTING, db_url)  # the database is back
+    at.run()
+    assert not at.exception
+    assert _markup_of_crafted(at) == []
+    lesson = open_page(lessons.LESSONS[1].path, {"class": CRAFTED_CODE, "student": "abc"})
+    assert not lesson.exception and _markup_of_crafted(lesson) == []
+
+
 def test_a_deleted_sqlite_file_is_said_plainly_on_the_page(db_url):
     if db_url.startswith("postgresql"):
         pytest.skip("a SQLite file")

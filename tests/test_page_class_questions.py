@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from urllib.parse import parse_qs
 
 import pytest
@@ -113,6 +114,57 @@ def test_a_number_question_counts_within_its_tolerance(db_url):
     assert f"You answered **{classroom.plain('41.5 positions')}**: right" in class_texts(one)
     assert "You answered **45 positions**: not this time" in class_texts(two)
     assert not one.get("page_link") or not any("Explore it" in el.proto.label for el in one.get("page_link"))
+
+
+#: Streamlit's shortcodes, as a teacher may type them: a Material icon, an emoji, a colour
+SHORTCODES = ":material/home: :smile: :red[red]"
+
+
+def _as_drawn(source: str) -> str:
+    """A Markdown source as Streamlit's frontend draws it (StreamlitMarkdown): it first rewrites
+    ":material/" to ":material_", escaped or not, then parses (the escapes go) and draws a text
+    ":material_name:" as an icon and ":name:" as an emoji; word joiners are invisible."""
+    text = re.sub(r"\\(.)", r"\1", source.replace(":material/", ":material_"))
+    assert not re.search(r":[\w+-]+:", text), f"drawn as an icon or an emoji: {text!r}"
+    return text.replace("\u2060", "")
+
+
+def test_shortcodes_in_a_teachers_question_show_as_typed(db_url):
+    """Issue 49: ":material/home:" typed in a question showed as ":material_home:"."""
+    teacher, code, _ = start_class()
+    student = join_class(code)
+    prompt, options, why = f"Which {SHORTCODES}?", (f"{SHORTCODES} yes", ":material/close: no"), f"{SHORTCODES}."
+    _write(teacher, prompt=prompt, options="\n".join(options), why=why)
+    button(teacher, "Open the vote").click().run()
+    student.run()
+    headings = [m.value[5:] for m in [*teacher.markdown, *student.markdown] if m.value.startswith("#### ")]
+    assert len(headings) == 2 and all(_as_drawn(h) == prompt for h in headings)
+    assert sorted(_as_drawn(o) for o in student.radio[0].options) == sorted(options)
+    student.radio[0].set_value(0)
+    button(student, "Send my answer").click().run()
+    button(teacher, "Reveal").click().run()
+    student.run()
+    assert why in [_as_drawn(m.value) for m in student.markdown]
+    assert f"The answer: **{options[0]}**" in [_as_drawn(m.value) for m in student.success]
+
+    # a number's unit: in the answer box's label and the teacher's preview
+    unit = ":material/home:"
+    _write(teacher, kind=class_views.NUMBER_KIND, prompt="How far?", answer=4.0, high=10.0, unit=unit)
+    assert f"A number between 0 and 10 {unit}." in [_as_drawn(c.value) for c in teacher.caption]
+    button(teacher, "Open the vote").click().run()
+    student.run()
+    assert _as_drawn(student.number_input[0].label) == f"Your answer ({unit})"
+    assert not teacher.exception and not student.exception
+
+
+def test_a_teachers_unit_is_text_on_the_votes_chart():
+    """Plotly reads tags in a label (<b>, <a href>): a teacher's unit is drawn as typed."""
+    unit = '<a href="http://evil.example">m</a>'
+    question = class_store.Question("How far?", (), 4.0, 0.0, 0.0, 10.0, True, unit, key=class_store.OWN_PREFIX + "u")
+    poll = class_questions.own_poll(question)
+    fig = class_views.vote_figure(lessons.COURSE, poll, [("round 1", ["4"])], revealed=False)
+    labels = [str(label) for label in fig.data[0].y]
+    assert labels and all(label.endswith(' &lt;a href="http://evil.example"&gt;m&lt;/a&gt;') for label in labels)
 
 
 @pytest.mark.parametrize(

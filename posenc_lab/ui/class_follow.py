@@ -301,7 +301,7 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             follow = db.follow(code)
         hands = db.hands_up(code)
     except (class_store.StoreUnavailable, class_store.NotTeacher, ValueError):
-        st.caption(f"Class {code}: the class cannot be reached from this page right now.")
+        st.caption(f"Class {classroom.plain(code)}: the class cannot be reached from this page right now.")
         return
     if follow is None:
         return
@@ -322,12 +322,13 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
             args=(code, key, url_path),
             help="A student who steps away is brought back, and your own moves go to the class as you make them.",
         )
+        shown = classroom.plain(code)
         if on_address(mine, follow.address):
-            said = f"Class {code} is on this view."
+            said = f"Class {shown} is on this view."
         elif follow.address:
-            said = f"Class {code} is on {describe(course, follow.address)}."
+            said = f"Class {shown} is on {describe(course, follow.address)}."
         else:
-            said = f"Class {code}: not sent anywhere yet."
+            said = f"Class {shown}: not sent anywhere yet."
         if hands:
             plural = "s" if hands != 1 else ""
             said += f" :material/front_hand: **{hands} hand{plural} up** (the class page lists them)."

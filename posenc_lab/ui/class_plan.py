@@ -45,7 +45,8 @@ def _action():
         classroom.lost(exc)
         st.session_state[NOTE] = (False, "Not done: " + classroom.said(exc) + ".")
     except ValueError as exc:
-        st.session_state[NOTE] = (False, f"Not done: {exc}.")
+        # a typed plan code may be in the message: shown as typed
+        st.session_state[NOTE] = (False, f"Not done: {classroom.plain(str(exc))}.")
 
 
 def step_label(course: Course, polls: dict, step: class_store.PlanStep) -> str:

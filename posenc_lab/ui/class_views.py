@@ -315,22 +315,25 @@ def landing(db: class_store.Store) -> None:
 
 
 def _spaced(code: str) -> str:
-    return f"{code[:3]} {code[3:]}"
+    """A class code as the room reads it off the projector, "K7Q M3P", as Markdown."""
+    return classroom.plain(f"{code[:3]} {code[3:]}")
 
 
 def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> None:
     info = db.class_info(code)
     if info is None:
-        st.error(f"Class {code} no longer exists.")
+        st.error(f"Class {classroom.plain(code)} no longer exists.")
         return
     base = classroom.public_base()
     ended = not db.is_open(code)
     students = db.students(code)
     current = db.current_round(code)
     st.session_state[TEACHER_DRAWN] = _round_state(current)
-    st.title(classroom.plain(info.title) if info.title else f"Class {code}")
+    st.title(classroom.plain(info.title) if info.title else f"Class {classroom.plain(code)}")
     if ended:
-        st.warning(f"Class {code} has ended: students can no longer join or vote. Its results stay below.")
+        st.warning(
+            f"Class {classroom.plain(code)} has ended: students can no longer join or vote. Its results stay below."
+        )
     if current is None:
         # before the first question the room needs the way in, large
         _join_panel(base, code, info)
@@ -350,6 +353,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         st.divider()
         _roster(course, code, key)
         _dashboard(course, code, key)
+        _files(course, db, code, key, asked=current is not None)
         _running(db, info, key, students, base, ended)
 
 
@@ -398,7 +402,7 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
         elif action == "delete":
             db.delete_class(code, key)
             classroom.stop_teaching()
-            st.session_state[DELETED] = f"Class {code} and everything in it were deleted."
+            st.session_state[DELETED] = f"Class {classroom.plain(code)} and everything in it were deleted."
         elif action == "new_key":
             classroom.set_teacher(code, db.new_teacher_key(code, key))
             st.session_state[SHOW_LINK] = True
@@ -504,8 +508,8 @@ def _running(
         st.code(held[1] if held else key, language=None)
         st.caption(
             f"On another device or in another tab: open {classroom.address_text(base)}/class, press *Continue "
-            f"teaching a class*, and type the code {code} and this key. It never goes into a link, so no browser "
-            "history and no server log keeps it."
+            f"teaching a class*, and type the code {classroom.plain(code)} and this key. It never goes into a link, "
+            "so no browser history and no server log keeps it."
         )
     row = st.container(horizontal=True, gap="small")
     row.button("New teacher link", icon=":material/autorenew:", on_click=_admin, args=("new_key", code, key))
@@ -530,7 +534,8 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
     if classroom.is_local(base):
         guess = classroom.lan_guess()
         st.warning(
-            f"{base} works only on this computer: students' phones cannot open it. Start the app with "
+            f"{classroom.address_text(base)} works only on this computer: students' phones cannot open it. "
+            "Start the app with "
             "`--server.address 0.0.0.0` and open it by this computer's network address"
             + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
             + f", or set {classroom.PUBLIC_URL} to the address students use."
@@ -784,14 +789,14 @@ def _add_question(course: Course, code: str, key: str, kind: str) -> None:
     try:
         question = question_from_form(course, kind, values)
     except ValueError as exc:
-        st.session_state[Q_NOTE] = (False, f"Not added: {exc}.")
+        st.session_state[Q_NOTE] = (False, f"Not added: {classroom.plain(str(exc))}.")
         return
     added = None
     with _teacher_call() as db:
         try:
             added = db.add_question(code, key, question)
         except ValueError as exc:  # the class holds as many as it may
-            st.session_state[Q_NOTE] = (False, f"Not added: {exc}.")
+            st.session_state[Q_NOTE] = (False, f"Not added: {classroom.plain(str(exc))}.")
     if added is not None:
         st.session_state.update(Q_BLANK)
         st.session_state["class_poll"] = added.key  # ready to open
@@ -829,7 +834,8 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
                 downloads=False,
             )
         else:
-            st.caption(f"A number between {poll.low:g} and {poll.high:g}{' ' + poll.unit if poll.unit else ''}.")
+            unit = " " + classroom.plain(poll.unit) if poll.unit else ""
+            st.caption(f"A number between {poll.low:g} and {poll.high:g}{unit}.")
         st.markdown(f"**The answer:** {classroom.plain(_answer_label(course, poll))}")
         st.markdown(reveal_text_of(course, poll))
         fig = reveal_figure_of(course, poll)
@@ -889,7 +895,8 @@ def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]],
         edges = tally.numeric_edges(poll.low, poll.high, poll.integer)
         labels = tally.numeric_labels(edges, poll.integer)
         if poll.unit:
-            labels = [f"{label} {poll.unit}" for label in labels]
+            unit = html.escape(poll.unit, quote=False)  # a teacher's unit, as typed (Plotly reads tags)
+            labels = [f"{label} {unit}" for label in labels]
         counted = [(name, tally.numeric_counts(votes, edges)) for name, votes in rounds]
         right = tally.bin_of(answer, edges) if revealed else None
     return vote_figures.vote_bars(labels, counted, title="Votes", right=right)
@@ -918,7 +925,7 @@ def _live_results(course: Course, code: str) -> None:
             return
         poll = class_questions.poll_of(course, db, code, current.poll_key)
         if poll is None:
-            st.warning(f"The open question ({current.poll_key}) is not in this version of the app.")
+            st.warning(f"The open question ({classroom.plain(current.poll_key)}) is not in this version of the app.")
             return
         earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
         votes = {r.id: db.votes(r.id) for r in earlier}
@@ -1001,8 +1008,8 @@ def _dashboard(course: Course, code: str, key: str) -> None:
 
 
 def _by_question(course: Course, db: class_store.Store, code: str, key: str, own: list[Poll]) -> None:
-    """Peer instruction's summary (each question's rounds, the shift from the first to the
-    last, the most common wrong answers) and the two files: the summary and the gradebook."""
+    """Peer instruction's summary: each question's rounds, the shift from the first to the
+    last, the most common wrong answers (``_files`` makes it a CSV)."""
     try:
         record = db.class_record(code, key)
     except class_store.StoreUnavailable as exc:
@@ -1021,22 +1028,42 @@ def _by_question(course: Course, db: class_store.Store, code: str, key: str, own
                 "answered": st.column_config.TextColumn("answered", help="Votes in each round."),
             },
         )
+
+
+def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bool) -> None:
+    """The gradebook and, once a question was asked, the summary by question, as CSV files made
+    from the class database when pressed: they hold every answer up to the press.
+
+    Drawn by the page's full runs only, outside the fragments that rerun every second or five
+    seconds: each draw of a button gives it a new id for its file, and a press made with the
+    id of the draw before (on its way as the fragment ran again) found nothing to make. What a
+    press makes is kept for the browser to fetch (``classroom.kept_download``)."""
+    questions = question_columns(course, class_questions.own_polls(db, code))
+    exercises = exercise_columns(course)
     zone = _zone()
     files = st.container(horizontal=True)
+    name = f"posenc-lab_class_{code}_gradebook.csv"
     files.download_button(
         "Gradebook (CSV)",
-        data=lambda: report.gradebook_csv(record, exercise_columns(course), questions, zone),
-        file_name=f"posenc-lab_class_{code}_gradebook.csv",
+        data=classroom.kept_download(
+            lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone), name, "text/csv"
+        ),
+        file_name=name,
         mime="text/csv",
         on_click="ignore",
         icon=":material/download:",
         help="One row per student: exercises solved, and each answer in words with whether it was right.",
     )
-    if results:
+    if asked:
+        name = f"posenc-lab_class_{code}_summary.csv"
         files.download_button(
             "Summary by question (CSV)",
-            data=lambda: report.summary_csv(results),
-            file_name=f"posenc-lab_class_{code}_summary.csv",
+            data=classroom.kept_download(
+                lambda: report.summary_csv(report.question_results(db.class_record(code, key), questions)),
+                name,
+                "text/csv",
+            ),
+            file_name=name,
             mime="text/csv",
             on_click="ignore",
             icon=":material/download:",
@@ -1124,20 +1151,19 @@ def _wrong_label(course: Course, poll: Poll | None, answer: str) -> str:
 def student_view(course: Course, db: class_store.Store, me: classroom.Member) -> None:
     info = db.class_info(me.code)
     if info is None:
-        st.error(f"No class has the code {me.code}.")
+        st.error(f"No class has the code {classroom.plain(me.code)}.")
         _leave_button()
         return
     if db.student(me.code, me.student_id) is None:
         st.warning(
-            f"You are not in class {me.code} any more: your teacher removed this student link. "
+            f"You are not in class {classroom.plain(me.code)} any more: your teacher removed this student link. "
             "Join again with the code if your teacher lets you."
         )
         _leave_button()
         return
     who = classroom.plain(me.nickname) if me.nickname else "anonymous"
-    st.markdown(
-        f"You are in class **{me.code}**{' (' + classroom.plain(info.title) + ')' if info.title else ''} as **{who}**."
-    )
+    title = f" ({classroom.plain(info.title)})" if info.title else ""
+    st.markdown(f"You are in class **{classroom.plain(me.code)}**{title} as **{who}**.")
     with st.expander("Your link", icon=":material/bookmark:"):
         st.code(classroom.student_link(classroom.public_base(), me.code, me.student_id), language=None, wrap_lines=True)
         st.caption(
@@ -1146,7 +1172,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
         )
         _leave_button()
     if not db.is_open(me.code):
-        st.info(f"Class {me.code} has ended. The lessons are all still here.")
+        st.info(f"Class {classroom.plain(me.code)} has ended. The lessons are all still here.")
         return
     class_follow.hand_switch()
     now = _class_state(me.code)
@@ -1211,7 +1237,7 @@ def _vote_form(
         else:
             step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
             value = st.number_input(
-                f"Your answer{' (' + poll.unit + ')' if poll.unit else ''}",
+                f"Your answer{' (' + classroom.plain(poll.unit) + ')' if poll.unit else ''}",
                 min_value=int(poll.low) if poll.integer else float(poll.low),
                 max_value=int(poll.high) if poll.integer else float(poll.high),
                 value=None,

@@ -26,6 +26,7 @@ import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
@@ -199,27 +200,48 @@ def follow_link() -> None:
     send_pending()
 
 
+def _is_class_link(code: str, student_id: str) -> bool:
+    """Whether a link's (normalized) class code and student id have the shape the class
+    database gives them: a code of CODE_LENGTH letters and digits of its alphabet, an id of
+    printable characters without spaces at either end."""
+    return (
+        len(code) == class_store.CODE_LENGTH
+        and all(c in class_store.CODE_ALPHABET for c in code)
+        and 0 < len(student_id) <= class_store.ID_CHARS
+        and student_id.isprintable()
+        and student_id == student_id.strip()
+    )
+
+
 def _follow(code: str, student_id: str) -> None:
+    if not _is_class_link(code, student_id):
+        # no class has it, whether or not the database answers; kept while it is down, a
+        # crafted code would be this session's class code, written on the page once it is back
+        _no_student()
+        return
     db = database()
     if db is None:
         # keep the link as it is: it works again once the database is back
-        set_member(Member(code, student_id[:64], ""))
+        set_member(Member(code, student_id, ""))
         return
     try:
         found = db.student(code, student_id)
     except class_store.StoreUnavailable as exc:
         lost(exc)
-        set_member(Member(code, student_id[:64], ""))
+        set_member(Member(code, student_id, ""))
         return
     except ValueError:  # not even the shape of a code or an id
         found = None
     if found is not None:
         set_member(Member(code, found.student_id, found.nickname))
     else:
-        state.note(
-            f"`{CODE_PARAM}`, `{STUDENT_PARAM}`: this class link names no student of a class; "
-            "open the class page to join."
-        )
+        _no_student()
+
+
+def _no_student() -> None:
+    state.note(
+        f"`{CODE_PARAM}`, `{STUDENT_PARAM}`: this class link names no student of a class; open the class page to join."
+    )
 
 
 def refuse_teacher_link() -> str | None:
@@ -412,6 +434,82 @@ def send_pending() -> None:
         st.toast("The class database is back: your answers have reached the class.")
 
 
+# the teacher's files: made when pressed, kept until the browser has fetched them
+
+#: how long a file made by a download button stays in this process after the press. Streamlit
+#: stores a file made on click referenced by no session, and every script run of every session
+#: in the process ends by deleting such files (a first run marks one, the next deletes it): the
+#: teacher's page alone runs twice a second, a class dozens of times, so a browser that asked
+#: a moment later (classroom wifi, a busy server, nginx in between) was answered 404
+KEEP_DOWNLOAD_S = 600.0
+#: the holders (Streamlit's "sessions" of media files) this module keeps files under, each
+#: "posenc-lab:kept:<when it lets go, epoch seconds>:<file id>"
+_KEPT = "posenc-lab:kept:"
+
+
+def kept_download(make: Callable[[], str], file_name: str, mime: str) -> Callable[[], bytes]:
+    """``data`` for ``st.download_button``: ``make`` runs when the button is pressed (in a thread
+    of Streamlit's server, outside any script run: it draws nothing and calls no ``st`` cache),
+    and the file it makes stays in this process for KEEP_DOWNLOAD_S. A press in a tab served
+    through nginx reaches the process that holds the session (the websocket, sticky by cookie:
+    docs/deploy.md), which keeps the file its ``/media/`` request asks for.
+
+    Drawing the button lets go of the files kept longer than that (``release_kept``)."""
+    release_kept()
+
+    def data() -> bytes:
+        body = make().encode("utf-8")  # as Streamlit encodes a str, so the file id is the one it stores
+        _keep(body, mime, file_name)
+        return body
+
+    return data
+
+
+def _media_files():
+    """This process's media file manager, when it keeps files the way ``_keep`` knows (the
+    in-memory storage of Streamlit 1.67); None under AppTest, or with another storage."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return None
+    manager = runtime.get_instance().media_file_mgr
+    ok = manager.can_read_files and hasattr(manager, "_lock") and hasattr(manager, "_files_by_session_and_coord")
+    return manager if ok else None
+
+
+def _keep(body: bytes, mime: str, file_name: str) -> None:
+    """Hold the file Streamlit is about to store for this press (the same bytes, type and name
+    give the same id) under a holder of its own, which no script run clears: Streamlit deletes
+    only files that nothing holds. Its private fields are read here alone."""
+    from streamlit.runtime.memory_media_file_storage import _calculate_file_id
+
+    manager = _media_files()
+    if manager is None:
+        return
+    file_id = _calculate_file_id(body, mime, file_name)
+    holder = f"{_KEPT}{time.time() + KEEP_DOWNLOAD_S:.0f}:{file_id}"
+    with manager._lock:
+        manager._files_by_session_and_coord[holder][file_id] = file_id
+
+
+def release_kept(now: float | None = None) -> int:
+    """Let go of the files kept past their time (Streamlit deletes them at the end of the next
+    script runs); returns how many."""
+    manager = _media_files()
+    if manager is None:
+        return 0
+    now = time.time() if now is None else now
+    with manager._lock:
+        expired = [
+            holder
+            for holder in manager._files_by_session_and_coord
+            if holder.startswith(_KEPT) and float(holder[len(_KEPT) :].partition(":")[0]) <= now
+        ]
+    for holder in expired:
+        manager.clear_session_refs(holder)
+    return len(expired)
+
+
 # links
 
 
@@ -495,13 +593,17 @@ def student_link(base: str, code: str, student_id: str) -> str:
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
-
-
-#: an invisible word joiner before ".", "@" and ":": the Markdown renderer turns
-#: www.example.org, a@example.org and http://... into links even when escaped (and takes a
-#: joiner after the dot as part of the domain), but finds no "www.", no address and no scheme
-#: once the joiner stands before the dot, the @ or the colon
-_AUTOLINK = re.compile(r"(\\?[.@:])")
+#: what ``plain`` writes for each character Markdown (or Streamlit's renderer) reads:
+#: a backslash escape, and an invisible word joiner (U+2060) where an escape is not enough.
+#: Before ".", "@" and ":": the renderer turns www.example.org, a@example.org and http://...
+#: into links even when escaped (and takes a joiner after the dot as part of the domain), but
+#: finds no "www.", no address and no scheme once the joiner stands before the dot, the @ or
+#: the colon. After ":" too: Streamlit's frontend rewrites ":material/" to ":material_" in the
+#: source before it parses it, escapes or not, so a typed ":material/home:" came out as
+#: ":material_home:"; with a joiner on each side no colon starts or ends a shortcode (an icon,
+#: an emoji such as ":smile:", a colour such as ":red[...]") and the text shows as typed.
+_PLAIN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:@])")
+_PLAIN_AS = {".": "\u2060\\.", "@": "\u2060@", ":": "\u2060\\:\u2060"}
 
 
 def address_text(url: str) -> str:
@@ -512,5 +614,6 @@ def address_text(url: str) -> str:
 
 def plain(text: str) -> str:
     """A person's text (a nickname, a class name) as Markdown that shows it literally:
-    no link, image, emphasis or HTML can come out of it."""
-    return _AUTOLINK.sub("\u2060\\1", _MARKDOWN.sub(r"\\\1", text))
+    no link, image, emphasis, HTML or shortcode (``:material/home:``, ``:smile:``) can come
+    out of it, and it reads as typed."""
+    return _PLAIN.sub(lambda m: _PLAIN_AS.get(m.group(1), "\\" + m.group(1)), text)
