@@ -7,6 +7,7 @@ Time is injected (``Clock``) wherever expiry or rate limits matter, so nothing s
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -1023,6 +1024,39 @@ def test_a_plan_steps_the_class_through_views_and_questions(store, clock):
     with pytest.raises(ValueError, match="names a question this class does not have"):
         store.set_plan(new.code, new.teacher_key, [PlanStep("question", "own.000000000000")])
     assert store.class_plan("NOSUCH") == ClassPlan()
+
+
+def test_previous_and_next_show_a_question_as_it_was_and_make_no_round(store, clock):
+    """Going back and forth in a plan shows each question as it was: one nobody answered is
+    open again in its first round (it became 'round 2', '0 of 0 right'), one answered and
+    revealed comes back revealed with its answers; only the teacher's own 'ask again' makes
+    a round."""
+    new, (ada,) = class_with_students(store, 1)
+    own = store.add_question(new.code, new.teacher_key, Question("Ours?", options=["yes", "no"]))
+    steps = [PlanStep("question", "poll-rope-period"), PlanStep("view", "rope"), PlanStep("question", own.key)]
+    store.set_plan(new.code, new.teacher_key, steps)
+    go = functools.partial(store.plan_go, new.code, new.teacher_key)
+    go(0)
+    first = store.current_round(new.code)
+    go(1)
+    go(0)  # Previous, nobody answered: the same round, open
+    again = store.current_round(new.code)
+    assert (again.id, again.number, again.is_open) == (first.id, 1, True)
+    assert store.answer(again.id, ada.student_id, "a", True)
+    store.reveal(new.code, new.teacher_key)
+    go(1)
+    go(2)
+    assert store.current_round(new.code).poll_key == own.key
+    go(0)  # back to the revealed question: revealed, with its answer, still round 1
+    back = store.current_round(new.code)
+    assert (back.id, back.number, back.revealed is not None) == (first.id, 1, True)
+    go(2)  # and forward to the own question: its round 1 again, open (nobody answered)
+    own_round = store.current_round(new.code)
+    assert (own_round.poll_key, own_round.number, own_round.is_open) == (own.key, 1, True)
+    assert [r.number for r in store.rounds(new.code, "poll-rope-period")] == [1]
+    assert [r.number for r in store.rounds(new.code, own.key)] == [1]
+    # the first question was closed when the class moved on to the second
+    assert all(not r.is_open for r in store.rounds(new.code, "poll-rope-period"))
 
 
 def test_a_saved_plan_loads_into_another_class_with_its_questions(store, clock, class_db_url):

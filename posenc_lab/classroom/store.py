@@ -1432,8 +1432,9 @@ class Store:
 
     def plan_go(self, code: str, teacher_key: str, at: int, question_page: str = "") -> PlanStep:
         """Take the class to step ``at`` of its plan: a view step sends the class there, a
-        question step opens the question (a new round) and, given ``question_page`` (the
-        address where questions are answered), sends the class there. Returns the step."""
+        question step shows the question (``resume_poll``: its latest round as it was, or its
+        first) and, given ``question_page`` (the address where questions are answered), sends
+        the class there. Returns the step."""
         if isinstance(at, bool) or not isinstance(at, int):
             raise ValueError(f"at must be a step's index, got {at!r:.40}")
         with self._tx() as tx:
@@ -1445,7 +1446,7 @@ class Store:
         if step.kind == "view":
             self.send_class(code, teacher_key, step.target)
         else:
-            self.open_poll(code, teacher_key, step.target)
+            self.resume_poll(code, teacher_key, step.target)
             if question_page:
                 self.send_class(code, teacher_key, question_page)
         with self._tx(write=True) as tx:
@@ -1615,6 +1616,37 @@ class Store:
                 now,
             )
         return Round(rid, code, poll_key, number, now, None, None)
+
+    def resume_poll(self, code: str, teacher_key: str, poll_key: str) -> Round:
+        """Make the question ``poll_key`` the class's current one again, as it was: its latest
+        round, with its answers, closed or revealed as it was left, and open again if no one
+        had answered it and it was not revealed (a question the plan passed by). A question
+        never asked opens its first round (``open_poll``). Previous and Next of a plan come
+        here: a new round is what the teacher asks for, not what going back does (it made
+        'round 2' of a question nobody answered, and a question reached round 6)."""
+        _check_key(poll_key, "poll_key")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)  # serializes seq
+            row = tx.one(
+                f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE code = ? AND poll_key = ? "
+                "ORDER BY number DESC LIMIT 1",
+                code,
+                poll_key,
+            )
+            if row is not None:
+                last = self._round(row)
+                now = self._clock()
+                tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL AND id <> ?", now, code, last.id)
+                unanswered = tx.value("SELECT COUNT(*) FROM answers WHERE round_id = ?", last.id) == 0
+                if unanswered and last.revealed is None:
+                    tx.run("UPDATE rounds SET closed = NULL WHERE id = ?", last.id)
+                if self._current_round_id(tx, code) != last.id:
+                    seq = 1 + (tx.value("SELECT MAX(seq) FROM rounds WHERE code = ?", code) or 0)
+                    tx.run("UPDATE rounds SET seq = ? WHERE id = ?", seq, last.id)
+                row = tx.one(f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE id = ?", last.id)
+                return self._round(row)
+        return self.open_poll(code, teacher_key, poll_key)
 
     def _current_round_id(self, tx: _Tx, code: str) -> str | None:
         return tx.value("SELECT id FROM rounds WHERE code = ? ORDER BY seq DESC LIMIT 1", code)
