@@ -1,7 +1,8 @@
 """deploy/run_two.sh writes nginx's config for any number of app processes.
 
 The processes themselves, behind that config, are tested in tests/test_browser_class.py
-(a class through nginx); here only the config, which nginx itself checks (``nginx -t``).
+(a class through nginx); here the config, which nginx itself checks (``nginx -t``), and
+what nginx alone, its backends down, writes to its logs.
 """
 
 from __future__ import annotations
@@ -67,3 +68,39 @@ def test_no_port_a_bad_port_or_an_unknown_sticky_is_refused(tmp_path):
         )
         assert done.returncode == 2
         assert "BACKEND_PORTS" in done.stderr or "STICKY" in done.stderr
+
+
+@pytest.mark.slow
+def test_no_key_or_student_id_reaches_nginxs_logs_when_a_backend_is_down(tmp_path):
+    """With every app process down, nginx answers 502 and logged the full request line in
+    its error log (``GET /class?class=...&teacher=KEY``, ``&student=ID``): the access log
+    leaves the query out (``log_format posenc``), and the error log now keeps only what is
+    critical, which no request line is."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    from app_helpers import free_port
+
+    proxy, down = free_port(), free_port()
+    _config(tmp_path, str(down), PROXY_PORT=str(proxy))
+    run_dir = tmp_path / "run"
+    (run_dir / "logs").mkdir(exist_ok=True)
+    subprocess.run([NGINX, "-p", f"{run_dir}/", "-c", str(run_dir / "nginx.conf")], check=True, timeout=30)
+    try:
+        secret = "SeCrEtKeY12345"
+        status = None
+        deadline = time.monotonic() + 30
+        while status is None and time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{proxy}/class?class=ABCDEF&teacher={secret}", timeout=10)
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            except OSError:  # nginx not listening yet
+                time.sleep(0.1)
+        assert status == 502
+    finally:
+        subprocess.run([NGINX, "-p", f"{run_dir}/", "-c", str(run_dir / "nginx.conf"), "-s", "stop"], timeout=30)
+    logs = "".join(p.read_text(errors="replace") for p in (run_dir / "logs").glob("*.log"))
+    assert "/class" in logs, "the access log has the request"
+    assert secret not in logs
