@@ -234,6 +234,33 @@ def test_a_deleted_sqlite_file_is_said_plainly_on_the_page(db_url):
     assert "its file was deleted while the app was running" in _read(teacher)
 
 
+def test_a_deleted_sqlite_file_stays_loud_and_is_not_replaced(db_url, monkeypatch):
+    """Issue 49, 2.2: about a second after the message, the app opened the path again and
+    SQLite made a new, empty file: the teacher read 'a new teacher link replaced it, or the
+    class was deleted', students 'No class has the code', and 'Start a class' worked on the
+    empty file. The loss is said on every page until the app restarts, and no file is made."""
+    if db_url.startswith("postgresql"):
+        pytest.skip("a SQLite file")
+    import os
+
+    monkeypatch.setattr(classroom, "RETRY_FIRST_S", 0.0)  # every run may try the database again
+    teacher, code, key = start_class()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db_url + suffix):
+            os.unlink(db_url + suffix)
+    for _ in range(3):
+        teacher.run()
+        assert not teacher.exception
+        assert "its file was deleted while the app was running" in _read(teacher)
+    newcomer = open_page(lessons.CLASS.path)
+    assert "its file was deleted while the app was running" in _read(newcomer)
+    assert not os.path.exists(db_url), "a new, empty file replaced the deleted one"
+    # restored from a backup (here: a fresh class database made beside it), it is opened again
+    class_store.open_store(db_url).close()
+    teacher.run()
+    assert "its file was deleted while the app was running" not in _read(teacher)
+
+
 def test_a_vote_sent_just_after_close_says_it_was_not_counted(db_url):
     teacher, code, key = start_class()
     student = join_class(code)

@@ -890,6 +890,12 @@ def _backend_for(url: str) -> _Backend:
     return _SQLite(str(Path(text).expanduser().absolute()))
 
 
+def sqlite_file(url: str) -> str | None:
+    """The file a SQLite database URL names (absolute), or None for PostgreSQL."""
+    backend = _backend_for(url)
+    return backend.path if isinstance(backend, _SQLite) else None
+
+
 # ------------------------------------------------------------------ the store
 
 

@@ -72,6 +72,9 @@ class _Connection:
     error: str  # the sentence pages show (no host, user, path or secret: the log has those)
     at: float
     failures: int = 0  # failed tries in a row
+    #: the SQLite file was deleted under the running app: never opened again by this process
+    #: (SQLite would make a new, empty one), until the app restarts, as the message says
+    gone: bool = False
 
 
 @st.cache_resource(show_spinner=False)
@@ -100,13 +103,16 @@ def _failed(url: str, exc: class_store.StoreUnavailable, before: _Connection | N
     failures = (before.failures if before is not None and before.store is None else 0) + 1
     if failures == 1:  # the first of a run of failures; the details stay in the server's log
         _LOG.warning("%s", exc)
-    return _Connection(None, said(exc), time.monotonic(), failures)
+    gone = exc.reason == class_store.DELETED_FILE or (before is not None and before.gone)
+    return _Connection(None, said(exc), time.monotonic(), failures, gone)
 
 
 def database() -> class_store.Store | None:
     """This server's class database, or None when it cannot be reached (``problem()`` says why)."""
     url = class_store.database_url()
     held = _connections().get(url)
+    if held is not None and held.gone and not _restored(url):
+        return None
     if held is not None and (held.store is not None or time.monotonic() - held.at < retry_after(held.failures)):
         if held.store is not None:
             purge_old(held.store)
@@ -119,6 +125,15 @@ def database() -> class_store.Store | None:
     if fresh.store is not None:
         purge_old(fresh.store)
     return fresh.store
+
+
+def _restored(url: str) -> bool:
+    """Whether the deleted SQLite file is back (restored from a backup): then it is opened."""
+    try:
+        path = class_store.sqlite_file(url)
+    except ValueError:
+        return False
+    return path is not None and os.path.exists(path)
 
 
 def purge_old(db: class_store.Store) -> None:
