@@ -161,6 +161,10 @@ def test_numeric_poll_counts_into_bins(db_url):
     assert "Counted" in class_texts(student)
     teacher.run()
     assert "1 of 1 students answered" in class_texts(teacher)
+    # a reload shows the counted number in the box, not an empty one
+    me = student.session_state[classroom.MEMBER]
+    again = open_page(PAGE, {"class": code, "student": me.student_id})
+    assert again.number_input[0].value == pytest.approx(float(NUMERIC.answer()), rel=1e-5)
 
 
 def test_the_code_and_key_typed_alone_continue_the_class_and_a_wrong_key_is_refused(db_url):
@@ -371,6 +375,9 @@ def test_a_students_vote_shows_again_after_a_reload(db_url):
     again = open_page(PAGE, {"class": code, "student": me.student_id})  # a new session, the same link
     assert f"Counted: **{classroom.plain(CHOICE.options[0])}**" in class_texts(again)
     assert any(b.label == "Change my answer" for b in again.button)
+    # the counted answer is the one picked (the radio was empty: "Pick an answer first")
+    (radio,) = again.radio
+    assert radio.value == 0
 
 
 def test_the_results_table_is_not_projected(db_url):

@@ -43,6 +43,16 @@ def _as_number(vote: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def decode_choice(vote: str | None, options: int) -> int | None:
+    """The option index a stored choice vote names, or None (no vote, or not one of ``options``)."""
+    return None if vote is None else _as_index(vote, options)
+
+
+def decode_number(vote: str | None) -> float | None:
+    """The number a stored numeric vote holds, or None."""
+    return None if vote is None else _as_number(vote)
+
+
 def choice_counts(votes: Iterable[str], options: int) -> list[int]:
     """Votes per option, in the options' order."""
     counts = [0] * options

@@ -1227,20 +1227,27 @@ def _vote_form(
             # each student sees the options in an order of their own (their student id seeds
             # it, so a reload or another device keeps it); the vote is the option's index as
             # written, which the projector's chart and the gradebook count
+            order = poll.order(me.student_id)
+            # the answer counted so far is the one picked: after a reload or on another device
+            # too (an empty radio under "Counted" asked to "Pick an answer first")
+            counted = tally.decode_choice(sent, len(poll.options))
             pick = st.radio(
                 "Your answer",
-                poll.order(me.student_id),
-                index=None,
+                order,
+                index=order.index(counted) if counted in order else None,
                 format_func=lambda i: classroom.plain(poll.options[i]),
             )
             vote = None if pick is None else tally.encode_choice(pick)
         else:
             step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
+            counted = tally.decode_number(sent)
+            if counted is not None and not poll.low <= counted <= poll.high:
+                counted = None
             value = st.number_input(
                 f"Your answer{' (' + classroom.plain(poll.unit) + ')' if poll.unit else ''}",
                 min_value=int(poll.low) if poll.integer else float(poll.low),
                 max_value=int(poll.high) if poll.integer else float(poll.high),
-                value=None,
+                value=None if counted is None else (int(counted) if poll.integer else counted),
                 step=step,
                 placeholder=f"between {poll.low:g} and {poll.high:g}",
             )
