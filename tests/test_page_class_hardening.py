@@ -50,6 +50,31 @@ def test_end_class_now(db_url):
     assert f"Class {code} has ended" in _read(late)
 
 
+def test_an_ended_class_is_said_on_a_lesson_page_and_still_watched_for_an_extension(db_url):
+    """Issue 49, 1.7: a student exploring a lesson never learned the class had ended, and a
+    student on the class page stopped checking once it had (after End and Extend by an hour,
+    phones showed 'has ended' until reloaded)."""
+    teacher, code, key = start_class()
+    student = join_class(code)
+    me = student.session_state[classroom.MEMBER]
+    lesson = open_page(lessons.LESSONS[1].path, {"class": code, "student": me.student_id})
+    assert f"Class {code} has ended" not in _read(lesson)
+    button(teacher, "End the class for everyone").click().run()
+    class_views._watched.clear()  # the one-second cache of the state every check reads
+    lesson.run()
+    assert not lesson.exception
+    assert f"Class {code} has ended" in _read(lesson)
+    student.run()
+    assert f"Class {code} has ended" in _read(student)
+    # the page's one-second check still runs, and compares against the ended state it drew
+    assert student.session_state[class_views.DRAWN][0] is False
+    class_store.open_store(db_url).extend_class(code, key, 1.0)
+    class_views._watched.clear()
+    assert class_views._watched(code)[0] is True  # what the next check sees: a rerun follows
+    student.run()
+    assert f"Class {code} has ended" not in _read(student)
+
+
 def test_a_new_teacher_link_replaces_the_old_one_everywhere(db_url):
     teacher, code, old = start_class()
     other_tab = continue_teaching(code, old)

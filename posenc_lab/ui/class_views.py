@@ -1171,13 +1171,16 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
             "even after the app restarts. Anyone with it answers as you."
         )
         _leave_button()
-    if not db.is_open(me.code):
+    is_open = db.is_open(me.code)
+    now = _class_state(me.code)
+    st.session_state[DRAWN] = (is_open, now)
+    # watched when the class has ended too: a teacher who extends it opens it again, and the
+    # page follows (phones showed "has ended" until reloaded)
+    _watch(course, me.code)
+    if not is_open:
         st.info(f"Class {classroom.plain(me.code)} has ended. The lessons are all still here.")
         return
     class_follow.hand_switch()
-    now = _class_state(me.code)
-    st.session_state[DRAWN] = (True, now)
-    _watch(course, me.code)
     if now is None:
         st.info(
             "Waiting for your teacher to open a question. Meanwhile the lessons are in the menu; "
@@ -1401,12 +1404,18 @@ def banner(course: Course, code: str, url_path: str) -> None:
 def _banner(course: Course, code: str, url_path: str) -> None:
     class_follow.student_check(course, code, url_path)
     class_follow.hand_check()
+    # one element at every state (a link, a line, nothing): a check that reruns every second
+    # never changes the shape of the page under a run the student started
+    slot = st.empty()
     try:
-        now = _class_state(code)
+        is_open, now = _watched(code)
     except class_store.StoreUnavailable:
         return
-    if now is not None and not now[3] and not st.session_state.get(VOTED + now[0]):
-        st.page_link(
+    if not is_open:
+        # a student exploring a lesson learns the class has ended (they never did)
+        slot.caption(f":material/event_busy: Class {classroom.plain(code)} has ended. The lessons are all still here.")
+    elif now is not None and not now[3] and not st.session_state.get(VOTED + now[0]):
+        slot.page_link(
             course.class_page.page_file,
             label="Your teacher has opened a question: answer it in Class mode",
             icon=":material/how_to_vote:",
