@@ -103,6 +103,12 @@ def test_a_student_raises_a_hand_the_teacher_sees_it_and_lowers_it(db_url):
         roster = db.roster(code, key)
     rows = class_follow.roster_rows(course.COURSE, roster, "", roster[0].hand + 40)
     assert rows[0]["hand"] == "raised 40 s ago"
+    # on to the class page: its switch is up, as the roster has it (it was drawn off: Streamlit
+    # drops a widget's value when a page switch draws it elsewhere), and back on the lesson too
+    student.switch_page(course.CLASS.path).run()
+    assert student.toggle(key=class_follow.HAND).value is True
+    student.switch_page(ROPE.path).run()
+    assert student.toggle(key=class_follow.HAND).value is True
     # the teacher lowers every hand on the class page; the student's switch follows at its next check
     teacher.switch_page(course.CLASS.path)
     teacher.query_params.clear()

@@ -193,19 +193,39 @@ def student_check(course: Course, code: str, url_path: str) -> None:
 #: the student's "I'm stuck" switch, and when this page last asked whether the hand is still up
 HAND = "class_hand"
 HAND_CHECKED = "_class:hand_checked"
+#: (class code, student id, up): the hand as this session last set or read it. A widget's value
+#: does not survive a page switch that draws it elsewhere (a lesson's side panel, the class
+#: page): the switch was drawn off there while the teacher's roster had the hand up
+HAND_UP = "_class:hand_up"
 #: a raised hand is read back this often (the teacher may have lowered every hand)
 HAND_EVERY_S = 5.0
+
+
+def _is_up(me: classroom.Member) -> bool:
+    """This session's record of the student's hand, read from the class when it has none."""
+    kept = st.session_state.get(HAND_UP)
+    if not (isinstance(kept, tuple) and kept[:2] == (me.code, me.student_id)):
+        kept = (me.code, me.student_id, _hand_up(me))
+        st.session_state[HAND_UP] = kept
+    return kept[2]
+
+
+def _set_up(me: classroom.Member, up: bool) -> None:
+    st.session_state[HAND_UP] = (me.code, me.student_id, up)
 
 
 def hand_switch(where=st) -> None:
     """A student's "I'm stuck" switch (``where``: the page, or the sidebar on a lesson): up,
     it shows on the teacher's roster and bar until the student or the teacher lowers it.
-    Drawn by a full run; ``hand_check``, in the page's one-second check, notices a hand the
-    teacher lowered and runs the page again, which draws the switch off."""
-    if classroom.member() is None:
+    Drawn by a full run, from this session's record of the hand (``HAND_UP``); ``hand_check``,
+    in the page's one-second check, notices a hand the teacher lowered and runs the page
+    again, which draws the switch off."""
+    me = classroom.member()
+    if me is None:
         return
     if _lowered():
-        st.session_state[HAND] = False
+        _set_up(me, False)
+    st.session_state[HAND] = _is_up(me)
     where.toggle(
         ":material/front_hand: I'm stuck",
         key=HAND,
@@ -223,16 +243,25 @@ def hand_check() -> None:
 
 
 def _lowered() -> bool:
-    """True when this student's switch is up and the class says the hand is down (read back
+    """True when this student's hand is up here and the class says it is down (read back
     every ``HAND_EVERY_S``)."""
     me = classroom.member()
     now = time.monotonic()
-    if me is None or not st.session_state.get(HAND) or now - st.session_state.get(HAND_CHECKED, 0.0) < HAND_EVERY_S:
+    if me is None or not _is_up(me) or now - st.session_state.get(HAND_CHECKED, 0.0) < HAND_EVERY_S:
         return False
     st.session_state[HAND_CHECKED] = now
     db = classroom.database()
     try:
         return db is not None and not db.hand_of(me.code, me.student_id)
+    except (class_store.StoreUnavailable, ValueError):
+        return False
+
+
+def _hand_up(me: classroom.Member) -> bool:
+    """Whether the class has this student's hand up (False when it cannot be read)."""
+    db = classroom.database()
+    try:
+        return db is not None and bool(db.hand_of(me.code, me.student_id))
     except (class_store.StoreUnavailable, ValueError):
         return False
 
@@ -244,7 +273,9 @@ def _hand() -> None:
         st.toast("Your hand could not reach your teacher: the class cannot be reached right now.")
         return
     try:
-        db.raise_hand(me.code, me.student_id, bool(st.session_state.get(HAND)))
+        up = bool(st.session_state.get(HAND))
+        db.raise_hand(me.code, me.student_id, up)
+        _set_up(me, up)
         st.session_state[HAND_CHECKED] = time.monotonic()
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
