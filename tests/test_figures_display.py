@@ -371,3 +371,17 @@ def test_panels_side_by_side_have_plot_areas_of_one_height(present):
     bars = [last[k]["colorbar"] for k in last if k.startswith("coloraxis") and "colorbar" in last[k]]
     bars += [t["colorbar"] for t in row[-1]["data"] if t.get("showscale") is not False and "colorbar" in t]
     assert bars and bars[0]["lenmode"] == "pixels" and bars[0]["len"] == display.BAR_BELOW_PX
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_cell_numbers_side_by_side_are_one_size(present):
+    """Relative's offsets beside their clipped copy: each panel sized its numbers to its own
+    widest (-11 beside -3), 7 px beside 13 px on a desktop; the row takes the smaller."""
+    import posenc
+
+    raw = posenc.relative_positions(12, 12)
+    fig = offset_panels(raw, np.clip(raw, -3, 3), max_distance=3)
+    _, rows, _ = display.prepare_specs(fig, present=present)
+    sizes = [t["textfont"]["size"] for row in rows for p in row for t in p["data"] if t.get("texttemplate")]
+    # on a desktop both panels print their numbers; a projector prints none that small
+    assert (len(sizes) == 2 and sizes[0] == sizes[1]) if not present else len(sizes) in (0, 2) and len(set(sizes)) <= 1

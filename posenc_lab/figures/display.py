@@ -628,9 +628,10 @@ def prepare_specs(fig: go.Figure, *, present: bool, share: float = 1.0) -> tuple
 
 
 def _level(row: list[dict]) -> None:
-    """Panels side by side with plot areas of one height: the panel that carries the row's
-    colour bar under it (``_split_spec``) grows by the bar's room, instead of drawing its
-    cells smaller than its neighbours' (ALiBi's and Compare's last panel was squashed)."""
+    """Panels side by side with plot areas of one height and cell numbers of one size: the
+    panel that carries the row's colour bar under it (``_split_spec``) grows by the bar's
+    room, instead of drawing its cells smaller than its neighbours' (ALiBi's and Compare's
+    last panel was squashed)."""
     if len(row) < 2:
         return
 
@@ -642,6 +643,15 @@ def _level(row: list[dict]) -> None:
     plot = max(h - sides(p["layout"]) for h, p in zip(heights, row, strict=True))
     for panel in row:
         panel["layout"]["height"] = int(round(plot + sides(panel["layout"])))
+    # cell numbers of one size across the row: each panel sized its own to its widest number
+    # (Relative's offsets -11 beside the clipped -3 drew 7 px beside 13 px)
+    labelled = [
+        t for p in row for t in p["data"] if t.get("type") == "heatmap" and _get(t, "textfont", "size") is not None
+    ]
+    if len(labelled) > 1:
+        size = min(float(t["textfont"]["size"]) for t in labelled)
+        for trace in labelled:
+            trace["textfont"] = dict(trace["textfont"], size=size)
 
 
 def _plain_notation(spec: dict) -> None:
