@@ -258,8 +258,8 @@ def test_a_lesson_in_quick_hands(server, lesson_tab, lesson, query):
 
 # ------------------------------------------------------------------ a live colour-scheme switch
 
-#: a heatmap with its colour bar, nine panels of lines (the one the report named), animated planes
-SCHEME_VIEWS = ["sinusoidal", "alibi?view=attention", "rope?view=rotation"]
+#: a heatmap with its colour bar, and nine panels of lines (the one the report named)
+SCHEME_VIEWS = ["sinusoidal", "alibi?view=attention"]
 
 
 @pytest.mark.parametrize("path", SCHEME_VIEWS)
