@@ -44,6 +44,31 @@ def free_port() -> int:
     return benchmark_free_port()
 
 
+def nginx_pair_env(db: str, prefix: str) -> tuple[str, int, dict[str, str]]:
+    """A run folder, a proxy port and the environment for ``deploy/run_two.sh``: two app
+    processes on free ports behind nginx, on the class database ``db``, not warmed (a test
+    measures what it does, not a first view's speed). The folder is readable by nginx's
+    workers, which run as an unprivileged user when nginx is started as root."""
+    import os
+    import tempfile
+
+    from posenc_lab.classroom import store as class_store
+
+    run_dir = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(run_dir, 0o755)
+    proxy = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "NGINX"},
+        "RUN_DIR": run_dir,
+        "PROXY_PORT": str(proxy),
+        "BACKEND_PORTS": f"{free_port()} {free_port()}",
+        "PYTHON": sys.executable,
+        "WARM": "0",
+        class_store.SETTING: db,
+    }
+    return run_dir, proxy, env
+
+
 def open_page(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
     """Run the app as a fresh session, go to ``page`` and run it with ``query`` in the URL.
 

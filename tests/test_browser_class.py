@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pg_support
 import pytest
-from app_helpers import ROOT, free_port
+from app_helpers import ROOT, free_port, nginx_pair_env
 from browser_support import (
     FOLLOW_JS,
     SHOTS,
@@ -1078,19 +1078,7 @@ def test_the_teachers_files_download_every_time_through_nginx_and_a_slow_network
         "Gradebook (CSV)": (["student", "joined", f"exercises solved (of {exercises})"], 1 + len(students)),
         "Summary by question (CSV)": (list(report.SUMMARY_COLUMNS), 2),
     }
-    # nginx started as root runs its workers as an unprivileged user, who must reach the run folder
-    run_dir = tempfile.mkdtemp(prefix="posenc-deploy-")
-    os.chmod(run_dir, 0o755)
-    proxy = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if k != "NGINX"},
-        "RUN_DIR": run_dir,
-        "PROXY_PORT": str(proxy),
-        "BACKEND_PORTS": f"{free_port()} {free_port()}",
-        "PYTHON": sys.executable,
-        "WARM": "0",  # what is measured here is a file kept, not a first view's speed
-        class_store.SETTING: db,
-    }
+    run_dir, proxy, env = nginx_pair_env(db, "posenc-deploy-")
     script = [str(ROOT / "deploy" / "run_two.sh")]
     slow = None
     try:

@@ -11,17 +11,15 @@ and nginx's access log (no query string: no teacher key, no student id).
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pg_support
 import pytest
-from app_helpers import ROOT, free_port
+from app_helpers import ROOT, nginx_pair_env
 
 from posenc_lab.classroom import store as class_store
 
@@ -46,19 +44,7 @@ def two_behind_nginx(fresh_db):
         pytest.skip("nginx is not installed")
     # create the schema before two processes race to (they would, safely, but slower)
     class_store.open_store(fresh_db).close()
-    # nginx started as root runs its workers as an unprivileged user, who must reach the run folder
-    run_dir = tempfile.mkdtemp(prefix="posenc-attack-")
-    os.chmod(run_dir, 0o755)
-    proxy = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if k != "NGINX"},
-        "RUN_DIR": run_dir,
-        "PROXY_PORT": str(proxy),
-        "BACKEND_PORTS": f"{free_port()} {free_port()}",
-        "PYTHON": sys.executable,
-        "WARM": "0",
-        class_store.SETTING: fresh_db,
-    }
+    run_dir, proxy, env = nginx_pair_env(fresh_db, "posenc-attack-")
     try:
         subprocess.run([SCRIPT, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
         yield f"http://127.0.0.1:{proxy}", Path(run_dir) / "logs" / "access.log", fresh_db
