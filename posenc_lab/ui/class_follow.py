@@ -317,6 +317,13 @@ def teacher_bar(course: Course, url_path: str) -> None:
 
 @st.fragment(run_every=TEACHER_EVERY_S)
 def _bar(course: Course, url_path: str, code: str, key: str) -> None:
+    # one place at every state (the bar, a line that the class cannot be reached, nothing
+    # once the class has ended): a check every second never changes the page's shape
+    with st.container():
+        _bar_body(course, url_path, code, key)
+
+
+def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
     db = classroom.database()
     try:
         if db is None:
@@ -450,19 +457,24 @@ def roster(course: Course, db: class_store.Store, code: str, key: str) -> None:
     follow = db.follow(code)
     sent = follow.address if follow is not None else ""
     rows = db.roster(code, key)
+    # drawn in a fragment that reruns every few seconds: the same places at every state
     st.subheader("Where your students are")
+    hands_place, sent_place, table_place = st.container(), st.empty(), st.container()
     hands = sum(1 for p in rows if p.hand is not None)
     if hands:
-        line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        line = hands_place.container(horizontal=True, vertical_alignment="center", gap="small")
         line.markdown(f"**:material/front_hand: {hands} hand{'s' if hands != 1 else ''} up**")
         line.button("Lower all hands", key="class_lower_hands", on_click=_lower_hands, args=(code, key))
     if sent:
         with_class = sum(1 for p in rows if on_address(p.place, sent))
-        st.markdown(f"**{with_class} of {len(rows)}** on the view you sent: {describe(course, sent)}.")
+        sent_place.markdown(f"**{with_class} of {len(rows)}** on the view you sent: {describe(course, sent)}.")
     else:
-        st.caption("Open a lesson in this tab and press *Send the class here* above it: every student's page follows.")
+        sent_place.caption(
+            "Open a lesson in this tab and press *Send the class here* above it: every student's page follows."
+        )
     if rows:
-        layout.table(roster_rows(course, rows, sent, time.time(), exercise_keys(course)))
+        with table_place:
+            layout.table(roster_rows(course, rows, sent, time.time(), exercise_keys(course)))
 
 
 def _lower_hands(code: str, key: str) -> None:

@@ -180,13 +180,16 @@ def page(course: Course) -> None:
         st.title("Class mode")
         _unavailable()
         return
-    if classroom.teacher() is None:
-        st.title("Class mode")
-    if refused:
-        st.error(classroom.plain(refused))
-    deleted = st.session_state.pop(DELETED, None)
-    if deleted:
-        st.success(deleted)
+    # one container above the views at every state: what it holds (a title, a note) never
+    # moves the views' fragments to another place in the page (``teacher_view``)
+    with st.container():
+        if classroom.teacher() is None:
+            st.title("Class mode")
+        if refused:
+            st.error(classroom.plain(refused))
+        deleted = st.session_state.pop(DELETED, None)
+        if deleted:
+            st.success(deleted)
     try:
         if classroom.teacher() is not None:
             teacher_view(course, db, *classroom.teacher())
@@ -329,32 +332,49 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     students = db.students(code)
     current = db.current_round(code)
     st.session_state[TEACHER_DRAWN] = _round_state(current)
+    # The page has one shape at every class state and setting: each part whose content
+    # varies (a note, the join panel, the plan bar, the controls, the editor, the teacher's
+    # private part) is one container, so the fragments that rerun every second or five (the
+    # joined count, the votes, the roster, the results) keep their place in the page. A
+    # fragment moved by a run is a new fragment to Streamlit, and a check of the old one
+    # still on its way draws into whatever now stands where it stood: the frontend's
+    # "'setIn' cannot be called on an ElementNode", and a blank projector.
     st.title(classroom.plain(info.title) if info.title else f"Class {classroom.plain(code)}")
-    if ended:
-        st.warning(
-            f"Class {classroom.plain(code)} has ended: students can no longer join or vote. Its results stay below."
-        )
+    with st.container():
+        if ended:
+            st.warning(
+                f"Class {classroom.plain(code)} has ended: students can no longer join or vote. Its results stay below."
+            )
+    with st.container():
+        if current is None:
+            # before the first question the room needs the way in, large
+            _join_panel(base, code, info)
     if current is None:
-        # before the first question the room needs the way in, large
-        _join_panel(base, code, info)
+        _joined_line(code, "", f". The class ends at {_clock(info.expires)}.")
     else:
         # during the questions the votes need the screen: the way in shrinks to a line
         _joined_line(code, f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: ", ".")
-        with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
-            _join_panel(base, code, info)
-    if not ended:
-        class_plan.bar(course, "")
-    _question_controls(course, db, code, key, ended, current)
-    if not layout.presenting() and not ended:
-        class_plan.editor(course, code, key)
+    with st.container():
+        if current is not None:
+            with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
+                _join_panel(base, code, info)
+    with st.container():
+        if not ended:
+            class_plan.bar(course, "")
+    with st.container():
+        _question_controls(course, db, code, key, ended, current)
+    with st.container():
+        if not layout.presenting() and not ended:
+            class_plan.editor(course, code, key)
     _live_results(course, code)
-    if not layout.presenting():
-        # never on the projector: it shows right answers before their reveal, and nicknames
-        st.divider()
-        _roster(course, code, key)
-        _dashboard(course, code, key)
-        _files(course, db, code, key, asked=current is not None)
-        _running(db, info, key, students, base, ended)
+    with st.container():
+        if not layout.presenting():
+            # never on the projector: it shows right answers before their reveal, and nicknames
+            st.divider()
+            _roster(course, code, key)
+            _dashboard(course, code, key)
+            _files(course, db, code, key, asked=current is not None)
+            _running(db, info, key, students, base, ended)
 
 
 def _refused_note(info: class_store.ClassInfo) -> str:
@@ -527,7 +547,6 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
     with show:
         st.markdown(f"Scan the code, or open **{classroom.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
-        _joined_line(code, "", f". The class ends at {_clock(info.expires)}.")
         st.caption(f"Join link: {classroom.address_text(link)}")
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
@@ -545,7 +564,9 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
 @st.fragment(run_every=TEACHER_EVERY_S)
 def _joined_line(code: str, before: str, after: str) -> None:
     """ "**12** joined", counted as students join (every second, without the teacher's click),
-    with the refused joins; ``before`` and ``after`` are the line's own Markdown around it."""
+    with the refused joins; ``before`` and ``after`` are the line's own Markdown around it.
+    One element at every state: the line, or an empty place when the class cannot be read."""
+    line = st.empty()
     db = classroom.database()
     try:
         if db is None:
@@ -556,7 +577,7 @@ def _joined_line(code: str, before: str, after: str) -> None:
         classroom.lost(exc)
         return
     if info is not None:
-        st.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
+        line.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
 
 
 def _zone() -> dt.tzinfo:
@@ -908,63 +929,83 @@ def _round_state(current: class_store.Round | None) -> tuple | None:
     return None if current is None else (current.id, current.closed is not None, current.revealed is not None)
 
 
+#: the places of the teacher's live results, in order: each drawn at every run, filled or not
+LIVE_PLACES = ("question", "reveal_first", "count", "votes", "shares", "reveal_after")
+
+
 @st.fragment(run_every=TEACHER_EVERY_S)
 def _live_results(course: Course, code: str) -> None:
+    # the same places at every state (no question, voting, closed, revealed; projected or
+    # not): a run never changes the shape of the fragment under a check on its way
+    place = {name: st.container() for name in LIVE_PLACES}
     db = classroom.database()
     if db is None:
-        _unavailable()
+        with place["question"]:
+            _unavailable()
         return
     try:
         current = db.current_round(code)
         if _round_state(current) != st.session_state.get(TEACHER_DRAWN):
             # opened, closed or revealed elsewhere (the teacher's other device): the buttons
-            # above were drawn for the round before, so the whole page is drawn again
+            # above were drawn for the round before, so the whole page is drawn again. A
+            # press on this page runs the page first: this check runs after it, and finds
+            # the state that run drew.
             st.rerun()
         if current is None:
-            st.info("No question is open yet. Pick one above and press Open the vote.")
+            place["question"].info("No question is open yet. Pick one above and press Open the vote.")
             return
         poll = class_questions.poll_of(course, db, code, current.poll_key)
         if poll is None:
-            st.warning(f"The open question ({classroom.plain(current.poll_key)}) is not in this version of the app.")
+            place["question"].warning(
+                f"The open question ({classroom.plain(current.poll_key)}) is not in this version of the app."
+            )
             return
         earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
         votes = {r.id: db.votes(r.id) for r in earlier}
         joined = len(db.students(code))
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
-        _unavailable()
+        with place["question"]:
+            _unavailable()
         return
     count = len(votes[current.id])
     revealed = current.revealed is not None
     status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
-    st.markdown(f"#### {class_questions.prompt_markdown(poll)}")
+    place["question"].markdown(f"#### {class_questions.prompt_markdown(poll)}")
     if revealed and layout.presenting():
         # on the projector the answer, why, and the figure that settles it come first
-        _reveal(course, poll, vote=None, student=False)
-    st.markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
+        with place["reveal_first"]:
+            _reveal(course, poll, vote=None, student=False)
+    place["count"].markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
     if current.closed is None and not st.session_state.get(SHOW_VOTES, False):
         # peer instruction: the room sees how it voted once the vote is closed, so that
         # the first answers do not sway the rest
-        st.caption("The votes show here when you close the vote (or turn on *Show the votes while voting*).")
+        place["votes"].caption(
+            "The votes show here when you close the vote (or turn on *Show the votes while voting*)."
+        )
         return
     rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
     fig = vote_figure(course, poll, rounds, revealed=revealed)
-    layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
+    with place["votes"]:
+        layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
     if revealed:
         shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
-        st.markdown("Right answers: " + "; ".join(shares) + ".")
+        place["shares"].markdown("Right answers: " + "; ".join(shares) + ".")
         if not layout.presenting():
-            _reveal(course, poll, vote=None, student=False)
+            with place["reveal_after"]:
+                _reveal(course, poll, vote=None, student=False)
 
 
 @st.fragment(run_every=DASHBOARD_EVERY_S)
 def _roster(course: Course, code: str, key: str) -> None:
     """Where each student's page is (``class_follow.roster``), on the teacher's own screen."""
     db = classroom.database()
+    place = st.container()  # one place at every state
     if db is None:
         return
     try:
-        class_follow.roster(course, db, code, key)
+        with place:
+            class_follow.roster(course, db, code, key)
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
     except class_store.NotTeacher:
@@ -973,6 +1014,8 @@ def _roster(course: Course, code: str, key: str) -> None:
 
 @st.fragment(run_every=DASHBOARD_EVERY_S)
 def _dashboard(course: Course, code: str, key: str) -> None:
+    # the same places at every state (a fragment that reruns every few seconds)
+    head, table, by_question, joined = st.container(), st.empty(), st.container(), st.empty()
     db = classroom.database()
     if db is None:
         return
@@ -987,12 +1030,12 @@ def _dashboard(course: Course, code: str, key: str) -> None:
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
         return
-    st.subheader("Results so far")
-    st.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
+    head.subheader("Results so far")
+    head.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
     if not rows:
-        st.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
+        table.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
     else:
-        st.dataframe(
+        table.dataframe(
             results_table(course, rows, own),
             hide_index=True,
             width="stretch",
@@ -1001,10 +1044,11 @@ def _dashboard(course: Course, code: str, key: str) -> None:
                 "round": st.column_config.TextColumn("round", help="A question's round; empty for an exercise."),
             },
         )
-    _by_question(course, db, code, key, own)
+    with by_question:
+        _by_question(course, db, code, key, own)
     if students:
         names = ", ".join(s.nickname or "anonymous" for s in students)
-        st.caption(f"{len(students)} joined: " + classroom.plain(names))
+        joined.caption(f"{len(students)} joined: " + classroom.plain(names))
 
 
 def _by_question(course: Course, db: class_store.Store, code: str, key: str, own: list[Poll]) -> None:
@@ -1320,8 +1364,10 @@ def _sketch_form(course: Course, db: class_store.Store, me: classroom.Member, po
 def _watch(course: Course, code: str) -> None:
     """Redraw the page when the teacher opens, closes or reveals, or the class ends (a
     student waiting for a question is told the class has ended), and follow the teacher's
-    sends (checked every second)."""
-    class_follow.student_check(course, code, course.class_page.url_path)
+    sends (checked every second). One place at every state: the "Go to your class" line
+    or nothing, so a check never changes the page's shape under a run the student started."""
+    with st.container():
+        class_follow.student_check(course, code, course.class_page.url_path)
     class_follow.hand_check()
     drawn = st.session_state.get(DRAWN)
     try:
@@ -1402,11 +1448,13 @@ def banner(course: Course, code: str, url_path: str) -> None:
 
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
 def _banner(course: Course, code: str, url_path: str) -> None:
-    class_follow.student_check(course, code, url_path)
+    # the same places at every state (the "Back to your class" line or not; a link, a line,
+    # nothing): a check that reruns every second never changes the shape of the page under
+    # a run the student started
+    back, slot = st.container(), st.empty()
+    with back:
+        class_follow.student_check(course, code, url_path)
     class_follow.hand_check()
-    # one element at every state (a link, a line, nothing): a check that reruns every second
-    # never changes the shape of the page under a run the student started
-    slot = st.empty()
     try:
         is_open, now = _watched(code)
     except class_store.StoreUnavailable:
