@@ -9,7 +9,7 @@ import pg_support
 import pytest
 
 from posenc_lab.classroom import store as class_store
-from posenc_lab.classroom.store import JoinRefused, NotTeacher, open_store
+from posenc_lab.classroom.store import JoinRefused, NotTeacher, PlanStep, open_store
 
 T0 = pg_support.T0
 
@@ -344,7 +344,7 @@ def test_names_keep_their_accents_but_not_a_tower_of_them(store):
     assert tower.nickname == "Zo\u0308\u0308".replace("o\u0308", "\u00f6")  # two marks on the o, composed
     assert store.join(new.code, "Zoë Nguyễn", client="b", network="192.0.2.1").nickname == "Zoë Nguyễn"
     assert store.join(new.code, "", client="c", network="192.0.2.1").nickname.startswith("Student ")  # anonymous
-    assert store.join(new.code, "teach3r", client="d", network="192.0.2.1").nickname == "teach3r"
+    assert store.join(new.code, "Kim 3", client="d", network="192.0.2.1").nickname == "Kim 3"
 
 
 # ------------------------------------------------------------------ an existing database
@@ -409,3 +409,276 @@ def test_identical_nicknames_get_a_number_so_the_teacher_tells_them_apart(store)
     long = "x" * class_store.NICKNAME_CHARS
     assert store.join(new.code, long, client="d").nickname == long
     assert store.join(new.code, long, client="e").nickname == "x" * (class_store.NICKNAME_CHARS - 2) + " 2"
+
+
+# ------------------------------------------------------------------ found under attack: look-alike names (2.5)
+
+#: twenty names that read as "Teacher": other scripts, small capitals, digits for letters,
+#: compatibility forms, invisible and punctuation separators
+TEACHER_LOOKALIKES = [
+    "\u0422eacher",  # Cyrillic capital Te
+    "\u0422\u0415\u0410\u0421\u041d\u0415R",  # Cyrillic capitals, a Latin R
+    "\u0442\u0435\u0430\u0441\u04bb\u0435\u0433",  # all Cyrillic small letters
+    "\u0422\u0435\u0430\u0441\u04bb\u0435\u0433",  # all Cyrillic, a capital first
+    "\u13a2\u13ac\u13aa\u13df\u13bb\u13ac\u13a1",  # Cherokee
+    "\uab72\uab7c\uab7a\uabaf\uab8b\uab7c\uab71",  # Cherokee small letters
+    "\u1d1b\u1d07\u1d00\u1d04\u029c\u1d07\u0280",  # small capitals
+    "T\u1d07\u1d00\u1d04\u029c\u1d07\u0280",  # small capitals after a capital
+    "T3acher",
+    "7eacher",
+    "Te4cher",
+    "7E4CH3R",
+    "teach3r",
+    "\u03a4\u0395\u0391\u03f9\u0397\u0395R",  # Greek capitals, a lunate sigma for the C
+    "\uff34\uff45\uff41\uff43\uff48\uff45\uff52",  # fullwidth
+    "\U0001d413\U0001d41e\U0001d41a\U0001d41c\U0001d421\U0001d41e\U0001d42b",  # mathematical bold
+    "T\u200be\u200ba\u200bc\u200bh\u200be\u200br",  # zero-width spaces
+    "T.e.a.c.h.e.r",
+    "\u1d40\u1d49\u1d43\u1d9c\u02b0\u1d49\u02b3",  # superscript letters
+    "Mr T\u0435\u0430cher",  # Cyrillic e and a inside a longer name
+]
+ORDINARY_NAMES = [
+    "Teach",
+    "Tea",
+    "Ana",
+    "José",
+    "Zoë",
+    "Ted",
+    "Rachel",
+    "Heather",
+    "Chen",
+    "Kateřina",
+    "王小明",
+    "محمد",
+    "Наташа",
+    "Αλέξης",
+    "प्रिया",
+    "さくら",
+    "Ana 3",
+    "R2D2",
+]
+
+
+def test_every_name_that_reads_as_teacher_is_refused_and_ordinary_names_are_not(store):
+    assert len(TEACHER_LOOKALIKES) == 20 and len(set(TEACHER_LOOKALIKES)) == 20
+    new = store.create_class()
+    accepted = []
+    for i, typed in enumerate(TEACHER_LOOKALIKES):
+        try:
+            accepted.append(store.join(new.code, typed, client=f"t{i}", network="192.0.2.1").nickname)
+        except JoinRefused as exc:
+            assert "kept for the teacher" in exc.reason
+    assert accepted == []
+    joined = [
+        store.join(new.code, name, client=f"o{i}", network="192.0.2.1").nickname
+        for i, name in enumerate(ORDINARY_NAMES)
+    ]
+    assert joined == ORDINARY_NAMES
+
+
+def test_the_skeleton_is_unicode_tr39s():
+    skeleton = class_store.skeleton
+    assert skeleton("\u13a2\u13ac\u13aa\u13df\u13bb\u13ac\u13a1") == "TEACHER"  # Cherokee
+    assert skeleton("\u0422\u0415\u0410\u0421\u041d\u0415R") == "TEACHER"  # Cyrillic
+    assert skeleton("K\u0456m") == skeleton("Kim")  # Cyrillic i
+    assert skeleton("0") == "O" and skeleton("1") == skeleton("l") == skeleton("I") == "l"
+    assert skeleton("m") == "rn"  # TR39 maps to the prototype, however many letters it has
+    assert skeleton("\u00e9") == "e\u0301"  # NFD before and after the mapping
+    for text in ("Teacher", "K\u0456m", "\u1d1b\u1d07\u1d00\u1d04\u029c\u1d07\u0280", "王小明"):
+        assert skeleton(skeleton(text)) == skeleton(text)  # a prototype maps to itself
+
+
+def test_a_classmates_look_alike_name_gets_a_number(store):
+    new = store.create_class()
+    names = [
+        store.join(new.code, typed, client=f"c{i}", network="192.0.2.1").nickname
+        for i, typed in enumerate(["Kim", "K\u0456m", "KIM", "\u039aim", "Ana"])
+    ]
+    assert names == ["Kim", "K\u0456m 2", "KIM 3", "\u039aim 4", "Ana"]
+    # a student who comes back under a classmate's look-alike name gets a number too
+    (ana,) = [student for student in store.students(new.code) if student.nickname == "Ana"]
+    back = store.join(new.code, "K\u0456m", client="c9", network="192.0.2.1", student_id=ana.student_id)
+    assert back == class_store.Student(ana.student_id, "K\u0456m 5")
+    # and a student keeps their own name when they come back under it
+    (kim,) = [student for student in store.students(new.code) if student.nickname == "Kim"]
+    assert store.join(new.code, "Kim", client="c0", network="192.0.2.1", student_id=kim.student_id) == kim
+
+
+# ------------------------------------------------------------------ found under attack: storage per address (2.7)
+
+
+def test_classes_started_from_one_address_are_limited(store, clock, class_db_url):
+    allowed = class_store.CLASSES_PER_ADDRESS
+    for i in range(allowed):
+        clock.now = T0 + i * 0.3
+        store.create_class(f"class {i}", network="203.0.113.9")
+    with pytest.raises(JoinRefused, match="Too many classes were started from this network address") as info:
+        store.create_class("one more", network="203.0.113.9")
+    assert 0 < info.value.retry_after <= class_store.ADDRESS_WINDOW_S
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM classes") == [(allowed,)]
+    # another address, and a page with no address (a test, a script on the server), start classes
+    assert store.create_class(network="198.51.100.2").code and store.create_class().code
+    clock.now = T0 + class_store.ADDRESS_WINDOW_S + 1
+    assert store.create_class(network="203.0.113.9").code
+
+
+def test_saved_plans_from_one_address_are_limited_and_a_plan_saved_again_keeps_its_code(store, clock, class_db_url):
+    new = store.create_class()
+    store.set_plan(new.code, new.teacher_key, [PlanStep("view", "rope")])
+    first = store.save_plan(new.code, new.teacher_key, "Week 3", network="203.0.113.9")
+    # the same plan saved again is the plan already kept: its code, no copy
+    assert store.save_plan(new.code, new.teacher_key, "Week 3", network="203.0.113.9") == first
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM plans") == [(1,)]
+    allowed = class_store.PLAN_SAVES_PER_ADDRESS
+    for i in range(1, allowed):
+        clock.now = T0 + i * 0.3
+        store.save_plan(new.code, new.teacher_key, f"Week 3, take {i}", network="203.0.113.9")
+    with pytest.raises(JoinRefused, match="Too many plans were saved from this network address") as info:
+        store.save_plan(new.code, new.teacher_key, "one more", network="203.0.113.9")
+    assert 0 < info.value.retry_after <= class_store.ADDRESS_WINDOW_S
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM plans") == [(allowed,)]
+    # a plan already kept is still given back, and other addresses still save
+    assert store.save_plan(new.code, new.teacher_key, "Week 3", network="203.0.113.9") == first
+    assert store.save_plan(new.code, new.teacher_key, "elsewhere", network="198.51.100.2")
+
+
+def _as_from(monkeypatch, where: str) -> None:
+    """The page's sessions come from ``where`` (AppTest has no request, so no address)."""
+    from posenc_lab.ui import classroom
+
+    monkeypatch.setattr(classroom, "network_address", lambda: where)
+
+
+def test_the_page_says_when_an_address_started_too_many_classes(db_url, monkeypatch):
+    from app_helpers import button, class_texts, open_page
+
+    from posenc_lab import course
+
+    _as_from(monkeypatch, "203.0.113.9")
+    with open_store(db_url) as db:
+        for _ in range(class_store.CLASSES_PER_ADDRESS):
+            db.create_class(network="203.0.113.9")
+    at = open_page(course.CLASS.path)
+    button(at, "Start a class").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [e.value for e in at.error if "Too many classes were started from this network address" in e.value]
+    assert "Running the class" not in class_texts(at)  # still the landing page: no class was started
+    assert pg_support.rows(db_url, "SELECT COUNT(*) FROM classes") == [(class_store.CLASSES_PER_ADDRESS,)]
+
+
+def test_the_page_says_when_an_address_saved_too_many_plans(db_url, monkeypatch):
+    from app_helpers import button, class_texts, start_class
+
+    from posenc_lab.ui import class_plan
+
+    _as_from(monkeypatch, "203.0.113.9")
+    teacher, code, key = start_class()
+    with open_store(db_url) as db:
+        db.set_plan(code, key, [PlanStep("view", "rope")])
+        for i in range(class_store.PLAN_SAVES_PER_ADDRESS):
+            db.save_plan(code, key, f"take {i}", network="203.0.113.9")
+    teacher.run()
+    teacher.text_input(key=class_plan.P + "title").set_value("Week 3")
+    button(teacher, "Save the plan").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    assert "Not done: Too many plans were saved from this network address" in class_texts(teacher)
+    assert pg_support.rows(db_url, "SELECT COUNT(*) FROM plans") == [(class_store.PLAN_SAVES_PER_ADDRESS,)]
+
+
+# ------------------------------------------------------------------ found under attack: IPv6 (2.8)
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::7", "2001:db8:1:2::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),  # an IPv4 client of a dual-stack socket is its IPv4 address
+        ("192.0.2.7", "192.0.2.7"),
+        ("", ""),
+        ("not an address", "not an address"),
+    ],
+)
+def test_an_ipv6_address_is_limited_by_its_64(address, key):
+    assert _address().limit_key(address) == key
+
+
+def test_wrong_codes_from_one_ipv6_64_are_limited_as_one_address(store, clock):
+    """A host of an IPv6 network picks any of 2^64 addresses: eleven wrong codes from eleven
+    of them are refused as eleven from one address would be, and slowed alike."""
+    for i in range(class_store.JOIN_FAILURES_ALLOWED):
+        clock.now = T0 + i
+        with pytest.raises(JoinRefused, match="No class has the code"):
+            store.join("ZZZZZZ", client=f"2001:db8:1:2::{i + 1:x}", network=f"2001:db8:1:2::{i + 1:x}")
+    with pytest.raises(JoinRefused, match="Too many wrong codes from this device"):
+        store.join("ZZZZZZ", client="2001:db8:1:2:ffff::1", network="2001:db8:1:2:ffff::1")
+    # the network's wrong codes, from a new address of the /64 each, are slowed as one address's
+    delays = []
+    for i in range(2 * class_store.NETWORK_FREE_FAILURES):
+        clock.now = T0 + 20 + i
+        with pytest.raises(JoinRefused) as info:
+            store.join("ZZZZZZ", client=f"2001:db8:1:2::{i + 100:x}|s{i}", network=f"2001:db8:1:2::{i + 100:x}")
+        delays.append(info.value.delay)
+    assert delays[-1] > 0
+    # another /64 is not slowed, and an IPv4 address counts as itself, mapped or not
+    with pytest.raises(JoinRefused) as info:
+        store.join("ZZZZZZ", client="2001:db8:1:3::1|s", network="2001:db8:1:3::1")
+    assert info.value.delay == 0.0
+    for i in range(class_store.JOIN_FAILURES_ALLOWED):
+        with pytest.raises(JoinRefused, match="No class has the code"):
+            store.join("ZZZZZZ", client="::ffff:192.0.2.7" if i % 2 else "192.0.2.7", network="192.0.2.7")
+    with pytest.raises(JoinRefused, match="Too many wrong codes from this device"):
+        store.join("ZZZZZZ", client="::ffff:192.0.2.7", network="::ffff:192.0.2.7")
+
+
+# ------------------------------------------------------------------ found under attack: the plan's integrity (2.9)
+
+
+def test_the_page_removes_a_question_with_its_plan_steps_and_says_so(db_url):
+    from app_helpers import class_texts, start_class
+
+    teacher, code, key = start_class()
+    with open_store(db_url) as db:
+        own = db.add_question(code, key, class_store.Question("Which grows faster?", options=["fast", "slow"]))
+        db.set_plan(code, key, [PlanStep("view", "rope"), PlanStep("question", own.key)])
+    teacher.run()
+    teacher.selectbox(key="class_poll").set_value(own.key).run()
+    next(b for b in teacher.button if b.key == f"class_remove_{own.key}").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    assert "Removed, with step 2 of the plan, which opened it." in class_texts(teacher)
+    with open_store(db_url) as db:
+        assert db.questions(code) == [] and db.class_plan(code).steps == (PlanStep("view", "rope"),)
+
+
+def test_next_on_a_step_whose_question_is_gone_says_so_and_opens_no_round(store, class_db_url):
+    """A plan whose own question is missing (a database of an earlier version, or a step
+    added while another tab removed it): the step opens nothing and says so, and Next goes on."""
+    new = store.create_class()
+    own = store.add_question(new.code, new.teacher_key, class_store.Question("Ours?", options=["yes", "no"]))
+    store.set_plan(
+        new.code, new.teacher_key, [PlanStep("view", "rope"), PlanStep("question", own.key), PlanStep("view", "alibi")]
+    )
+    store.plan_go(new.code, new.teacher_key, 0)
+    _exec(class_db_url, f"DELETE FROM questions WHERE key = '{own.key}'")
+    with pytest.raises(ValueError, match="step 2 opens a question this class no longer has"):
+        store.plan_go(new.code, new.teacher_key, 1)
+    assert store.current_round(new.code) is None and store.rounds(new.code, own.key) == []
+    assert store.follow(new.code).address == "rope"  # the class stays where it was
+    assert store.class_plan(new.code).at == 1  # so that Next goes past it
+    assert store.plan_go(new.code, new.teacher_key, 2).target == "alibi"
+
+
+def test_the_page_says_next_found_a_step_whose_question_is_gone(db_url):
+    from app_helpers import class_texts, start_class
+
+    teacher, code, key = start_class()
+    with open_store(db_url) as db:
+        own = db.add_question(code, key, class_store.Question("Ours?", options=["yes", "no"]))
+        db.set_plan(code, key, [PlanStep("question", own.key), PlanStep("view", "rope")])
+    _exec(db_url, f"DELETE FROM questions WHERE key = '{own.key}'")
+    teacher.run()
+    next(b for b in teacher.button if b.key == "plan_next").click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    assert "Not done: step 1 opens a question this class no longer has" in class_texts(teacher)
+    with open_store(db_url) as db:
+        assert db.current_round(code) is None and db.class_plan(code).at == 0

@@ -1098,6 +1098,60 @@ def test_a_saved_plan_loads_into_another_class_with_its_questions(store, clock, 
     assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM plans") == [(0,)]
 
 
+def test_removing_a_question_takes_the_plan_steps_that_open_it(store):
+    """A removed question's steps go with it: the plan stays one that adds and moves, and the
+    class stays on the step it was on."""
+    new = store.create_class()
+    gone = store.add_question(new.code, new.teacher_key, Question("Gone?", options=["yes", "no"]))
+    kept = store.add_question(new.code, new.teacher_key, Question("Kept?", options=["yes", "no"]))
+    steps = [
+        PlanStep("question", gone.key, "first"),
+        PlanStep("view", "rope"),
+        PlanStep("question", gone.key, "again"),
+        PlanStep("view", "alibi"),
+        PlanStep("question", kept.key),
+    ]
+    store.set_plan(new.code, new.teacher_key, steps)
+    store.plan_go(new.code, new.teacher_key, 3)  # a view: the question was never asked
+    assert store.remove_question(new.code, new.teacher_key, gone.key) is True
+    plan = store.class_plan(new.code)
+    assert plan.steps == (steps[1], steps[3], steps[4]) and plan.at == 1
+    # adding and moving steps work as before
+    added = store.set_plan(new.code, new.teacher_key, [*plan.steps, PlanStep("view", "relative")])
+    assert len(added.steps) == 4
+    moved = list(added.steps)
+    moved[0], moved[1] = moved[1], moved[0]
+    assert store.set_plan(new.code, new.teacher_key, moved).steps[0] == steps[3]
+
+
+def test_a_plan_that_passes_the_question_cap_loads_whole_or_not_at_all(store):
+    source = store.create_class()
+    own = [
+        store.add_question(source.code, source.teacher_key, Question(f"Q{i}?", options=["yes", "no"])) for i in range(3)
+    ]
+    store.set_plan(source.code, source.teacher_key, [PlanStep("question", q.key) for q in own])
+    plan_code = store.save_plan(source.code, source.teacher_key, "Three questions")
+
+    full = store.create_class()
+    held = classroom.store.QUESTIONS_PER_CLASS - 2  # room for two of the three
+    for i in range(held):
+        store.add_question(full.code, full.teacher_key, Question(f"Mine {i}?", options=["yes", "no"]))
+    store.set_plan(full.code, full.teacher_key, [PlanStep("view", "rope")])
+    with pytest.raises(
+        ValueError, match="brings 3 questions of its own and this class holds 58: a class holds at most 60"
+    ):
+        store.load_plan(full.code, full.teacher_key, plan_code)
+    assert len(store.questions(full.code)) == held  # no orphan question
+    assert store.class_plan(full.code).steps == (PlanStep("view", "rope"),)
+    # a class with room loads it whole; a stranger loads nothing
+    roomy = store.create_class()
+    with pytest.raises(NotTeacher):
+        store.load_plan(roomy.code, "wrong", plan_code)
+    assert store.questions(roomy.code) == []
+    assert len(store.load_plan(roomy.code, roomy.teacher_key, plan_code)[1].steps) == 3
+    assert len(store.questions(roomy.code)) == 3
+
+
 @pytest.mark.parametrize(
     ("steps", "match"),
     [

@@ -18,6 +18,9 @@ from collections.abc import Mapping
 SETTING = "POSENC_TRUSTED_PROXIES"
 #: nginx (or any proxy) on the same host: what deploy/run_two.sh runs
 DEFAULT = "127.0.0.1, ::1"
+#: the IPv6 prefix one limit counts as one address: a host is handed a /64 and picks any of
+#: its 2^64 addresses, so counting addresses one by one would limit nothing
+IPV6_PREFIX = 64
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -83,4 +86,16 @@ def client_address(peer: str, headers: Mapping[str, str], trusted: tuple[Network
             break  # a hop that is not an address: nothing left of it can be believed
         if not _trusted(hop, trusted):
             return str(hop)
+    return str(found)
+
+
+def limit_key(text: str) -> str:
+    """What the limits on wrong codes, joins and storage count ``text`` (a client address)
+    under: an IPv6 address's /64 ("2001:db8:1:2::/64"), an IPv4 address as itself (an IPv4
+    client of a dual-stack socket too), anything that is not an address as it is."""
+    found = _address(text)
+    if found is None:
+        return text
+    if found.version == 6:
+        return str(ipaddress.ip_network(f"{found}/{IPV6_PREFIX}", strict=False))
     return str(found)

@@ -16,6 +16,7 @@ naming them; teacher-only actions without the teacher key get ``NotTeacher``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -31,6 +32,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from posenc_lab.classroom.address import limit_key
 
 __all__ = [
     "CODE_ALPHABET",
@@ -89,6 +92,13 @@ WRONG_CODE_DELAY_MAX_S = 30.0
 #: behind one school address stay under it; a script adding fake classmates across classes
 #: does not (within one class, its cap and the teacher's lock hold it)
 NETWORK_JOINS_ALLOWED = 400
+#: classes started and plans saved from one network address in ADDRESS_WINDOW_S: more than a
+#: school's teachers start or save in an hour, far less than a script filling the database
+#: (a saved plan holds up to 90 kB and is kept PLAN_RETENTION_DAYS); a plan saved again as it
+#: was is the one already kept, and counts nothing
+CLASSES_PER_ADDRESS = 20
+PLAN_SAVES_PER_ADDRESS = 60
+ADDRESS_WINDOW_S = 3600.0
 #: days a class's data is kept after it ends (POSENC_CLASS_RETENTION_DAYS), and how often a
 #: process deletes what is older
 RETENTION_SETTING = "POSENC_CLASS_RETENTION_DAYS"
@@ -250,6 +260,19 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "CREATE INDEX plans_used ON plans (used)",
         ),
     ),
+    (
+        6,
+        (
+            # what each network address stored (a class started, a plan saved), kept for the
+            # rate window only
+            "CREATE TABLE address_uses (network TEXT NOT NULL, action TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX address_uses_network_action_at ON address_uses (network, action, at)",
+            "CREATE INDEX address_uses_at ON address_uses (at)",
+            # a saved plan's fingerprint: the same plan saved again is the one already kept
+            "ALTER TABLE plans ADD COLUMN digest TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX plans_digest ON plans (digest)",
+        ),
+    ),
 ]
 
 
@@ -276,9 +299,10 @@ class StoreUnavailable(Exception):
 
 
 class JoinRefused(Exception):
-    """A join that cannot go ahead: ``reason`` for people, ``retry_after`` in seconds or None,
-    and ``delay``: the seconds the page waits before it answers (a wrong code from an address
-    that sent many)."""
+    """A join that cannot go ahead, or one more class or saved plan from an address that
+    stored many (``Store.create_class``, ``Store.save_plan``): ``reason`` for people,
+    ``retry_after`` in seconds or None, and ``delay``: the seconds the page waits before it
+    answers (a wrong code from an address that sent many)."""
 
     def __init__(self, reason: str, retry_after: float | None = None, delay: float = 0.0):
         super().__init__(reason)
@@ -498,20 +522,95 @@ def _clean_text(text: str, limit: int) -> str:
 BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5\u034f\ufffc")
 #: combining marks kept on one letter: enough for any script's accents, not for a tower
 MARKS_PER_LETTER = 2
-#: letters of other scripts drawn like Latin ones, to see through "Tеacher" (Cyrillic е)
-_LOOKALIKE = str.maketrans(
-    "аАвВеЕһНіІјЈкКмМоОрРсСтТуУхХѕЅԁԛԝαΑβΒεΕηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧ",
-    "aABBeEhHiIjJkKmMoOpPcCtTyYxXsSdqwaABBeEHHiIkKMMvNoOpPtTuYxX",
-)
 RESERVED_NAMES = ("teacher",)
+#: digits read as letters ("T3acher", "7eacher"): Unicode's confusables map 0 and 1 (to O and
+#: l) and no other digit, so a name is also checked against the teacher's with these as letters
+_DIGITS_AS_LETTERS = str.maketrans("0123456789", "olzeasbtbg")
 
 
-def _skeleton(text: str) -> str:
-    """What a name looks like, roughly: accents off, look-alike letters made Latin, lower
-    case, letters and digits only (1 and l, 0 and o read the same)."""
-    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    plain = plain.translate(_LOOKALIKE).casefold().replace("1", "l").replace("0", "o")
-    return "".join(ch for ch in plain if ch.isalnum())
+def _bare(text: str) -> str:
+    # the left-to-right marks the data keeps around right-to-left letters are not part of them
+    return text.replace("\u200e", "").replace("\u200f", "")
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Unicode's confusable mapping (UTS #39, confusables.txt): each character that looks like
+    another to its prototype ("Ꭲ" -> "T", "т" -> "ᴛ", "m" -> "rn").
+
+    confusable_homoglyphs ships the file's pairs both ways, without their direction. Each group
+    is a prototype and the characters mapped to it (the mapping is idempotent: a prototype maps
+    to nothing), so a character paired with a string of several, or with one that is paired with
+    others, maps to it; in a group of two characters the one the file lists first maps to the
+    other (each line is written source first, and the data keeps the file's order)."""
+    from importlib.resources import files
+
+    data = json.loads(files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+    linked: dict[str, set[str]] = {}
+    order: dict[str, int] = {}
+    for key, entries in data.items():
+        order.setdefault(_bare(key), len(order))
+        for entry in entries:
+            linked.setdefault(_bare(key), set()).add(_bare(entry["c"]))
+            linked.setdefault(_bare(entry["c"]), set()).add(_bare(key))
+    table = {}
+    for text, others in linked.items():
+        if len(text) != 1 or len(others) != 1:
+            continue  # a prototype: several characters, or paired with several
+        (other,) = others
+        if len(other) > 1 or len(linked[other]) > 1 or order[text] < order[other]:
+            table[text] = other
+    return table
+
+
+def skeleton(text: str) -> str:
+    """The skeleton of ``text`` (UTS #39): decomposed (NFD), each character replaced by its
+    confusable prototype, decomposed again. Strings with one skeleton look alike.
+
+    >>> skeleton("\u13a2\u13ac\u13aa\u13df\u13bb\u13ac\u13a1")  # Cherokee
+    'TEACHER'
+    """
+    table = _prototypes()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in decomposed))
+
+
+@functools.cache
+def _small_capitals() -> dict[int, str]:
+    """Small capitals as their letter ("ᴛ" -> "T"): UTS #39 keeps them apart from Latin letters
+    (the prototype of "т" is "ᴛ"), but in a name they read as the letter."""
+    letter = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+    table = {}
+    for cp in range(0x10000):  # every small capital is in the Basic Multilingual Plane
+        found = letter.fullmatch(unicodedata.name(chr(cp), ""))
+        if found:
+            table[cp] = found[1]
+    return table
+
+
+@functools.lru_cache(maxsize=8192)
+def _name_keys(name: str) -> frozenset[str]:
+    """Keys that two names which look alike share: the skeleton of the name as typed and in
+    lower case (UTS #39 reads "ТЕАСНЕR" as "TEACHER" only in capitals, and a capital I as an
+    l), and of its compatibility form (fullwidth, bold, superscript letters as plain ones);
+    small capitals as their letters, case folded, accents and anything not a letter or digit
+    dropped."""
+    keys = set()
+    # compatibility forms read as plain letters too, beside (not instead of) the name as typed:
+    # the lunate sigma "Ϲ" looks like a C, its compatibility form "Σ" does not
+    for base in {name, unicodedata.normalize("NFKD", name)}:
+        for form in (base, base.casefold()):
+            folded = skeleton(form).translate(_small_capitals()).casefold()
+            keys.add("".join(ch for ch in folded if ch.isalnum()) or form.casefold())
+    return frozenset(keys)
+
+
+def _reads_as_reserved(name: str) -> bool:
+    """Whether ``name`` reads as one of RESERVED_NAMES, in any script, case or spacing, with
+    digits for letters, alone or within a longer name."""
+    keys = _name_keys(name)
+    keys |= {key.translate(_DIGITS_AS_LETTERS) for key in keys}
+    return any(word in key for reserved in RESERVED_NAMES for word in _name_keys(reserved) for key in keys)
 
 
 def clean_nickname(text: str) -> str:
@@ -543,7 +642,7 @@ def check_nickname(typed: str) -> str:
     name = clean_nickname(typed)
     if typed.strip() and not any(ch.isalnum() or unicodedata.category(ch)[0] in "PS" for ch in name):
         raise ValueError("A nickname needs a visible letter or digit. Leave it empty to stay anonymous.")
-    if any(reserved in _skeleton(name) for reserved in RESERVED_NAMES):
+    if _reads_as_reserved(name):
         raise ValueError("Pick another nickname: names that read as “Teacher” are kept for the teacher.")
     return name
 
@@ -632,6 +731,16 @@ def check_step(step: PlanStep) -> PlanStep:
     if len(notes) > NOTES_CHARS:
         raise ValueError(f"notes must be at most {NOTES_CHARS} characters, got {len(notes)}")
     return PlanStep(step.kind, target, notes)
+
+
+def _check_steps(steps) -> list[PlanStep]:
+    """A plan's steps checked (``check_step``), at most PLAN_STEPS of them."""
+    if isinstance(steps, str | PlanStep) or not isinstance(steps, list | tuple):
+        raise ValueError("steps must be a list of PlanStep")
+    steps = [check_step(step) for step in steps]
+    if len(steps) > PLAN_STEPS:
+        raise ValueError(f"a plan has at most {PLAN_STEPS} steps, got {len(steps)}")
+    return steps
 
 
 def _check_key(value, name: str) -> str:
@@ -750,7 +859,7 @@ class _Backend:
     def begin(self, conn, write: bool) -> None: ...
     def is_unavailable(self, error: BaseException) -> bool: ...
     def is_broken(self, conn) -> bool: ...
-    def migration_lock(self, tx: _Tx) -> None: ...
+    def lock(self, tx: _Tx, number: int) -> None: ...
 
 
 DELETED_FILE = (
@@ -835,7 +944,7 @@ class _SQLite(_Backend):
         # would write where nobody will read (checked again by connect)
         return conn.identity is None or conn.identity != self._identity()
 
-    def migration_lock(self, tx: _Tx) -> None:
+    def lock(self, tx: _Tx, number: int) -> None:
         pass  # BEGIN IMMEDIATE already holds the only write lock
 
 
@@ -865,8 +974,9 @@ class _Postgres(_Backend):
     def is_broken(self, conn) -> bool:
         return conn.closed or conn.broken
 
-    def migration_lock(self, tx: _Tx) -> None:
-        tx.one("SELECT pg_advisory_xact_lock(?)", MIGRATION_LOCK)
+    def lock(self, tx: _Tx, number: int) -> None:
+        """Serialize the transactions that take lock ``number``, until each ends."""
+        tx.one("SELECT pg_advisory_xact_lock(?)", number)
 
 
 def _backend_for(url: str) -> _Backend:
@@ -999,7 +1109,7 @@ class Store:
 
     def _migrate(self) -> None:
         with self._tx(write=True) as tx:
-            self._backend.migration_lock(tx)
+            self._backend.lock(tx, MIGRATION_LOCK)
             tx.run(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 "version INTEGER PRIMARY KEY, applied DOUBLE PRECISION NOT NULL)"
@@ -1025,6 +1135,32 @@ class Store:
             raise NotTeacher(f"Only the teacher link of class {_shown_code(code)} can do this.")
         return code
 
+    def _count_use(self, tx: _Tx, network: str, action: str, allowed: int, now: float, too_many: str) -> None:
+        """Count one ``action`` ("class", "plan") by the address ``network`` (a ``limit_key``),
+        or raise JoinRefused (``too_many``, the wait) when it did ``allowed`` in the window.
+        No address (a script on the server, AppTest) is nobody to limit."""
+        if not network:
+            return
+        # two app processes counting the same address at once count one after the other
+        digest = hashlib.sha256(f"{action}|{network}".encode("utf-8", "surrogatepass")).digest()
+        self._backend.lock(tx, int.from_bytes(digest[:8], "big", signed=True))
+        tx.run("DELETE FROM address_uses WHERE at <= ?", now - ADDRESS_WINDOW_S)
+        times = [
+            row[0]
+            for row in tx.all(
+                "SELECT at FROM address_uses WHERE network = ? AND action = ? ORDER BY at", network, action
+            )
+        ]
+        if len(times) >= allowed:
+            wait = max(1, math.ceil(times[len(times) - allowed] + ADDRESS_WINDOW_S - now))
+            minutes = math.ceil(wait / 60)
+            raise JoinRefused(
+                f"{too_many} from this network address: {allowed} in an hour. "
+                f"Try again in {minutes} minute{'s' if minutes != 1 else ''}.",
+                retry_after=wait,
+            )
+        tx.run("INSERT INTO address_uses (network, action, at) VALUES (?, ?, ?)", network, action, now)
+
     @staticmethod
     def _round(row) -> Round:
         rid, code, poll_key, number, opened, closed, revealed = row
@@ -1034,8 +1170,11 @@ class Store:
 
     # -------------------------------------------------------------- classes
 
-    def create_class(self, title: str = "", ttl_hours: float = TTL_HOURS) -> NewClass:
+    def create_class(self, title: str = "", ttl_hours: float = TTL_HOURS, *, network: str = "") -> NewClass:
+        """A new class; ``network`` is the address of whoever starts it, which starts at most
+        CLASSES_PER_ADDRESS in ADDRESS_WINDOW_S (then JoinRefused, with ``retry_after``)."""
         title = _clean_text(_require_str(title, "title"), TITLE_CHARS)
+        network = limit_key(_require_str(network, "network")[:200])
         if (
             isinstance(ttl_hours, bool)
             or not isinstance(ttl_hours, int | float)
@@ -1046,6 +1185,7 @@ class Store:
         teacher_key = secrets.token_urlsafe(24)
         with self._tx(write=True) as tx:
             now = self._clock()
+            self._count_use(tx, network, "class", CLASSES_PER_ADDRESS, now, "Too many classes were started")
             expires = now + float(ttl_hours) * 3600.0
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -1123,10 +1263,11 @@ class Store:
         """Join class ``code`` (or come back, with ``student_id``).
 
         ``client`` is one browser session: its own wrong codes are limited (JOIN_FAILURES_ALLOWED
-        in the window), then refused. ``network`` is the client's address, shared by a class
-        behind one school address: its wrong codes are never a reason to refuse a right code;
-        instead each further wrong code is answered later (``JoinRefused.delay``), so a guesser
-        gains nothing by opening new sessions. New students per address are limited too
+        in the window), then refused. ``network`` is the client's address (an IPv6 address
+        counts as its /64, ``address.limit_key``), shared by a class behind one school
+        address: its wrong codes are never a reason to refuse a right code; instead each
+        further wrong code is answered later (``JoinRefused.delay``), so a guesser gains
+        nothing by opening new sessions. New students per address are limited too
         (NETWORK_JOINS_ALLOWED), as they are per class (its cap) and by the teacher's lock.
         """
         normalized = normalize_code(code)
@@ -1136,8 +1277,11 @@ class Store:
             if not isinstance(nickname, str):
                 raise
             raise JoinRefused(str(exc)) from None
-        client = _require_str(client, "client")[:200]
-        network = _require_str(network, "network")[:200]
+        # counted by address as the limits count one (an IPv6 address by its /64): the client
+        # is "address|session", the network an address
+        address, bar, session = _require_str(client, "client")[:200].partition("|")
+        client = limit_key(address) + bar + session
+        network = limit_key(_require_str(network, "network")[:200])
         if student_id is not None:
             _check_id(student_id, "student_id")
         refusal: JoinRefused | None = None
@@ -1172,6 +1316,7 @@ class Store:
                     )
                     if found is not None:
                         if nickname and nickname != found[0]:
+                            nickname = self._distinct(tx, normalized, nickname, student_id)
                             tx.run(
                                 "UPDATE students SET nickname = ? WHERE code = ? AND student_id = ?",
                                 nickname,
@@ -1198,14 +1343,18 @@ class Store:
                 tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
 
-    def _distinct(self, tx: _Tx, code: str, nickname: str) -> str:
-        """``nickname``, or with a number after it ("Kim 2") when a classmate already has it
-        (in any case), so that the teacher's list tells students apart."""
+    def _distinct(self, tx: _Tx, code: str, nickname: str, student_id: str | None = None) -> str:
+        """``nickname``, or with a number after it ("Kim 2") when a classmate's name (other than
+        ``student_id``'s own) looks the same (``_name_keys``: in any case or script), so that
+        the teacher's list tells students apart."""
         if not nickname:
             return nickname
-        taken = {row[0].casefold() for row in tx.all("SELECT nickname FROM students WHERE code = ?", code)}
+        taken: set[str] = set()
+        for other, name in tx.all("SELECT student_id, nickname FROM students WHERE code = ?", code):
+            if other != student_id:
+                taken |= _name_keys(name)
         candidate, number = nickname, 1
-        while candidate.casefold() in taken:
+        while _name_keys(candidate) & taken:
             number += 1
             suffix = f" {number}"
             candidate = nickname[: NICKNAME_CHARS - len(suffix)].rstrip() + suffix
@@ -1416,53 +1565,74 @@ class Store:
         """Replace the class's plan with ``steps`` (``check_step`` each; at most PLAN_STEPS).
         A question step names a lesson's question or one of the class's own; the class stays
         on the step it was on while there is one."""
-        if isinstance(steps, str | PlanStep) or not isinstance(steps, list | tuple):
-            raise ValueError("steps must be a list of PlanStep")
-        steps = [check_step(step) for step in steps]
-        if len(steps) > PLAN_STEPS:
-            raise ValueError(f"a plan has at most {PLAN_STEPS} steps, got {len(steps)}")
+        steps = _check_steps(steps)
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
-            own = {row[0] for row in tx.all("SELECT key FROM questions WHERE code = ?", code)}
-            for step in steps:
-                if step.kind == "question" and step.target.startswith(OWN_PREFIX) and step.target not in own:
-                    raise ValueError(f"a question step names a question this class does not have: {step.target}")
-            tx.run(
-                "UPDATE classes SET plan = ?, plan_at = CASE WHEN plan_at < ? THEN plan_at ELSE ? END WHERE code = ?",
-                json.dumps([step.__dict__ for step in steps]),
-                len(steps),
-                len(steps) - 1,
-                code,
-            )
-            return self._plan_of(tx, code)
+            return self._write_plan(tx, code, steps)
+
+    def _write_plan(self, tx: _Tx, code: str, steps: list[PlanStep]) -> ClassPlan:
+        """Make checked ``steps`` the class's plan; ValueError for a step that opens a
+        question the class does not have."""
+        own = {row[0] for row in tx.all("SELECT key FROM questions WHERE code = ?", code)}
+        for step in steps:
+            if step.kind == "question" and step.target.startswith(OWN_PREFIX) and step.target not in own:
+                raise ValueError(f"a question step names a question this class does not have: {step.target}")
+        tx.run(
+            "UPDATE classes SET plan = ?, plan_at = CASE WHEN plan_at < ? THEN plan_at ELSE ? END WHERE code = ?",
+            json.dumps([step.__dict__ for step in steps]),
+            len(steps),
+            len(steps) - 1,
+            code,
+        )
+        return self._plan_of(tx, code)
 
     def plan_go(self, code: str, teacher_key: str, at: int, question_page: str = "") -> PlanStep:
         """Take the class to step ``at`` of its plan: a view step sends the class there, a
         question step shows the question (``resume_poll``: its latest round as it was, or its
         first) and, given ``question_page`` (the address where questions are answered), sends
-        the class there. Returns the step."""
+        the class there. Returns the step.
+
+        A step whose own question the class no longer has (a database of an earlier version)
+        opens nothing: the class is on that step, so that Next goes past it, and a ValueError
+        says so."""
         if isinstance(at, bool) or not isinstance(at, int):
             raise ValueError(f"at must be a step's index, got {at!r:.40}")
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
             plan = self._plan_of(tx, code)
-        if not 0 <= at < len(plan.steps):
-            raise ValueError(f"at must be a step of the plan, 0 to {len(plan.steps) - 1}, got {at}")
-        step = plan.steps[at]
+            if not 0 <= at < len(plan.steps):
+                raise ValueError(f"at must be a step of the plan, 0 to {len(plan.steps) - 1}, got {at}")
+            step = plan.steps[at]
+            gone = (
+                step.kind == "question"
+                and step.target.startswith(OWN_PREFIX)
+                and tx.one("SELECT 1 FROM questions WHERE code = ? AND key = ?", code, step.target) is None
+            )
         if step.kind == "view":
             self.send_class(code, teacher_key, step.target)
-        else:
+        elif not gone:
             self.resume_poll(code, teacher_key, step.target)
             if question_page:
                 self.send_class(code, teacher_key, question_page)
         with self._tx(write=True) as tx:
             tx.run("UPDATE classes SET plan_at = ? WHERE code = ?", at, code)
+        if gone:
+            raise ValueError(
+                f"step {at + 1} opens a question this class no longer has, so nothing was opened; "
+                "Next goes on to the step after it"
+            )
         return step
 
-    def save_plan(self, code: str, teacher_key: str, title: str = "") -> str:
+    def save_plan(self, code: str, teacher_key: str, title: str = "", *, network: str = "") -> str:
         """Save the class's plan for reuse; returns its code (PLAN_CODE_LENGTH characters),
-        which loads it into another class. The class's own questions go in whole."""
+        which loads it into another class. The class's own questions go in whole.
+
+        The same plan saved again (its steps, questions and title as they were) is the one
+        already kept: its code, nothing stored. ``network`` is the address of whoever saves,
+        which saves at most PLAN_SAVES_PER_ADDRESS plans in ADDRESS_WINDOW_S (then JoinRefused,
+        with ``retry_after``)."""
         title = _clean_text(_require_str(title, "title"), PLAN_TITLE_CHARS)
+        network = limit_key(_require_str(network, "network")[:200])
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
             plan = self._plan_of(tx, code)
@@ -1482,46 +1652,63 @@ class Store:
                     q = own[step.target]
                     saved["question"] = {**q.__dict__, "options": list(q.options), "key": ""}
                 steps.append(saved)
+            digest = hashlib.sha256(json.dumps([title, steps], sort_keys=True).encode()).hexdigest()
             now = self._clock()
+            kept = tx.value("SELECT code FROM plans WHERE digest = ?", digest)
+            if kept is not None:
+                tx.run("UPDATE plans SET saved = ?, used = ? WHERE code = ?", now, now, kept)
+                return kept
+            self._count_use(tx, network, "plan", PLAN_SAVES_PER_ADDRESS, now, "Too many plans were saved")
             while True:
                 plan_code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(PLAN_CODE_LENGTH))
                 if tx.one("SELECT 1 FROM plans WHERE code = ?", plan_code) is None:
                     break
             tx.run(
-                "INSERT INTO plans (code, title, steps, saved, used) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO plans (code, title, steps, saved, used, digest) VALUES (?, ?, ?, ?, ?, ?)",
                 plan_code,
                 title,
                 json.dumps(steps),
                 now,
                 now,
+                digest,
             )
         return plan_code
 
     def load_plan(self, code: str, teacher_key: str, plan_code: str) -> tuple[str, ClassPlan]:
         """Load a saved plan into the class (its questions become the class's own; the class
         starts before the first step). Returns the plan's title and the class's new plan;
-        ValueError when no saved plan has that code."""
+        ValueError when no saved plan has that code, or when its questions would take the
+        class past QUESTIONS_PER_CLASS. It loads whole or not at all: one transaction."""
         # a plan code is typed as a class code is: spaces and case do not matter
         plan_code = normalize_code(_require_str(plan_code, "plan_code"))
         with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
             row = tx.one("SELECT title, steps FROM plans WHERE code = ?", plan_code)
             if row is None or len(plan_code) != PLAN_CODE_LENGTH:
                 raise ValueError(f"no saved plan has the code {_shown_code(plan_code)}")
+            title, saved = row[0], json.loads(row[1])
+            questions = {}
+            for i, step in enumerate(saved):
+                if "question" in step:
+                    fields = {k: v for k, v in step["question"].items() if k != "key"}
+                    fields["options"] = tuple(fields.get("options", ()))
+                    questions[i] = check_question(Question(**fields))
+            held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
+            if held + len(questions) > QUESTIONS_PER_CLASS:
+                raise ValueError(
+                    f"the plan brings {len(questions)} questions of its own and this class holds {held}: "
+                    f"a class holds at most {QUESTIONS_PER_CLASS}, so nothing was loaded"
+                )
+            steps = [
+                PlanStep("question", self._insert_question(tx, code, questions[i]), step.get("notes", ""))
+                if i in questions
+                else PlanStep(step["kind"], step["target"], step.get("notes", ""))
+                for i, step in enumerate(saved)
+            ]
+            self._write_plan(tx, code, _check_steps(steps))
+            tx.run("UPDATE classes SET plan_at = -1 WHERE code = ?", code)
             tx.run("UPDATE plans SET used = ? WHERE code = ?", self._clock(), plan_code)
-        title, saved = row[0], json.loads(row[1])
-        steps = []
-        for step in saved:
-            if "question" in step:
-                fields = {k: v for k, v in step["question"].items() if k != "key"}
-                fields["options"] = tuple(fields.get("options", ()))
-                added = self.add_question(code, teacher_key, Question(**fields))
-                steps.append(PlanStep("question", added.key, step.get("notes", "")))
-            else:
-                steps.append(PlanStep(step["kind"], step["target"], step.get("notes", "")))
-        self.set_plan(code, teacher_key, steps)
-        with self._tx(write=True) as tx:
-            tx.run("UPDATE classes SET plan_at = -1 WHERE code = ?", normalize_code(code))
-            return title, self._plan_of(tx, normalize_code(code))
+            return title, self._plan_of(tx, code)
 
     # -------------------------------------------------------------- the teacher's own questions
 
@@ -1550,31 +1737,36 @@ class Store:
         question = check_question(question)
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
-            tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)  # serializes seq
-            held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
-            if held >= QUESTIONS_PER_CLASS:
-                raise ValueError(f"a class holds at most {QUESTIONS_PER_CLASS} questions of its own")
-            seq = 1 + (tx.value("SELECT MAX(seq) FROM questions WHERE code = ?", code) or 0)
-            key = OWN_PREFIX + secrets.token_hex(6)
-            tx.run(
-                f"INSERT INTO questions (code, seq, created, {self._QUESTION_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                code,
-                seq,
-                self._clock(),
-                key,
-                question.prompt,
-                json.dumps(list(question.options)),
-                question.answer,
-                question.tolerance,
-                question.low,
-                question.high,
-                int(question.integer),
-                question.unit,
-                question.why,
-                question.view,
-            )
+            key = self._insert_question(tx, code, question)
         return replace(question, key=key)
+
+    def _insert_question(self, tx: _Tx, code: str, question: Question) -> str:
+        """Write a checked question into the class; returns its key."""
+        tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)  # serializes seq
+        held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
+        if held >= QUESTIONS_PER_CLASS:
+            raise ValueError(f"a class holds at most {QUESTIONS_PER_CLASS} questions of its own")
+        seq = 1 + (tx.value("SELECT MAX(seq) FROM questions WHERE code = ?", code) or 0)
+        key = OWN_PREFIX + secrets.token_hex(6)
+        tx.run(
+            f"INSERT INTO questions (code, seq, created, {self._QUESTION_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            code,
+            seq,
+            self._clock(),
+            key,
+            question.prompt,
+            json.dumps(list(question.options)),
+            question.answer,
+            question.tolerance,
+            question.low,
+            question.high,
+            int(question.integer),
+            question.unit,
+            question.why,
+            question.view,
+        )
+        return key
 
     def questions(self, code: str) -> list[Question]:
         """The class's own questions, in the order they were written."""
@@ -1584,19 +1776,27 @@ class Store:
         return [self._question(row) for row in rows]
 
     def remove_question(self, code: str, teacher_key: str, key: str) -> bool:
-        """Remove a question the class was never asked (False: it was asked, or is not the
-        class's): the votes of a question asked stay readable in the results."""
+        """Remove a question the class was never asked, with the plan's steps that open it
+        (the class stays on its step, or goes back to the one before it), so that the plan
+        names no question the class lacks. False: it was asked, or is not the class's (the
+        votes of a question asked stay readable in the results)."""
         _check_key(key, "key")
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
-            return bool(
-                tx.run(
-                    "DELETE FROM questions WHERE code = ? AND key = ? AND NOT EXISTS "
-                    "(SELECT 1 FROM rounds WHERE rounds.code = questions.code AND rounds.poll_key = questions.key)",
-                    code,
-                    key,
-                )
+            removed = tx.run(
+                "DELETE FROM questions WHERE code = ? AND key = ? AND NOT EXISTS "
+                "(SELECT 1 FROM rounds WHERE rounds.code = questions.code AND rounds.poll_key = questions.key)",
+                code,
+                key,
             )
+            if removed:
+                plan = self._plan_of(tx, code)
+                kept = [i for i, step in enumerate(plan.steps) if (step.kind, step.target) != ("question", key)]
+                if len(kept) < len(plan.steps):
+                    self._write_plan(tx, code, [plan.steps[i] for i in kept])
+                    at = sum(1 for i in kept if i <= plan.at) - 1
+                    tx.run("UPDATE classes SET plan_at = ? WHERE code = ?", at, code)
+            return bool(removed)
 
     def open_poll(self, code: str, teacher_key: str, poll_key: str) -> Round:
         _check_key(poll_key, "poll_key")
@@ -1869,6 +2069,7 @@ class Store:
             deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
             tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
             tx.run("DELETE FROM network_joins WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+            tx.run("DELETE FROM address_uses WHERE at <= ?", now - ADDRESS_WINDOW_S)
             tx.run("DELETE FROM plans WHERE used < ?", now - PLAN_RETENTION_DAYS * 86400.0)
         return int(deleted)
 

@@ -41,6 +41,9 @@ def _action():
         yield _db()
     except class_store.NotTeacher:
         st.session_state[NOTE] = (False, "Only the teacher link controls this class.")
+    except class_store.JoinRefused as exc:
+        # too many plans saved from this address: the store's sentence, with the wait
+        st.session_state[NOTE] = (False, f"Not done: {classroom.plain(exc.reason)}")
     except class_store.StoreUnavailable as exc:
         classroom.lost(exc)
         st.session_state[NOTE] = (False, "Not done: " + classroom.said(exc) + ".")
@@ -321,7 +324,7 @@ def _save_and_load(code: str, key: str, has_steps: bool) -> None:
 
 def _save(code: str, key: str) -> None:
     with _action() as db:
-        plan_code = db.save_plan(code, key, st.session_state.get(P + "title", ""))
+        plan_code = db.save_plan(code, key, st.session_state.get(P + "title", ""), network=classroom.network_address())
         st.session_state[NOTE + ":editor"] = (
             True,
             f"Saved. Plan code **{plan_code}**: type it under Load the plan in another class.",

@@ -287,9 +287,13 @@ def landing(db: class_store.Store) -> None:
             hours = st.select_slider("The class lasts", options=HOURS, value=12, format_func=lambda h: f"{h} h")
             started = st.form_submit_button("Start a class", icon=":material/co_present:")
         if started:
-            new = db.create_class(title, ttl_hours=float(hours))
-            classroom.set_teacher(new.code, new.teacher_key)
-            st.rerun()
+            try:
+                new = db.create_class(title, ttl_hours=float(hours), network=classroom.network_address())
+            except class_store.JoinRefused as exc:
+                st.error(classroom.plain(exc.reason))
+            else:
+                classroom.set_teacher(new.code, new.teacher_key)
+                st.rerun()
         st.caption(
             "You get a join code, a link and a QR code for the room, and a private teacher key that alone "
             "controls the class. A class ends after the time you choose."
@@ -826,9 +830,15 @@ def _add_question(course: Course, code: str, key: str, kind: str) -> None:
 
 def _remove_question(code: str, key: str, poll_key: str) -> None:
     with _teacher_call() as db:
+        # the plan's steps that open it go with it (Store.remove_question): named for the teacher
+        steps = [i for i, step in enumerate(db.class_plan(code).steps, 1) if step.target == poll_key]
         if db.remove_question(code, key, poll_key):
             st.session_state.pop("class_poll", None)
-            st.session_state[Q_NOTE] = (True, "Removed.")
+            named = ", ".join(str(i) for i in steps)
+            with_steps = (
+                f", with step{'s' if len(steps) > 1 else ''} {named} of the plan, which opened it" if steps else ""
+            )
+            st.session_state[Q_NOTE] = (True, f"Removed{with_steps}.")
         else:
             st.session_state[FLASH] = "The class was asked this question: it stays, with its votes."
 
