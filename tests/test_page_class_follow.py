@@ -165,6 +165,33 @@ def test_a_student_steps_away_and_comes_back_with_one_button_and_a_held_class_br
     assert button(student, "Back to your class: 7. ALiBi and KERPLE · Slopes and biases"), "let go: they may explore"
 
 
+def test_a_held_class_follows_the_teachers_own_moves_but_a_page_left_standing_never_pulls_it_back(db_url):
+    """Issue 49, 1.4: one Next moved the class two steps. With the class held, a teacher page
+    left standing on a view (the projector, a second laptop) sent the class back to its own
+    view at its next check whenever the plan's Next or another device had sent it on."""
+    standing, code, key = start_class()
+    _teacher_on(standing, ROPE, {"view": "rotation", "gap": "7"})
+    button(standing, "Send the class here").click().run()
+    standing.toggle(key=class_follow.HOLD).set_value(True).run()
+    with class_store.open_store(db_url) as db:
+        assert db.follow(code).held
+        # the teacher's other device sends the class on (as a plan's Next does)
+        db.send_class(code, key, "alibi?view=slopes")
+        seq = db.follow(code).seq
+    class_follow._follow_state.clear()
+    standing.run()  # the standing page's next check
+    assert not standing.exception
+    with class_store.open_store(db_url) as db:
+        follow = db.follow(code)
+    assert (follow.seq, follow.address) == (seq, "alibi?view=slopes"), "a page left standing sent the class back"
+    # a move the teacher makes on that page goes to the held class, as it happens
+    standing.slider(key="w:gap").set_value(9).run()
+    assert not standing.exception
+    with class_store.open_store(db_url) as db:
+        follow = db.follow(code)
+    assert follow.seq == seq + 1 and follow.address.startswith("rope?") and "gap=9" in follow.address
+
+
 def test_the_teacher_bar_is_for_the_teacher_alone_and_never_shows_the_key(db_url):
     teacher, code, key = start_class()
     student = join_class(code, "Cy")

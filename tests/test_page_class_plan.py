@@ -160,3 +160,28 @@ def test_presenter_mode_stays_on_through_every_plan_step(db_url):
         assert projected.session_state[layout.PRESENTING], f"presenter mode went off after {press}"
         assert projected.query_params.get("present") in ("1", ["1"]), f"the address lost present=1 after {press}"
         assert "secret" not in class_texts(projected)
+
+
+def test_one_next_on_a_held_class_sends_it_once(db_url):
+    """Issue 49, 1.4: one Next moved the class two steps. On a lesson page with the class
+    held, the press's run checked the bar before it switched to the step's view: the class,
+    just sent on by the plan, was "behind" the teacher's page and was sent back to it."""
+    from posenc_lab.ui import class_follow
+
+    teacher, code, key = start_class()
+    _add_view(teacher, "alibi?view=slopes")
+    _add_view(teacher, "sinusoidal?view=waves")
+    rope = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "rope")
+    teacher.switch_page(rope.path)
+    teacher.query_params.update({"view": "rotation"})
+    teacher.run()
+    button(teacher, "Send the class here").click().run()
+    teacher.toggle(key=class_follow.HOLD).set_value(True).run()
+    with class_store.open_store(db_url) as db:
+        before = db.follow(code)
+    assert before.held
+    next(b for b in teacher.button if b.key == "plan_next").click().run()
+    assert not teacher.exception
+    with class_store.open_store(db_url) as db:
+        after = db.follow(code)
+    assert (after.seq - before.seq, after.address) == (1, "alibi?view=slopes")

@@ -43,6 +43,8 @@ FOLLOWED = "_class:followed"
 REPORTED = "_class:reported"
 #: the teacher bar's switch
 HOLD = "class_hold"
+#: (class code, address): where this teacher page was at its bar's last check
+BAR_SEEN = "_class:bar_seen"
 
 
 def places(course: Course) -> tuple[Lesson, ...]:
@@ -332,8 +334,14 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             return
         follow = db.follow(code)
         mine = here(url_path)
-        if follow is not None and follow.held and not on_address(mine, follow.address):
-            # held: the teacher's own moves go to the class as they happen
+        seen = st.session_state.get(BAR_SEEN)
+        st.session_state[BAR_SEEN] = (code, mine)
+        moved_here = seen != (code, mine)
+        if follow is not None and follow.held and moved_here and not on_address(mine, follow.address):
+            # held: the teacher's own moves on this page go to the class as they happen. Only
+            # a move made here: a page left standing (the projector, a second laptop) while the
+            # plan's Next or another device sent the class on would send it back, a second
+            # step a fraction of a second after the press.
             db.send_class(code, key, mine)
             _follow_state.clear()
             follow = db.follow(code)
