@@ -97,7 +97,7 @@ def pytest_generate_tests(metafunc):
 
 
 #: modules of browser tests that serve class mode themselves (their own servers and databases)
-CLASS_BROWSER = frozenset({"test_browser_class", "test_class_attack"})
+CLASS_BROWSER = frozenset({"test_browser_class", "test_browser_class_soak", "test_class_attack"})
 
 
 def _uses_a_module_fixture(item) -> bool:
