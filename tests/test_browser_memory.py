@@ -4,8 +4,8 @@ budget docs/deploy.md plans for a process (1.25 GB).
 Five pastes of a config.json that once took 50 s and 4.35 GB (each a variant: one more space,
 so no cache answers it), then four uploads whose bodies are enlarged to 10 MB on their way
 (the browser keeps the uploader's 1 MB limit; a script does not; the server refuses a body
-past it by its length, so 10 MB tells what 100 MB would, without the browser holding 400 MB). The server's resident memory
-is read from /proc before and after, and its peak (VmHWM) too.
+past it by its length, so 10 MB tells what 100 MB would, without the browser holding 400 MB).
+The server's resident memory is read from /proc before and after, and its peak (VmHWM) too.
 """
 
 from __future__ import annotations
