@@ -184,3 +184,33 @@ def test_the_linear_fit_errs_by_more_than_the_exercise_says_on_the_fastest_dimen
     assert "about 1" not in claims_exercises.EXERCISES[1].choices[2].why
     fit = core.shift_pair_fit(n, width, base, seed=draw)
     assert fit.concat[:2].max() > claims_exercises.FIT_ERROR_ABOVE
+
+
+@pytest.mark.parametrize("s", SETTINGS)
+def test_the_parameter_claim_is_half_true_since_unclipped_shaw_grows(s):
+    """Claim 14's part, "some relative method in the chart needs parameters that grow with L", holds for the
+    chart's unclipped Shaw (a table of 2L - 1 offsets) at every setting; clipped Shaw, T5, ALiBi and RoPE
+    do not grow, so the claim as stated does not hold."""
+    r = compute.parameters(s["context"], s["head_dim"], s["heads"], s["shaw_k"])
+    assert r["long"]["shaw_unclipped"] > r["short"]["shaw_unclipped"]
+    assert r["long"]["shaw"] == r["short"]["shaw"]
+    f = compute.finding_params(s["context"], s["head_dim"], s["heads"], s["shaw_k"])
+    assert (f.verdict, f.part) == (HALF, compute.PARTS["params"])
+
+
+@pytest.mark.parametrize("n", [64, 100, 1024])
+@pytest.mark.parametrize("d_model", [4, 8, 128, 256])
+@pytest.mark.parametrize("base", [10.0, 10_000.0, 1_000_000.0])
+def test_the_orthogonality_sentence_says_what_the_cosines_show(n, d_model, base):
+    """Claim 5: "fast columns are nearly orthogonal, slow ones ... nearly parallel" only where they are
+    (not at base 10, d_model 4-8, where every column turns twice or more, nor at d_model 256, base 10,
+    n 64, where the two fastest sine columns have cosine +0.80)."""
+    r = compute.orthogonal(n, d_model, base)
+    text = compute.finding_orthogonal(n, d_model, base).statement
+    fast, slow = r.sin_neighbours[0], r.sin_neighbours[-1]
+    slowest_turns = n / posenc.wavelengths(d_model, base)[-1]
+    assert ("fastest sine columns are nearly orthogonal" in text) == (abs(fast) <= 0.1)
+    assert ("nearly parallel" in text) == (slow >= 0.9 and slowest_turns < 1)
+    assert ("not orthogonal" in text) == (r.max_off_diagonal >= 1e-6)
+    if "nearly parallel" not in text:
+        assert f"makes {slowest_turns:,.3g} turn" in text

@@ -187,7 +187,13 @@ def test_phi35_longrope_switches_factors_past_its_training_length():
 def test_layers_windows_and_sections():
     mistral = out("mistral")
     assert (mistral["window"], mistral["sliding_layers"]) == (4096, 32)
-    assert ("Receptive field of the sliding layers (window x layers)", "131,072 tokens") in mistral["rows"]
+    # one convention with the choices lesson's window view: (w - 1) x L + 1, following the masks
+    assert (
+        "Reach of the sliding layers alone, (window - 1) x layers + 1",
+        "131,041 positions, the token's own included",
+    ) in mistral["rows"]
+    assert "window" not in out("mistral-v0.3") and out("mistral-v0.3")["base"] == 1e6
+    assert out("gemma-2")["layer_kinds"] == ["sliding", "full"] * 21
     gemma = out("gemma-3")
     assert (gemma["layer_kinds"].count("full"), gemma["layer_kinds"].count("sliding")) == (10, 52)
     assert gemma["layer_kinds"][5] == "full" and gemma["local_base"] == 10000.0
@@ -245,8 +251,16 @@ CASES = [
         bad(scaling={"rope_type": "magic"}), r"rope_type'\]: unknown rope_type \"magic\"; valid: default, linear",
         id="unknown-rope_type",
     ),
-    pytest.param(bad(drop=("max_position_embeddings",)), "max_position_embeddings is missing", id="missing-max-pos"),
-    pytest.param(bad(drop=("hidden_size",)), "hidden_size or n_embd or d_model is missing", id="missing-width"),
+    pytest.param(
+        bad({"model_type": "my_llama"}, drop=("max_position_embeddings",)),
+        "max_position_embeddings is missing",
+        id="missing-max-pos",
+    ),
+    pytest.param(
+        bad({"model_type": "my_llama"}, drop=("hidden_size",)),
+        "hidden_size or n_embd or d_model is missing",
+        id="missing-width",
+    ),
     pytest.param(
         bad(scaling={"high_freq_factor": None}), "high_freq_factor", id="missing-high_freq_factor"
     ),
@@ -289,7 +303,9 @@ CASES = [
         json.dumps({"n_positions": 1024, "n_ctx": 512, "n_embd": 768}), "n_ctx .* contradicts n_positions", id="n-ctx"
     ),
     pytest.param(
-        json.dumps({"model_type": "bloom", "hidden_size": 64}), "num_attention_heads or n_head", id="alibi-heads"
+        json.dumps({"model_type": "my_bloom", "alibi": True, "hidden_size": 64}),
+        "num_attention_heads or n_head",
+        id="alibi-heads",
     ),
 ]  # fmt: skip
 
@@ -311,7 +327,7 @@ def test_only_the_position_keys_are_read_and_text_config_is_used():
 def test_a_config_without_rope_theta_gets_transformers_default_and_says_so():
     config, _ = measure.parse_config(json.dumps(MODELS["llama-2"]["config"]))
     o = measure.positions(config)
-    assert o["base"] == 10000.0 and any("default 10000" in n for n in o["notes"])
+    assert o["base"] == 10000.0 and any("LlamaConfig's default 10,000" in n for n in o["notes"])
 
 
 def test_a_head_dim_that_contradicts_the_width_is_used_with_a_note_saying_why():
@@ -330,7 +346,12 @@ def test_a_head_dim_that_contradicts_the_width_is_used_with_a_note_saying_why():
 
 
 def test_deberta_measures_only_the_offsets_drawn_and_the_farthest_one():
-    config = {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 49_999_999}
+    config = {
+        "model_type": "deberta-v2",
+        "relative_attention": True,
+        "position_buckets": 256,
+        "max_relative_positions": 49_999_999,
+    }
     o = measure.positions(config)
     drawn = np.arange(measure.DEBERTA_OFFSETS_DRAWN + 1)
     np.testing.assert_array_equal(o["offsets"], drawn)

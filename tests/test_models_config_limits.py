@@ -35,6 +35,7 @@ HOSTILE = [
     pytest.param(
         {
             "model_type": "deberta-v2",
+            "relative_attention": True,
             "position_buckets": 256,
             "max_relative_positions": 49_999_999,
             "max_position_embeddings": 512,
@@ -45,6 +46,7 @@ HOSTILE = [
     pytest.param(
         {
             "model_type": "deberta-v2",
+            "relative_attention": True,
             "position_buckets": 1_000_000,
             "max_relative_positions": 100_000_000,
             "max_position_embeddings": 100_000_000,
@@ -53,12 +55,22 @@ HOSTILE = [
         id="deberta-most-buckets",
     ),
     pytest.param(
-        {"model_type": "deberta-v2", "max_relative_positions": 100_000_000, "max_position_embeddings": 100_000_000},
+        {
+            "model_type": "deberta-v2",
+            "relative_attention": True,
+            "max_relative_positions": 100_000_000,
+            "max_position_embeddings": 100_000_000,
+        },
         None,
         id="deberta-no-buckets",
     ),
     pytest.param(
-        {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 10**12},
+        {
+            "model_type": "deberta-v2",
+            "relative_attention": True,
+            "position_buckets": 256,
+            "max_relative_positions": 10**12,
+        },
         "max_relative_positions must be -1 to 100,000,000",
         id="deberta-too-far",
     ),
@@ -223,7 +235,12 @@ def test_the_cache_keeps_one_entry_per_config_read_however_it_is_spaced(monkeypa
 
     monkeypatch.setattr(measure, "positions", counted)
     st.cache_data.clear()
-    config = {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 4096}
+    config = {
+        "model_type": "deberta-v2",
+        "relative_attention": True,
+        "position_buckets": 256,
+        "max_relative_positions": 4096,
+    }
     texts = [json.dumps(config), json.dumps(config, indent=2), " " + json.dumps(config, indent=4) + "\n\n"]
     results = [compute.config_positions(text, 4096) for text in texts]
     assert len(calls) == 1, "each spacing of the same config was measured again"

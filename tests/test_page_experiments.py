@@ -247,3 +247,9 @@ def test_train_at_100_test_at_200_runs_with_the_long_batches():
 def test_garbage_in_the_new_url_settings_falls_back(query):
     at = open_page(PAGE, {**TINY, "view": "extension", **query})
     assert_clean(at)
+
+
+def test_claims_view_says_alibis_copy_failure_is_this_one_layer_models():
+    at = open_page(PAGE, {"view": "claims"})
+    assert_clean(at)
+    assert "in this one-layer model ALiBi cannot copy from an exact offset" in " ".join(notices(at))

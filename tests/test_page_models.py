@@ -53,12 +53,23 @@ def test_catalogue_lists_every_model_with_its_source():
     assert shares["Llama 3.1 8B"] == pytest.approx(np.mean(2 * np.pi / scaled <= 8192), abs=1e-6) == 0.5
 
 
+@pytest.mark.parametrize("k", ["9", "24"])
+def test_catalogue_notice_is_true_at_the_sliders_ends(k):
+    """Its sentence on rope_theta and scalings holds for every model drawn, at either end of L."""
+    at = open_page(PAGE, {"view": "catalogue", "k": k})
+    assert_clean(at)
+    text = " ".join(notices(at))
+    # pair 0's wavelength is 2π whatever the base; linear scaling stretches every pair alike
+    assert "stretches every wavelength but pair 0's (2π tokens whatever the base)" in text
+    assert "linear every pair's alike" in text
+
+
 def test_one_model_shows_its_numbers():
     at = open_page(PAGE, {"view": "model", "model": "llama-3.1", "k": "13"})
     assert_clean(at)
     cells = table_cells(at)
     assert cells["Pairs the scaling leaves unchanged"] == "29 of 64"
-    assert cells["Pairs that turn fully in the training window"] == "35 of 64"
+    assert cells["Pairs that turn fully within original_max_position_embeddings"] == "35 of 64"
     assert cells["Extended window"] == "131,072"
     assert (
         cells["Pairs that turn fully within L = 8,192"]
@@ -90,6 +101,27 @@ def paste(text: str):
     return at
 
 
+def test_a_pasted_released_gemma3_config_takes_gemma3_text_defaults():
+    """Gemma 3's released file: no rope_theta, no max_position_embeddings, model_type "gemma3" outside."""
+    released = {"model_type": "gemma3", "text_config": {k: v for k, v in MODELS["gemma-3"]["config"].items()}}
+    del released["text_config"]["model_type"]
+    at = paste(json.dumps(released))
+    assert_clean(at)
+    assert not at.error
+    cells = table_cells(at)
+    assert (cells["Base (rope_theta)"], cells["Extended window"]) == ("1,000,000", "131,072")
+    texts = [t.value for t in at.text]
+    assert "rope_theta is not in the file: Gemma3TextConfig's default 1,000,000 applies" in texts
+
+
+def test_an_unknown_model_type_says_which_reading_was_assumed():
+    config = {"model_type": "my_model", "hidden_size": 1024, "num_attention_heads": 8, "rope_theta": 10000.0,
+              "max_position_embeddings": 4096}  # fmt: skip
+    at = paste(json.dumps(config))
+    assert_clean(at)
+    assert any("'my_model' is not in this lesson's table" in unescaped(i.value) for i in at.info)
+
+
 def test_a_pasted_config_shows_its_numbers_and_what_was_read():
     gemma = {"architectures": ["Gemma3ForConditionalGeneration"], "text_config": MODELS["gemma-3"]["config"]}
     at = paste(json.dumps(gemma))
@@ -108,7 +140,7 @@ BAD = [
     pytest.param("[1, 2]", "must be a JSON object", id="not-an-object"),
     pytest.param(json.dumps({**LLAMA, "rope_scaling": {"rope_type": "magic"}}), "unknown rope_type", id="unknown-type"),
     pytest.param(
-        json.dumps({k: v for k, v in LLAMA.items() if k != "max_position_embeddings"}),
+        json.dumps({k: v for k, v in {**LLAMA, "model_type": "my_llama"}.items() if k != "max_position_embeddings"}),
         "max_position_embeddings is missing",
         id="missing-key",
     ),
@@ -269,7 +301,12 @@ def test_a_pasted_configs_chart_code_reproduces_it(scaling):
 
 def test_a_far_deberta_configs_chart_code_reproduces_the_offsets_drawn():
     # the issue's config: max_relative_positions 49,999,999, of which the chart draws 0..2,000
-    config = {"model_type": "deberta-v2", "position_buckets": 256, "max_relative_positions": 49_999_999}
+    config = {
+        "model_type": "deberta-v2",
+        "relative_attention": True,
+        "position_buckets": 256,
+        "max_relative_positions": 49_999_999,
+    }
     at = paste(json.dumps(config))
     assert_clean(at)
     assert not at.error

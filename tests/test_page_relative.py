@@ -275,3 +275,14 @@ def test_deberta_refused_combination_shows_the_core_error_and_a_fallback():
     spec = charts(at)[0]
     assert "max_position = 258" in spec["layout"]["title"]["text"]
     assert len(charts(at)) == 2
+
+
+@pytest.mark.parametrize("nb", ["4", "128"])
+def test_t5_notice_counts_steps_in_good_english_at_the_sliders_ends(nb):
+    """At 4 buckets (bidirectional: one exact offset a side) the notice says "from 1 step on"."""
+    at = open_page(PAGE, {"view": "t5", "nb": nb, "maxd": "1"})
+    assert_clean(at)
+    text = notices(at)
+    assert "from 1 steps on" not in text
+    if nb == "4":
+        assert "from 1 step on, every offset is in the last bucket" in text

@@ -296,7 +296,10 @@ def _llama31(at, poll, answer):
 
     out = _llama31()
     inside = int(np.sum(out["wavelength"] <= out["train_len"]))
-    assert f"{inside} of {out['pairs'].size} pairs turn fully within its 8,192-token training window" in _texts(at)
+    assert (
+        f"{inside} of {out['pairs'].size} pairs turn fully within its original_max_position_embeddings (8,192, "
+        "the length the scaling starts from)"
+    ) in _texts(at)
     assert f"{inside} of Llama 3.1's" in poll.reveal(answer)
 
 

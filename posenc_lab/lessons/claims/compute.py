@@ -242,9 +242,40 @@ def finding_orthogonal(n: int, d_model: int, base: float) -> Finding:
         worst <= 0.1,
         f"over positions 0..{n - 1}: cosine of the two slowest sine columns {near_one(r.sin_neighbours[-1])}, "
         f"of the two fastest {r.sin_neighbours[0]:+.3f}; largest |cosine| between two columns {near_one(worst)}",
-        "The columns are not orthogonal over a window of text: fast columns are nearly orthogonal, slow "
-        "ones hardly turn within the window and are nearly parallel.",
+        orthogonal_statement(n, d_model, base, r),
     )
+
+
+#: a |cosine| at most this is "nearly orthogonal", at least NEARLY_PARALLEL "nearly parallel"
+NEARLY_ORTHOGONAL = 0.1
+NEARLY_PARALLEL = 0.9
+
+
+def orthogonal_statement(n: int, d_model: int, base: float, r: core.NeighbourCosines) -> str:
+    """What the columns' cosines say at these settings, each clause read off the measured cosines."""
+    lead = (
+        f"Over positions 0..{n - 1} every two columns are orthogonal."
+        if r.max_off_diagonal < 1e-6
+        else f"The columns are not orthogonal over positions 0..{n - 1}."
+    )
+    fast, slow = float(r.sin_neighbours[0]), float(r.sin_neighbours[-1])
+    # the turns the slower of the two slowest sine columns makes within the window
+    turns = n / float(wavelengths(d_model, base)[-1])
+    if abs(fast) <= NEARLY_ORTHOGONAL:
+        clauses = [f"the two fastest sine columns are nearly orthogonal (cosine {fast:+.3f})"]
+    else:
+        clauses = [f"even the two fastest sine columns have cosine {fast:+.2f}"]
+    if slow >= NEARLY_PARALLEL and turns < 1:
+        clauses.append(
+            f"the two slowest hardly turn within the window (the slowest {turns:.2g} of a turn) and are nearly "
+            f"parallel (cosine {near_one(slow)})"
+        )
+    else:
+        clauses.append(
+            f"the slowest sine column makes {turns:,.3g} turn{'' if turns == 1 else 's'} within the window, and "
+            f"its cosine with its neighbour is {slow:+.2f}"
+        )
+    return f"{lead} Here {clauses[0]}, and {clauses[1]}."
 
 
 @st.cache_data(**CACHE)
@@ -464,8 +495,34 @@ def slope_range(heads: int) -> str:
         )
     return (
         f"For other H their code (get_slopes) takes the {c} slopes of the largest power of two below H and "
-        f"appends {heads - c} of the {2 * c}-head schedule (its 1st, 3rd, ... slopes), so the steepest slope "
+        f"appends {heads - c} of the {2 * c}-head schedule ({odd_places(heads - c)}), so the steepest slope "
         f"is 2^(-4/c) with c = {c}, not 2^(-8/H): at H = {heads}, {span}."
+    )
+
+
+def odd_places(count: int) -> str:
+    """The first ``count`` odd places of a schedule, in words: "its 1st and 3rd slopes"."""
+    places = [_ordinal(2 * i + 1) for i in range(count)]
+    if count == 1:
+        return "its 1st slope"
+    if count <= 3:
+        return f"its {', '.join(places[:-1])} and {places[-1]} slopes"
+    return f"its 1st, 3rd, ..., {places[-1]} slopes"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def slope_sequences(heads: int) -> str:
+    """What ALiBi's H slopes are, in words: one geometric sequence, or two whose values interleave."""
+    c = 2 ** (heads.bit_length() - 1)  # the largest power of two <= H
+    if c == heads:
+        return "a geometric sequence, Press et al. 2021, sec. 3"
+    return (
+        f"for H = {heads}, not a power of two, two geometric sequences whose values interleave: the {c}-head "
+        f"one, then {odd_places(heads - c)} of the {2 * c}-head one, Press et al. 2021, sec. 3"
     )
 
 
@@ -546,12 +603,13 @@ def parameters(context: int, head_dim: int, heads: int, shaw_k: int) -> dict:
 def finding_params(context: int, head_dim: int, heads: int, shaw_k: int) -> Finding:
     r = parameters(context, head_dim, heads, shaw_k)
     grows = [m for m in core.PARAMETER_METHODS if r["long"][m] != r["short"][m]]
-    relative = [m for m in core.PARAMETER_METHODS if m not in ("learned", "shaw_unclipped")]
-    fixed = all(r["long"][m] == r["short"][m] for m in relative)
+    # every method in the chart but the absolute table is relative, unclipped Shaw included: the claim
+    # holds as stated if all of them grow, its part if one does
+    relative = [m for m in core.PARAMETER_METHODS if m != "learned"]
     return finding(
         "params",
-        all(r["long"][m] != r["short"][m] for m in relative),
-        not fixed,
+        all(m in grows for m in relative),
+        any(m in grows for m in relative),
         f"from L = {context} to {GROWTH * context}: {', '.join(NAMES[m] for m in grows) or 'none'} grow; "
         f"clipped Shaw stays {r['short']['shaw']:,}, T5 {r['short']['t5']:,}, ALiBi and RoPE 0",
         "A relative method's table is indexed by the offset, clipped (Shaw) or bucketed (T5), or replaced by a "

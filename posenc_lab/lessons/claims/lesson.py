@@ -871,7 +871,8 @@ data = np.array([[short[m], long[m]] for m in claims.PARAMETER_METHODS])  # (met
         "Transformer-XL (W_R, and u and v: one pair for the whole model only when untie_r is off, as in its "
         "PyTorch reference code; its TF scripts for WikiText-103 and XLNet's pretraining turn untie_r on, and "
         "each layer has its own pair; one layer's count is d^2 + 2d either way); T5's table serves all layers, "
-        "the learned table the whole model. The O(L) cost belongs to absolute tables, not to relative methods.",
+        "the learned table the whole model. The O(L) cost belongs to absolute tables and to an unclipped relative "
+        "table (2L - 1 offsets); clipping, buckets or a formula remove it.",
     )
 
 
@@ -940,8 +941,8 @@ data = np.array([[c.rotation, c.scores] for c in counts], dtype=float)  # (lengt
             },
             {
                 "Claim": "ALiBi adds h scalars, one per head.",
-                "What is known": "It adds no parameters: its h slopes are fixed by the number of heads (a geometric "
-                "sequence, Press et al. 2021, sec. 3) and never trained.",
+                "What is known": "It adds no parameters: its h slopes are fixed by the number of heads "
+                f"({compute.slope_sequences(h)}) and never trained.",
                 "Measured here": f"learned parameters: {m['alibi_params']}; slopes for H = {h}: {slopes}",
             },
             {
@@ -976,8 +977,9 @@ data = np.array([[c.rotation, c.scores] for c in counts], dtype=float)  # (lengt
         "key) pair; a causal mask halves the scores, not their growth."
     )
     layout.notice(
-        f"at T = {length:,} RoPE's rotation is {cost.ratio:.2%} of the arithmetic of the scores, about 3 / T: the "
-        f"longer the text, the smaller its share. ALiBi's learned parameters are {m['alibi_params']} at H = {h}; "
+        f"at T = {length:,} RoPE's rotation is {cost.ratio:.2%} of the arithmetic of the scores, (3 / T) x 2 Dh / "
+        "(2 Dh - 1) exactly, a little over 3 / T: the longer the text, the smaller its share. ALiBi's learned "
+        f"parameters are {m['alibi_params']} at H = {h}; "
         f"its {h} slope{'s are' if h > 1 else ' is'} computed, not trained. What closed models use is not "
         "published, so no table, this one included, can say."
     )

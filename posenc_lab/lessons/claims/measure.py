@@ -430,8 +430,9 @@ def neighbour_column_cosines(n: int, d_model: int, base: float = 10000.0) -> Nei
         ``sin_neighbours[i]`` is the cosine similarity of the sine columns of pairs i and
         i + 1 (dims 2i and 2i + 2), ``cos_neighbours[i]`` of their cosine columns (dims
         2i + 1 and 2i + 3); ``max_off_diagonal`` the largest |cosine| between any two
-        different columns. Fast columns are close to orthogonal over a long window; slow
-        ones barely turn within it and are nearly parallel (cosine near 1).
+        different columns. With a large base (10,000) and a wide model, fast columns are
+        close to orthogonal over a long window, and slow ones barely turn within it and are
+        nearly parallel (cosine near 1); with a small base every column may turn many times.
 
     Notes
     -----
@@ -889,7 +890,7 @@ def rope_operation_counts(seq_len: int, head_dim: int) -> RopeOperations:
     Each rotated element is ``x_i cos(m theta) - x_j sin(m theta)`` (or ``+``): 2 multiplies
     and 1 add, with the cosines and sines made once per position and reused by every head
     and layer (not counted). Queries and keys: ``2 * 3 T Dh``, linear in T. The scores
-    ``Q K^T``: ``T^2 (2 Dh - 1)``. The ratio is about ``3 / T``.
+    ``Q K^T``: ``T^2 (2 Dh - 1)``. The ratio is ``(3 / T) 2 Dh / (2 Dh - 1)``, a little over ``3 / T``.
     """
     seq_len = as_int("seq_len", seq_len, min_value=1)
     head_dim = as_even_int("head_dim", head_dim)

@@ -338,8 +338,8 @@ data = np.array([[np.nan if a is None else a for a in pair] for pair in ends])  
     layout.chart(fig, key="exp_claims", filename="experiment_claims", code=code)
     layout.notice(
         "a verdict is about this run: this task, these settings. Switch the task to see a claim "
-        "fare differently (ALiBi cannot copy from an exact offset, but tracks the latest marker at "
-        "every length)."
+        "fare differently (in this one-layer model ALiBi cannot copy from an exact offset, but tracks the "
+        "latest marker at every length)."
     )
 
 

@@ -5,6 +5,8 @@ released file (``text_config`` flattened for the multimodal ones), with ``source
 the upstream file and ``read_in`` saying where its values were read here: there is no
 access to the Hugging Face Hub from this project, so some values were read in public
 copies of the file (test fixtures, model ports) and checked against each other.
+A key the released file leaves out is left out here too: ``model_types.resolve`` fills it from
+the config class of the entry's ``model_type``, as transformers does, and ``read_in`` names it.
 ``measure.positions`` computes everything the lesson shows from ``config`` alone.
 """
 
@@ -40,7 +42,9 @@ _PHI35_SHORT = [
 
 _LLAMA = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32}
 
-#: key -> {"name", "source", "read_in", "config"}; in the order the catalogue lists them
+#: key -> {"name", "source", "read_in", "config"}, and "trained" where a training length is published (with
+#: its source: max_position_embeddings is the longest position a model accepts, not what it trained at);
+#: in the order the catalogue lists them
 MODELS = MappingProxyType(
     {
         "gpt2": {
@@ -66,8 +70,8 @@ MODELS = MappingProxyType(
             "name": "T5 base",
             "source": "google-t5/t5-base, config.json",
             "read_in": (
-                "the T5 paper's base size; 32 buckets and max distance 128 are T5Config's defaults, which the "
-                "file leaves out (not read in a copy here)"
+                "the T5 paper's base size and the file's relative_attention_num_buckets 32; the file leaves out "
+                "relative_attention_max_distance, so T5Config's default 128 applies (not read in a copy here)"
             ),
             "config": {
                 "model_type": "t5",
@@ -76,7 +80,6 @@ MODELS = MappingProxyType(
                 "num_heads": 12,
                 "num_layers": 12,
                 "relative_attention_num_buckets": 32,
-                "relative_attention_max_distance": 128,
             },
         },
         "deberta-v3": {
@@ -196,8 +199,8 @@ MODELS = MappingProxyType(
             "name": "Llama 4 Scout",
             "source": "meta-llama/Llama-4-Scout-17B-16E, config.json (text_config)",
             "read_in": (
-                "public copies of its text_config (test fixtures); the NoPE layers follow transformers' "
-                "Llama4TextConfig default, one in every no_rope_layer_interval = 4"
+                "public copies of its text_config (test fixtures); its no_rope_layers is an empty list, which "
+                "Llama4TextConfig reads as one NoPE layer in every no_rope_layer_interval = 4 (its default)"
             ),
             "config": {
                 "model_type": "llama4_text",
@@ -215,19 +218,53 @@ MODELS = MappingProxyType(
                     "rope_type": "llama3",
                 },
                 "attention_chunk_size": 8192,
-                "no_rope_layer_interval": 4,
+                "no_rope_layers": [],
             },
         },
         "mistral": {
             "name": "Mistral 7B v0.1",
             "source": "mistralai/Mistral-7B-v0.1, config.json",
             "read_in": "public copies of the file",
+            "trained": "a context length of 8,192 tokens (the Mistral 7B paper, Jiang et al. 2023, Table 1)",
             "config": {
                 "model_type": "mistral",
                 "hidden_size": 4096,
                 "num_attention_heads": 32,
                 "num_hidden_layers": 32,
                 "max_position_embeddings": 32768,
+                "rope_theta": 10000.0,
+                "sliding_window": 4096,
+            },
+        },
+        "mistral-v0.3": {
+            "name": "Mistral 7B v0.3",
+            "source": "mistralai/Mistral-7B-v0.3, config.json",
+            "read_in": "public copies of the file: rope_theta 10^6 and sliding_window null (no window)",
+            "config": {
+                "model_type": "mistral",
+                "hidden_size": 4096,
+                "head_dim": 128,
+                "num_attention_heads": 32,
+                "num_hidden_layers": 32,
+                "max_position_embeddings": 32768,
+                "rope_theta": 1000000.0,
+                "sliding_window": None,
+            },
+        },
+        "gemma-2": {
+            "name": "Gemma 2 9B",
+            "source": "google/gemma-2-9b, config.json",
+            "read_in": (
+                "public copies of the file; it has no layer_types, and Gemma2Config makes layers 0, 2, 4, ... "
+                "slide and 1, 3, 5, ... see everything"
+            ),
+            "config": {
+                "model_type": "gemma2",
+                "hidden_size": 3584,
+                "head_dim": 256,
+                "num_attention_heads": 16,
+                "num_hidden_layers": 42,
+                "max_position_embeddings": 8192,
                 "rope_theta": 10000.0,
                 "sliding_window": 4096,
             },
@@ -304,19 +341,23 @@ MODELS = MappingProxyType(
         "gemma-3": {
             "name": "Gemma 3 27B",
             "source": "google/gemma-3-27b-it, config.json (text_config)",
-            "read_in": "public copies of its text_config",
+            "trained": (
+                "pre-trained on 32,768-token sequences, then its global layers' RoPE rescaled by 8 to reach 131,072 "
+                "(the Gemma 3 technical report, 2025)"
+            ),
+            "read_in": (
+                "public copies of its text_config, which leaves out rope_theta, max_position_embeddings, "
+                "rope_local_base_freq and sliding_window_pattern: Gemma3TextConfig's defaults 1,000,000, 131,072, "
+                "10,000 and 6 apply"
+            ),
             "config": {
                 "model_type": "gemma3_text",
                 "hidden_size": 5376,
                 "head_dim": 128,
                 "num_attention_heads": 32,
                 "num_hidden_layers": 62,
-                "max_position_embeddings": 131072,
-                "rope_theta": 1000000.0,
-                "rope_local_base_freq": 10000.0,
                 "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
                 "sliding_window": 1024,
-                "sliding_window_pattern": 6,
             },
         },
         "gpt-oss": {

@@ -74,10 +74,11 @@ def catalogue_rows() -> list[dict]:
             if kind == "longrope" and factor is None:
                 factor = out["extended_len"] / out["train_len"]
             base = f"{out['base']:,.0f}"
+            # the longest position accepted; with a stated original length, the length it was scaled from
             context = (
-                f"{out['train_len']:,}"
-                if out["train_len"] == out["extended_len"]
-                else f"{out['train_len']:,} -> {out['extended_len']:,}"
+                f"{out['train_len']:,} -> {out['extended_len']:,}"
+                if out["train_kind"] == "original" and out["train_len"] != out["extended_len"]
+                else f"{out['extended_len']:,}"
             )
             scale = "none" if kind == "default" else f"{kind}, factor {factor:g}"
             if "partial_rotary_factor" in scaling:
@@ -101,9 +102,9 @@ def catalogue_rows() -> list[dict]:
 def _unbounded_context(out: dict, cfg: dict) -> str:
     """The context of a model without RoPE, as its config states it."""
     if out["method"] == "learned":
-        return f"{out['table_rows']:,}"
+        return f"{out['readable']:,}"
     if out["method"] == "t5":
-        return f"no limit (buckets end at ±{out['max_distance']})"
+        return f"no limit (one last bucket each way from ±{out['last_bucket_start']:,} on)"
     if out["method"] == "deberta":
         return f"{cfg.get('max_position_embeddings', 512):,}"
     return f"no limit (trained at {cfg['max_seq_len']:,})" if "max_seq_len" in cfg else "no limit"

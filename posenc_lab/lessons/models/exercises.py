@@ -43,7 +43,7 @@ def _unchanged_nudge(given: float, answer: float) -> str:
 
 def _window_answer() -> float:
     out = measure.positions(MODELS["mistral"]["config"])
-    return float(out["window"] * out["sliding_layers"])
+    return float(measure.window_reach(out["window"], out["sliding_layers"]))
 
 
 EXERCISES = (
@@ -76,8 +76,10 @@ EXERCISES = (
         ),
         choices=(
             Choice(
-                "131,072 tokens",
-                "4,096 x 32: each layer passes on what it saw 4,096 tokens back, so the reach adds up layer by layer.",
+                "131,041 tokens",
+                "(4,096 - 1) x 32 + 1: the window counts the token itself, so each layer passes on what it saw "
+                "4,095 tokens back, and the reach adds up layer by layer (the choices lesson's window view follows "
+                "the masks to the same number).",
                 right=True,
             ),
             Choice("4,096 tokens", "That is one layer's reach; the next layer reads tokens that already saw further."),

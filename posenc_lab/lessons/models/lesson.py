@@ -100,9 +100,10 @@ data = np.array([models_lesson.turning_share(MODELS[k]["config"], {length}) for 
     least = int(np.argmin(shares))
     layout.notice(
         f"at L = {length:,}, {names[most]} has {shares[most]:.0%} of its pairs turning fully and {names[least]} "
-        f"{shares[least]:.0%}. A larger rope_theta stretches every wavelength, a partial rotary turns fewer "
-        "pairs over a shorter range (GPT-NeoX, Phi-2), and a scaling (llama3, YaRN, LongRoPE, linear) "
-        "stretches the slow pairs further. Models without RoPE have no pairs: a learned table stops at its "
+        f"{shares[least]:.0%}. A larger rope_theta stretches every wavelength but pair 0's (2π tokens whatever "
+        "the base), a partial rotary turns fewer pairs over a shorter range (GPT-NeoX, Phi-2), and a scaling "
+        "stretches wavelengths further: linear every pair's alike, llama3, YaRN and LongRoPE the slow pairs most. "
+        "Models without RoPE have no pairs: a learned table stops at its "
         "last row, T5 and DeBERTa bucket distances, and ALiBi subtracts a slope per head. Each source names "
         "the released file the numbers come from."
     )
@@ -124,8 +125,17 @@ def one_model(length: int) -> None:
             if len(keys) > 1:  # one model is named by the picker above its chart
                 st.subheader(NAMES[key])
             draw_positions(out, f"models_{key}", length)
-            st.caption(f"Source: {MODELS[key]['source']}. Read in: {MODELS[key]['read_in']}.")
+            st.caption(source_caption(key))
     layout.notice(_model_notice(outs, [NAMES[k] for k in keys], length))
+
+
+def source_caption(key: str) -> str:
+    """Where a catalogue entry's numbers come from, and its training length where one is published."""
+    entry = MODELS[key]
+    text = f"Source: {entry['source']}. Read in: {entry['read_in']}."
+    if "trained" in entry:
+        text += f" Trained with {entry['trained']}."
+    return text
 
 
 @LESSON.view("config", "Your config")
@@ -200,6 +210,9 @@ def upload_text(upload) -> tuple[str | None, str | None]:
 
 def draw_positions(out: dict, key: str, length: int) -> None:
     """The chart for the config's method, with its code, then its numbers as a table."""
+    if "assumed" in out:
+        # a model type the table does not know: say which reading was assumed, before any number
+        st.info(plain(out["assumed"]), icon=":material/help:")
     {"rope": _rope_chart, "alibi": _alibi_chart, "t5": _t5_chart, "deberta": _deberta_chart, "learned": _learned_chart}[
         out["method"]
     ](out, key, length)
@@ -245,20 +258,37 @@ def _finite(a: np.ndarray) -> np.ndarray:
     return a
 
 
+#: the chart's line at ``train_len``, named for what the config says it is
+TRAIN_LINES = {
+    "max": "max_position_embeddings",
+    "original": "original_max_position_embeddings",
+    "unscaled": "max_position_embeddings / factor",
+}
+
+
 def _rope_chart(out: dict, key: str, length: int) -> None:
     n = out["pairs"].size
+    # the longer line, named for what it is: the window a scaling factor stretches the original
+    # length to (YaRN and the others), or the longest position the model accepts (a llama3
+    # factor is not a window); without scaling it is the training line's length again
+    if out["train_kind"] == "max":
+        reach = "the same, no scaling"
+    elif out["extended_len"] == out["max_pos"]:
+        reach = "max_position_embeddings"
+    else:
+        reach = "original × factor"
     series = {
         "wavelength, unscaled": _finite(out["wavelength"]),
         "wavelength, scaled": _finite(out["scaled_wavelength"]),
-        "training window": np.full(n, float(out["train_len"])),
-        "extended window": np.full(n, float(out["extended_len"])),
+        TRAIN_LINES[out["train_kind"]]: np.full(n, float(out["train_len"])),
+        reach: np.full(n, float(out["extended_len"])),
         "L": np.full(n, float(length)),
     }
     styles = {
         "wavelength, unscaled": {"mode": "lines+markers", "size": 5},
         "wavelength, scaled": {"mode": "lines+markers", "size": 5},
-        "training window": {"dash": "dash"},
-        "extended window": {"dash": "dot"},
+        TRAIN_LINES[out["train_kind"]]: {"dash": "dash"},
+        reach: {"dash": "dot"},
         "L": {"dash": "dashdot"},
     }
     fig = figcache.figure(
@@ -374,14 +404,16 @@ data = posenc.deberta_log_bucket(offsets, bucket_size={out["span"]}, max_positio
 
 
 def _learned_chart(out: dict, key: str, length: int) -> None:
-    rows = out["table_rows"]
+    rows = out["readable"]
     step = max(1, rows // 256)
     positions = np.arange(0, 2 * rows + 1, step)
     fig = figcache.figure(
         figures.line_chart,
         positions,
         {"has a learned vector": (positions < rows).astype(np.float64)},
-        title=f"Which positions have a learned vector: rows 0..{rows - 1:,} of a {rows:,} x {out['width']} table",
+        title=(
+            f"Which positions have a learned vector: 0..{rows - 1:,}, in a {out['table_rows']:,} x {out['width']} table"
+        ),
         x_title="position",
         y_title="has a vector (1 = yes)",
         x_name="position",
@@ -400,35 +432,59 @@ def _model_notice(outs: list[dict], names: list[str], length: int) -> str:
     parts = []
     for out, name in zip(outs, names, strict=True):
         if out["method"] == "rope":
-            n = out["pairs"].size
-            in_train = int(np.sum(out["wavelength"] <= out["train_len"]))
-            window = (
-                f"its {out['train_len']:,}-token training window"
-                if out["train_stated"]
-                else f"{out['train_len']:,} tokens (max_position_embeddings / factor; no training length is stated)"
-            )
-            parts.append(
-                f"{name}: {in_train} of {n} pairs turn fully within {window}; the rest never complete a turn "
-                "there, which is why a scaling stretches them. Scaled, "
-                f"{out['in_length']} of {n} turn fully within L = {length:,}, and the attention factor is "
-                f"{out['attention_factor']:.3f}"
-            )
+            parts.append(_rope_notice(out, name, length))
         elif out["method"] == "alibi":
             parts.append(
                 f"{name}: {out['heads']} heads, slopes from {out['slopes'][0]:.3g} down to {out['slopes'].min():.3g}; "
                 "no position table, so no length limit in the config"
             )
         elif out["method"] == "t5":
-            far = out["max_distance"]
+            far, start = out["max_distance"], out["last_bucket_start"]
             parts.append(
-                f"{name}: every offset beyond ±{far} shares one bucket per direction, so T5 cannot tell "
-                f"{2 * far:,} from {20 * far:,} tokens apart"
+                f"{name}: every offset from ±{start:,} on shares the last bucket of its direction (the log buckets "
+                f"are sized to reach max_distance {far:,} there), so T5 cannot tell {2 * far:,} from "
+                f"{20 * far:,} tokens apart"
             )
         elif out["method"] == "deberta":
             parts.append(f"{name}: offsets within ±{out['span'] // 2} stay exact, farther ones share log buckets")
         else:
             parts.append(
-                f"{name}: {out['table_rows']:,} learned rows of {out['width']} numbers; position "
-                f"{out['table_rows']:,} has no vector at all"
+                f"{name}: {out['table_rows']:,} learned rows of {out['width']} numbers give positions 0 to "
+                f"{out['readable'] - 1:,} a vector each; position {out['readable']:,} has none at all"
             )
     return ". ".join(parts) + "."
+
+
+def _rope_notice(out: dict, name: str, length: int) -> str:
+    """One RoPE config's sentence, true with or without a scaling: every count in it is measured."""
+    n = out["pairs"].size
+    in_train = int(np.sum(out["trained_wavelength"] <= out["train_len"]))
+    window = {
+        "max": f"its max_position_embeddings ({out['train_len']:,}, the longest position it accepts)",
+        "original": f"its original_max_position_embeddings ({out['train_len']:,}, the length the scaling starts from)",
+        "unscaled": f"{out['train_len']:,} tokens (max_position_embeddings / factor; no original length is stated)",
+    }[out["train_kind"]]
+    text = f"{name}: {in_train} of {n} pairs turn fully within {window}"
+    if in_train < n:
+        text += f", and the other {n - in_train} never complete a turn there"
+    scaling = out["rope_scaling"] or {}
+    kind = scaling.get("rope_type", "default")
+    if kind == "longrope":
+        text += (
+            f" (counted with short_factor, which LongRoPE uses up to {out['train_len']:,} tokens; long_factor beyond)"
+        )
+    changed = int(np.sum(~np.isclose(out["ratio"], 1.0, rtol=1e-12, atol=0)))
+    if kind in ("default", "proportional"):
+        text += ". The config has no rope_scaling: every pair keeps one frequency at every length"
+    else:
+        text += f". At L = {length:,} its {kind} rope_scaling changes the frequency of {changed} of {n} pairs"
+    text += (
+        f". At L = {length:,}, {out['in_length']} of {n} turn fully, and the attention factor, which multiplies cos "
+        f"and sin, is {out['attention_factor']:.3f}"
+    )
+    if "softmax_scale_factor" in out:
+        text += (
+            f"; DeepSeek's attention also multiplies its softmax scale (1/sqrt of the query-key head dim) by "
+            f"{out['softmax_scale_factor']:.4f}"
+        )
+    return text

@@ -4,8 +4,9 @@
 only the keys that decide positions and checks them, raising ``ValueError`` with a message
 that names the key. ``positions(config)`` turns such a dict (or a catalogue entry's) into
 what the lesson shows: the method, every rotary pair's wavelength before and after the
-config's ``rope_scaling`` (``posenc.rope_inv_freq``), which pairs turn fully inside the
-training and the extended window, the attention factor, ALiBi slopes, T5 buckets, the
+config's ``rope_scaling`` (``posenc.rope_inv_freq``), which pairs turn fully inside the length
+the config names (original_max_position_embeddings, else max_position_embeddings) and the
+extended window, the attention factor, ALiBi slopes, T5 buckets, the
 learned table's size, the sliding window's receptive field, partial rotary, M-RoPE sections
 and NoPE layers.
 
@@ -24,6 +25,7 @@ import numpy as np
 
 import posenc
 from posenc.rope.multiaxis import irope_layer_types
+from posenc_lab.lessons.models import model_types
 
 #: the most a pasted or uploaded config may hold: a real config.json is a few kB (Phi-3's,
 #: with its 96 LongRoPE factors, about 6 kB); a bigger file is not a config
@@ -47,7 +49,7 @@ MAX_ROPE_THETA = 1e30
 #: the longest wavelength the chart draws, in tokens: it draws float32, which ends near 3.4e38
 #: (a dynamic scaling at its limits raises the base further still)
 MAX_WAVELENGTH = 1e37
-#: the largest rope_scaling factor (real ones: 4 to 64); the extended window is the training length times it
+#: the largest rope_scaling factor (real ones: 4 to 64); YaRN's extended window is the original length times it
 MAX_FACTOR = 1_000_000
 #: the largest alibi_bias_max (MPT's is 8): the gentlest slope is 2^-alibi_bias_max, and
 #: past about 1,000 it is 0, a head without positions
@@ -91,8 +93,10 @@ POSITION_KEYS = (
     "num_layers",
     "partial_rotary_factor",
     "rotary_pct",
+    "rotary_dim",
     "sliding_window",
     "use_sliding_window",
+    "max_window_layers",
     "sliding_window_pattern",
     "layer_types",
     "no_rope_layers",
@@ -114,8 +118,6 @@ ALIASES = {
     "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads"),
     "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers"),
 }
-#: model types that use RoPE even when their config names no RoPE key (Llama 2's has none)
-ROPE_MODEL_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "phi", "gpt_neox", "deepseek", "gpt_oss")
 #: what each method is called on the page
 METHODS = {
     "learned": "learned absolute positions",
@@ -275,19 +277,28 @@ def _required(config: dict, name: str, method: str):
     return value, key
 
 
-def _method(config: dict) -> str:
-    model_type = str(config.get("model_type", "")).lower()
+def _method(config: dict, found: model_types.ModelType) -> str:
     attn = config.get("attn_config")
     if attn is not None and not isinstance(attn, dict):
         raise ValueError(f"attn_config must be an object, got {json.dumps(attn)[:60]}")
-    if model_type == "bloom" or config.get("alibi") is True or (attn or {}).get("alibi") is True:
-        return "alibi"
+    if config.get("alibi") is True or (attn or {}).get("alibi") is True:
+        return "alibi"  # Falcon and MPT read alibi as a switch
+    if found.method == "alibi" and "attn_config" in found.defaults:
+        raise ValueError(
+            "attn_config['alibi'] is false: MptConfig without ALiBi has no position method transformers reads"
+        )
+    if found.method == "deberta" and config.get("relative_attention") is not True:
+        # DeBERTa-v2 without relative attention adds a learned absolute table only
+        return "learned"
+    if found.method:
+        return found.method
+    model_type = str(config.get("model_type", "")).lower()
     if "relative_attention_num_buckets" in config or model_type in ("t5", "mt5", "umt5"):
         return "t5"
     if "position_buckets" in config or model_type.startswith("deberta"):
         return "deberta"
-    rope_keys = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base")
-    if any(config.get(k) is not None for k in rope_keys) or model_type.startswith(ROPE_MODEL_TYPES):
+    rope_keys = ("rope_theta", "rope_scaling", "rope_parameters", "rotary_pct", "rotary_emb_base", "rotary_dim")
+    if any(config.get(k) is not None for k in rope_keys):
         return "rope"
     if "n_positions" in config or "max_position_embeddings" in config:
         return "learned"
@@ -304,12 +315,18 @@ def _method(config: dict) -> str:
 def positions(config: dict, length: int | None = None) -> dict:
     """Everything the lesson shows about one config's positions.
 
-    Returns a dict: ``method`` (a key of ``METHODS``), ``rows`` (label, value) pairs for the
-    table, ``notes``; for RoPE also ``pairs`` (P,), ``wavelength`` and ``scaled_wavelength``
-    (P,) in tokens, ``ratio`` (P,), ``train_len``, ``extended_len``, ``attention_factor``,
-    ``rope_scaling`` (as posenc reads it) and ``head_dim``; for ALiBi ``slopes`` (H,); for
-    T5 ``bucket_lo`` / ``bucket_hi`` (num_buckets,); for DeBERTa ``buckets`` of the offsets
-    0..max_position; ``layer_kinds`` when layers differ (sliding / full / NoPE).
+    The keys the file leaves out are first filled in as the config class of its ``model_type``
+    does (``model_types.resolve``; ``notes`` names each default taken). Returns a dict:
+    ``method`` (a key of ``METHODS``), ``rows`` (label, value) pairs for the table, ``notes``;
+    for RoPE also ``pairs`` (P,), ``wavelength`` and ``scaled_wavelength`` (P,) in tokens,
+    ``trained_wavelength`` (what runs up to ``train_len``: LongRoPE's short factors, else the
+    unscaled one), ``ratio`` (P,), ``train_len`` and ``train_kind`` (what that length is: "max",
+    "original" or "unscaled"), ``extended_len``, ``max_pos``, ``attention_factor``,
+    ``rope_scaling`` (as posenc reads it), ``base``, ``head_dim`` and ``rotary_dim``; for ALiBi
+    ``slopes`` (H,); for T5 ``bucket_lo`` / ``bucket_hi`` (num_buckets,) and
+    ``last_bucket_start``; for DeBERTa ``buckets`` of the offsets 0..max_position;
+    ``attention_kinds`` (each layer's "full", "sliding" or "chunked"), ``nope_layers`` and
+    ``layer_kinds`` when layers differ (sliding / full / chunked / NoPE).
 
     ``length``, when given, is the sequence length L the page asks about: RoPE counts the
     pairs that turn fully within it (``in_length``), and the types that depend on the
@@ -317,19 +334,24 @@ def positions(config: dict, length: int | None = None) -> dict:
     """
     if not isinstance(config, dict):
         raise ValueError("config must be a JSON object")
-    method = _method(config)
-    out = {"method": method, "rows": [("Method", METHODS[method])], "notes": [], "config": config}
+    # the keys the file leaves out, as the config class of its model_type fills them in
+    filled, notes, found = model_types.resolve(config)
+    method = _method(filled, found)
+    out = {"method": method, "rows": [("Method", METHODS[method])], "notes": notes, "config": config}
+    if found is model_types.UNKNOWN:
+        # the page shows it above the numbers, as a notice: which reading was assumed
+        out["assumed"] = notes.pop(0)
     if method == "rope":
-        _rope(config, out, length)
+        _rope(filled, out, length, found)
     else:
-        {"learned": _learned, "t5": _t5, "deberta": _deberta, "alibi": _alibi}[method](config, out)
-    _layers(config, out)
+        {"learned": _learned, "t5": _t5, "deberta": _deberta, "alibi": _alibi}[method](filled, out, found)
+    _layers(filled, out, found)
     return out
 
 
-def _learned(config: dict, out: dict) -> None:
+def _learned(config: dict, out: dict, found: model_types.ModelType) -> None:
     rows_key = "n_positions" if "n_positions" in config else "max_position_embeddings"
-    rows = _int(rows_key, config[rows_key], high=100_000_000)
+    max_pos = rows = _int(rows_key, config[rows_key], high=100_000_000)
     if "n_ctx" in config and "n_positions" in config and _int("n_ctx", config["n_ctx"]) != rows:
         raise ValueError(f"n_ctx ({config['n_ctx']}) contradicts n_positions ({rows}): GPT-2 keeps them equal")
     kind = config.get("position_embedding_type", "absolute")
@@ -337,16 +359,26 @@ def _learned(config: dict, out: dict) -> None:
         raise ValueError(f"position_embedding_type {json.dumps(kind)[:40]} is not read here; only 'absolute' is")
     width, width_key = _required(config, "width", "learned")
     width = _int(width_key, width, high=1_000_000)
-    out.update(table_rows=rows, width=width, parameters=rows * width)
+    # the positions the table gives a vector: OPT's table has rows before position 0's on top of
+    # max_position_embeddings, RoBERTa's inside it
+    before = found.rows_before
+    readable = rows - before if found.rows_before_inside else rows
+    rows = rows if found.rows_before_inside else rows + before
+    if readable < 1:
+        raise ValueError(
+            f"{rows_key} ({max_pos}) leaves no position a vector: its first {before} rows are not positions"
+        )
+    out.update(table_rows=rows, readable=readable, max_pos=max_pos, width=width, parameters=rows * width)
     out["rows"] += [
-        ("Positions (rows of the table)", f"{rows:,}"),
+        ("Rows of the table", f"{rows:,}" + (f" ({before} before position 0's)" if before else "")),
+        ("Positions with a vector", f"0 to {readable - 1:,}"),
         ("Width (d_model)", f"{width:,}"),
         ("Learned position parameters", f"{rows * width:,}"),
-        ("Past the last row", "no vector: the model cannot read position " + f"{rows:,}"),
+        ("Past the last one", f"no vector: the model cannot read position {readable:,}"),
     ]
 
 
-def _t5(config: dict, out: dict) -> None:
+def _t5(config: dict, out: dict, found: model_types.ModelType) -> None:
     buckets = _int(
         "relative_attention_num_buckets", config.get("relative_attention_num_buckets", 32), low=4, high=MAX_T5_BUCKETS
     )
@@ -367,17 +399,20 @@ def _t5(config: dict, out: dict) -> None:
     heads = _int(heads_key, heads, high=MAX_HEADS)
     # the encoder's buckets: both directions, half the buckets each (transformers' T5Attention)
     lo, hi = posenc.relative.t5_bucket_ranges(buckets, distance, bidirectional=True)
-    out.update(buckets=buckets, max_distance=distance, heads=heads, bucket_lo=lo, bucket_hi=hi)
+    # the last bucket of the forward direction holds every offset from its start on (91 for T5's 32 and
+    # 128: the log scale reaches max_distance inside it)
+    start = int(lo[-1])
+    out.update(buckets=buckets, max_distance=distance, heads=heads, bucket_lo=lo, bucket_hi=hi, last_bucket_start=start)
     exact = int(np.sum((lo == hi) & np.isfinite(lo)))
     out["rows"] += [
         ("Buckets (encoder: half each way)", f"{buckets}"),
         ("Offsets with a bucket of their own", f"{exact}"),
-        ("Every offset at or beyond", f"±{distance}: one last bucket each way"),
+        ("Last bucket each way (every offset from here on)", f"±{start:,} (max_distance {distance:,})"),
         ("Learned biases per stack (buckets x heads, in its first layer, shared by all)", f"{buckets * heads:,}"),
     ]
 
 
-def _deberta(config: dict, out: dict) -> None:
+def _deberta(config: dict, out: dict, found: model_types.ModelType) -> None:
     max_pos = _int("max_position_embeddings", config.get("max_position_embeddings", 512), high=100_000_000)
     bucket = config.get("position_buckets", -1)
     bucket = -1 if bucket is None else _int("position_buckets", bucket, low=-1, high=1_000_000)
@@ -414,7 +449,7 @@ def _deberta(config: dict, out: dict) -> None:
         )
 
 
-def _alibi(config: dict, out: dict) -> None:
+def _alibi(config: dict, out: dict, found: model_types.ModelType) -> None:
     heads, heads_key = _required(config, "heads", "alibi")
     heads = _int(heads_key, heads, high=MAX_HEADS)
     attn = config.get("attn_config") or {}
@@ -444,13 +479,19 @@ def _rope_scaling(config: dict, notes: list[str]) -> dict | None:
     """The config's rope_scaling as posenc reads it, with the top-level keys some models keep
     beside it (Phi-3's original_max_position_embeddings) moved in; None for plain RoPE.
     Defaults taken from elsewhere in the config are added to ``notes``."""
-    scaling = config.get("rope_scaling", config.get("rope_parameters"))
+    # transformers reads rope_scaling first, then rope_parameters (its newer name)
+    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
+    scaling = config.get(key)
     if scaling is None:
         return None
-    key = "rope_scaling" if "rope_scaling" in config else "rope_parameters"
     if not isinstance(scaling, dict):
         raise ValueError(f"{key} must be an object or null, got {json.dumps(scaling)[:60]}")
+    if isinstance(scaling.get("full_attention"), dict):
+        # Gemma 3 in transformers v5's format: one dict per attention kind; the full layers' is the
+        # scaled one (the sliding layers' base is read as the local base)
+        scaling, key = scaling["full_attention"], f"{key}['full_attention']"
     scaling = dict(scaling)
+    scaling.pop("partial_rotary_factor", None)  # read with rotary_pct and rotary_dim (_rotated_fraction)
     named = [scaling[k] for k in ("rope_type", "type") if k in scaling]
     if len(named) == 2 and named[0] != named[1]:
         raise ValueError(f"{key}: 'rope_type' ({named[0]!r}) contradicts 'type' ({named[1]!r})")
@@ -465,6 +506,8 @@ def _rope_scaling(config: dict, notes: list[str]) -> dict | None:
     scaling.pop("mrope_section", None)
     scaling.pop("mrope_interleaved", None)
     scaling["rope_type"] = kind = ROPE_ALIASES.get(rope_type, rope_type)
+    if kind == "default" and len(scaling) == 1:
+        return None  # {"rope_type": "default"} (transformers v5 writes it) is plain RoPE
     if kind in ("longrope", "yarn", "dynamic") and "original_max_position_embeddings" not in scaling:
         if "original_max_position_embeddings" in config:
             # Phi-3 keeps the training length beside rope_scaling, not in it
@@ -482,27 +525,65 @@ def _rope_scaling(config: dict, notes: list[str]) -> dict | None:
     return scaling
 
 
-def _rope(config: dict, out: dict, length: int | None) -> None:
-    if (
-        "rotary_pct" in config
-        and "partial_rotary_factor" in config
-        and config["rotary_pct"] != config["partial_rotary_factor"]
-    ):
+def _rope_params(config: dict) -> tuple[dict, dict]:
+    """The config's RoPE dicts as transformers reads them: (the full layers', the sliding layers')."""
+    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
+    params = config.get(key)
+    if not isinstance(params, dict):
+        return {}, {}
+    if isinstance(params.get("full_attention"), dict):
+        local = params.get("sliding_attention")
+        return params["full_attention"], local if isinstance(local, dict) else {}
+    return params, {}
+
+
+def _base(config: dict, out: dict) -> tuple[float, str]:
+    """rope_theta as transformers reads it: the RoPE dict's own first, then the top level."""
+    params, _ = _rope_params(config)
+    if params.get("rope_theta") is not None:
+        return params["rope_theta"], "rope_theta (in rope_scaling / rope_parameters)"
+    key = next((k for k in ("rope_theta", "rotary_emb_base") if config.get(k) is not None), None)
+    if key is not None:
+        return config[key], key
+    out["notes"].append("rope_theta is not in the config: 10,000 applies, the default of most config classes")
+    return 10000.0, "rope_theta"
+
+
+def _rotated_fraction(config: dict, head_dim: int) -> float | None:
+    """The share of each head's dims that rotate, from whichever key the family writes."""
+    params, _ = _rope_params(config)
+    named = {
+        k: v
+        for k, v in (
+            ("partial_rotary_factor", params.get("partial_rotary_factor", config.get("partial_rotary_factor"))),
+            ("rotary_pct", config.get("rotary_pct")),
+        )
+        if v is not None
+    }
+    if len(set(map(str, named.values()))) > 1:
         raise ValueError("rotary_pct contradicts partial_rotary_factor: they name the same fraction")
-    base_key = next((k for k in ("rope_theta", "rotary_emb_base") if config.get(k) is not None), None)
-    params = config.get("rope_parameters")
-    if base_key is None and isinstance(params, dict) and params.get("rope_theta") is not None:
-        base, base_key = params["rope_theta"], "rope_parameters['rope_theta']"
-    elif base_key is None:
-        base, base_key = 10000.0, "rope_theta"
-        out["notes"].append("rope_theta is not in the config: transformers' default 10000 applies")
-    else:
-        base = config[base_key]
+    if config.get("rotary_dim") is not None:
+        # GPT-J and CodeGen rotate the first rotary_dim dims of each head
+        rotary = _int("rotary_dim", config["rotary_dim"], high=MAX_HEAD_DIM)
+        if rotary > head_dim or rotary % 2:
+            raise ValueError(f"rotary_dim must be even and at most the head's {head_dim} dims, got {rotary}")
+        return rotary / head_dim
+    if not named:
+        return None
+    key, value = next(iter(named.items()))
+    fraction = _float(key, value)
+    if fraction > 1:
+        raise ValueError(f"{key} must be at most 1, got {fraction:g}")
+    return fraction
+
+
+def _rope(config: dict, out: dict, length: int | None, found: model_types.ModelType) -> None:
+    base, base_key = _base(config, out)
     base = _float(base_key, base, gt=1.0, high=MAX_ROPE_THETA)
     if config.get("qk_rope_head_dim") is not None:
         # DeepSeek's MLA rotates a separate part of each head, qk_rope_head_dim wide
         head_dim = _int("qk_rope_head_dim", config["qk_rope_head_dim"], high=MAX_HEAD_DIM)
-    elif config.get("head_dim") is not None:
+    elif config.get("head_dim") is not None and not found.head_dim_from_width:
         head_dim = _int("head_dim", config["head_dim"], high=MAX_HEAD_DIM)
         _head_dim_note(config, head_dim, out["notes"])
     else:
@@ -521,13 +602,9 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
     if head_dim % 2:
         raise ValueError(f"head_dim must be even (RoPE turns pairs of dimensions), got {head_dim}")
     scaling = _rope_scaling(config, out["notes"])
-    fraction = config.get("partial_rotary_factor", config.get("rotary_pct"))
-    if fraction is not None:
-        fraction = _float("partial_rotary_factor", fraction)
-        if fraction > 1:
-            raise ValueError(f"partial_rotary_factor must be at most 1, got {fraction:g}")
-        if fraction < 1:
-            scaling = {**(scaling or {"rope_type": "default"}), "partial_rotary_factor": fraction}
+    fraction = _rotated_fraction(config, head_dim)
+    if fraction is not None and fraction < 1:
+        scaling = {**(scaling or {"rope_type": "default"}), "partial_rotary_factor": fraction}
     max_pos_key = next((k for k in ("max_position_embeddings", "max_seq_len", "n_positions") if k in config), None)
     if max_pos_key is None:
         raise ValueError("max_position_embeddings is missing: RoPE's window is read from it")
@@ -550,25 +627,34 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
                 f"original_max_position_embeddings ({original:,}) contradicts max_position_embeddings "
                 f"({max_pos:,}): the training length cannot exceed the model's longest input"
             )
-    # the training window and the window the scaling reaches
-    train_len_stated = True
+    # the length the config names and the window the scaling reaches
+    # "max": no scaling, the window is max_position_embeddings, the longest position the model accepts
+    # (not a training length: Mistral 7B v0.1 accepts 32,768 and was trained at 8,192);
+    # "original": the length the scaling starts from, original_max_position_embeddings
+    train_len_stated, train_kind = True, "original"
     if rope_type in ("default", "proportional") or scaling is None:
-        train_len, extended_len = max_pos, max_pos
+        train_len, extended_len, train_kind = max_pos, max_pos, "max"
     elif original is not None:
         train_len = original
-        reach = original * float(factor) if factor else max_pos
+        # a llama3 factor is not a window: its context is max_position_embeddings (Llama 3.2 1B: 131,072,
+        # with factor 32 over 8,192); YaRN's and the others' factor stretches the original length
+        reach = original * float(factor) if factor and rope_type != "llama3" else max_pos
         extended_len = int(max(max_pos, reach))
     else:
         # linear or NTK without a training length: the scaled window spans what unscaled RoPE
         # reached at max_position_embeddings / factor
         train_len = max(1, int(max_pos / float(factor or 1.0)))
-        extended_len, train_len_stated = max_pos, False
+        extended_len, train_len_stated, train_kind = max_pos, False, "unscaled"
         out["notes"].append(
             f"the config gives no training length: {train_len:,} = max_position_embeddings / factor is the "
             "window unscaled RoPE would cover with the same angles"
         )
     # without a stated training length the window is only what the scaled angles map back to
-    train_label = "Training window" if train_len_stated else "Unscaled window at the same angles (max / factor)"
+    train_label = {
+        "max": "Longest position accepted (max_position_embeddings)",
+        "original": "Length the scaling starts from (original_max_position_embeddings)",
+        "unscaled": "Unscaled window at the same angles (max / factor)",
+    }[train_kind]
     seq = (length or extended_len) if rope_type in ("dynamic", "longrope") else None
     two_pi = 2 * np.pi
     # a base and scaling factors at their limits can overflow a float: computed without a
@@ -590,7 +676,9 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         inv_freq=inv,
         train_len=train_len,
         train_stated=train_len_stated,
+        train_kind=train_kind,
         extended_len=extended_len,
+        max_pos=max_pos,
         attention_factor=attention_factor,
         rope_scaling=scaling,
         head_dim=head_dim,
@@ -598,7 +686,13 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         base=base,
         seq_len=seq,
     )
-    in_train = int(np.sum(wavelength <= train_len))
+    # what the model runs with up to its original length: plain RoPE, except LongRoPE's short_factor
+    trained = wavelength
+    if rope_type == "longrope":
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            trained = two_pi / posenc.rope_inv_freq(head_dim, base, scaling, seq_len=train_len)[0]
+    out["trained_wavelength"] = trained
+    in_train = int(np.sum(trained <= train_len))
     in_ext = int(np.sum(scaled <= extended_len))
     kept = int(np.sum(np.isclose(ratio, 1.0, rtol=1e-12, atol=0)))
     out["rows"] += [
@@ -612,7 +706,12 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         (train_label, f"{train_len:,}"),
         ("Extended window", f"{extended_len:,}"),
         (
-            f"Pairs that turn fully in the {'training' if train_len_stated else 'unscaled'} window",
+            {
+                "max": "Pairs that turn fully within max_position_embeddings",
+                "original": "Pairs that turn fully within original_max_position_embeddings",
+                "unscaled": "Pairs that turn fully in the unscaled window",
+            }[train_kind]
+            + (" (with short_factor, which LongRoPE uses up to that length)" if rope_type == "longrope" else ""),
             f"{in_train} of {inv.size}",
         ),
         ("Pairs that turn fully in the extended window, scaled", f"{in_ext} of {inv.size}"),
@@ -631,8 +730,10 @@ def _rope(config: dict, out: dict, length: int | None) -> None:
         extra = (0.1 * float(scale_all) * math.log(float(factor)) + 1.0) ** 2
         out["softmax_scale_factor"] = extra
         out["rows"].append(("Softmax scale also multiplied by (DeepSeek attention)", f"{extra:.4f}"))
-    if config.get("rope_local_base_freq") is not None:
-        local = _float("rope_local_base_freq", config["rope_local_base_freq"], gt=1.0, high=MAX_ROPE_THETA)
+    _, local_params = _rope_params(config)
+    local = local_params.get("rope_theta", config.get("rope_local_base_freq"))
+    if local is not None:
+        local = _float("rope_local_base_freq", local, gt=1.0, high=MAX_ROPE_THETA)
         out["local_base"] = local
         out["rows"].append(("Sliding-window layers' base (unscaled)", f"{local:,.0f}"))
     if length is not None:
@@ -704,67 +805,94 @@ def _mrope(config: dict, out: dict, n_pairs: int) -> None:
     out["rows"].append(("M-RoPE: pairs turned by time, height, width", f"{t}, {h}, {w}"))
 
 
-def _layers(config: dict, out: dict) -> None:
-    """Sliding-window and NoPE layers: which layers see how far, and its receptive field."""
+def _layers(config: dict, out: dict, found: model_types.ModelType) -> None:
+    """Each layer's attention (full, sliding, chunked) and NoPE layers, as the model type reads
+    them, and the sliding layers' reach."""
     layers, layers_key = _get(config, "layers")
     if layers is None:
         return
     n = _int(layers_key, layers, high=MAX_LAYERS)
     out["layers"] = n
-    kinds = None
-    window = config.get("sliding_window")
-    if config.get("use_sliding_window") is False:
-        window = None
-        if config.get("sliding_window") is not None:
-            out["notes"].append("sliding_window is set but use_sliding_window is false: every layer sees everything")
+    nope = _nope_layers(config, n, layers_key, found)
     types = config.get("layer_types")
     if types is not None:
         if not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
             raise ValueError("layer_types must be a list of strings")
         if len(types) != n:
             raise ValueError(f"layer_types has {len(types)} entries, but {layers_key} is {n}")
-        kinds = ["sliding" if "sliding" in t else "full" for t in types]
-    elif window is not None and config.get("sliding_window_pattern") is not None:
-        pattern = _int("sliding_window_pattern", config["sliding_window_pattern"], high=MAX_LAYERS)
-        # Gemma 3: every pattern-th layer (1-based) is global, the others slide
-        kinds = ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(n)]
-    elif window is not None:
-        kinds = ["sliding"] * n
-    if window is not None and kinds is not None and "sliding" in kinds:
+        attention = [_kind(t) for t in types]
+    elif found.layers == "chunked":
+        # Llama 4: the RoPE layers attend within chunks, the NoPE layers to everything
+        attention = ["full" if flag else "chunked" for flag in (nope or [False] * n)]
+    else:
+        if config.get("sliding_window_pattern") is not None:
+            _int("sliding_window_pattern", config["sliding_window_pattern"], high=MAX_LAYERS)
+        if found.layers == "from_max_window" and config.get("max_window_layers") is not None:
+            _int("max_window_layers", config["max_window_layers"], low=0, high=MAX_LAYERS)
+        attention = model_types.layer_attention(found, config, n) or ["full"] * n
+        file_window = out["config"].get("sliding_window") is not None
+        if found.layers == "from_max_window" and file_window and not config.get("use_sliding_window"):
+            out["notes"].append("sliding_window is set but use_sliding_window is false: every layer sees everything")
+    out["attention_kinds"] = attention
+    window = config.get("sliding_window") if "sliding" in attention else None
+    if window is not None:
         window = _int("sliding_window", window, high=1_000_000_000)
-        sliding = kinds.count("sliding")
+        sliding = attention.count("sliding")
         out.update(window=window, sliding_layers=sliding)
         out["rows"] += [
             ("Sliding window", f"{window:,} tokens in {sliding} of {n} layers"),
             (
-                "Receptive field of the sliding layers (window x layers)",
-                f"{window * sliding:,} tokens" if sliding == n else f"{window:,} per layer; full layers see all",
+                "Reach of the sliding layers alone, (window - 1) x layers + 1",
+                f"{window_reach(window, sliding):,} positions, the token's own included"
+                if sliding == n
+                else f"{window:,} per sliding layer; the {n - sliding} full layers see everything",
             ),
         ]
-    nope = None
-    if config.get("no_rope_layers"):
-        flags = config["no_rope_layers"]
-        if not (isinstance(flags, list) and len(flags) == n and all(v in (0, 1) for v in flags)):
-            raise ValueError(f"no_rope_layers must hold {n} entries of 0 or 1 ({layers_key} is {n})")
-        # transformers' Llama4TextConfig: 1 = this layer uses RoPE, 0 = NoPE
-        nope = [not v for v in flags]
-    elif config.get("no_rope_layer_interval") is not None:
-        interval = _int("no_rope_layer_interval", config["no_rope_layer_interval"], high=MAX_LAYERS)
-        nope = [t == "nope" for t in irope_layer_types(n, interval)]
+    kinds = attention
     if nope is not None:
         out["nope_layers"] = [i for i, flag in enumerate(nope) if flag]
         out["rows"].append(("Layers without positions (NoPE)", f"{sum(nope)} of {n}"))
-        kinds = ["NoPE" if flag else (kinds[i] if kinds else "RoPE") for i, flag in enumerate(nope)]
-    if config.get("attention_chunk_size") is not None:
-        chunk = _int("attention_chunk_size", config["attention_chunk_size"], high=1_000_000_000)
-        out["rows"].append(("Chunked attention in the RoPE layers", f"chunks of {chunk:,} tokens"))
-    if kinds is not None:
+        kinds = ["NoPE" if flag else attention[i] for i, flag in enumerate(nope)]
+    if "chunked" in attention:
+        chunk = config.get("attention_chunk_size")
+        chunk = "" if chunk is None else f" of {_int('attention_chunk_size', chunk, high=1_000_000_000):,} tokens"
+        out["rows"].append(("Chunked attention in the RoPE layers", f"chunks{chunk}"))
+    if kinds != ["full"] * n:
         out["layer_kinds"] = kinds
         if out["method"] == "rope":
-            # Llama 4: the RoPE layers attend within chunks, the NoPE layers to everything
-            chunked = config.get("attention_chunk_size") is not None
-            sees_all = [0.0 if k == "sliding" or (chunked and k != "NoPE") else 1.0 for k in kinds]
+            sees_all = [1.0 if a == "full" else 0.0 for a in attention]
             out["layer_grid"] = np.array([sees_all, [0.0 if k == "NoPE" else 1.0 for k in kinds]])
+
+
+def window_reach(window: int, layers: int) -> int:
+    """How many positions a token can draw on through ``layers`` sliding layers of ``window`` tokens
+    each, itself included: (window - 1) x layers + 1, ``posenc.window_receptive_field``, the count the
+    choices lesson's window view checks by following the masks (one convention across the app)."""
+    return posenc.window_receptive_field(window, layers)
+
+
+def _kind(layer_type: str) -> str:
+    # transformers' names: "sliding_attention", "full_attention", "chunked_attention"
+    if "sliding" in layer_type:
+        return "sliding"
+    return "chunked" if "chunked" in layer_type else "full"
+
+
+def _nope_layers(config: dict, n: int, layers_key: str, found: model_types.ModelType) -> list[bool] | None:
+    """Which layers have no positions, or None when the model type has no NoPE layers."""
+    flags = config.get("no_rope_layers")
+    if flags:
+        if not (isinstance(flags, list) and len(flags) == n and all(v in (0, 1) for v in flags)):
+            raise ValueError(f"no_rope_layers must hold {n} entries of 0 or 1 ({layers_key} is {n})")
+        # transformers' Llama4TextConfig: 1 = this layer uses RoPE, 0 = NoPE
+        return [not v for v in flags]
+    if flags is not None and not isinstance(flags, list):
+        raise ValueError(f"no_rope_layers must be a list of 0 or 1, got {json.dumps(flags)[:60]}")
+    if config.get("no_rope_layer_interval") is None or not (found.nope_interval or found is model_types.UNKNOWN):
+        return None
+    # Llama4TextConfig: an empty or missing no_rope_layers means one NoPE layer every interval
+    interval = _int("no_rope_layer_interval", config["no_rope_layer_interval"], high=MAX_LAYERS)
+    return [t == "nope" for t in irope_layer_types(n, interval)]
 
 
 def turning_share(config: dict, length: int) -> float:

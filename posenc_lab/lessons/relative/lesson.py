@@ -270,7 +270,8 @@ data = np.column_stack([rel, bucket])  # (offsets, 2): relative position, bucket
     )
     if start <= exact:
         spread = (
-            f"except that there is no room left for them: from {exact} steps on, every offset is in the last bucket"
+            "except that there is no room left for them: from "
+            f"{exact} step{'' if exact == 1 else 's'} on, every offset is in the last bucket"
         )
     if bidirectional:
         own = (
