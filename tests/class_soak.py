@@ -75,6 +75,7 @@ def _heading(poll) -> str:
 class Findings:
     steps: int = 0
     problems: list[str] = field(default_factory=list)
+    last: str = "the start"  # the last step checked
 
     def add(self, where: str, what: str) -> None:
         self.problems.append(f"{where}: {what}")
@@ -120,6 +121,7 @@ class Soak:
 
     def check(self, step: str) -> None:
         self.found.steps += 1
+        self.found.last = step
         for person in self.people:
             where = f"{step} / {person.name}"
             if person.page.evaluate(BLANK_JS):
@@ -362,7 +364,7 @@ def run_classes(browser, runs: int = 1, rounds: int = 2, short: bool = False) ->
             try:
                 soak.run()
             except Exception as exc:  # noqa: BLE001 - the class could not go on: said, with what came before
-                found.add("the class stopped", f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+                found.add(f"the class stopped after {found.last}", f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
         finally:
             if soak is not None:
                 soak.close()
