@@ -7,10 +7,11 @@ views, exercises) in its ``lesson.py``; this module only puts the records in ord
 
 from __future__ import annotations
 
+from posenc_lab.classroom import hooks as class_hooks
+from posenc_lab.classroom import lesson as class_mode
 from posenc_lab.lessons.alibi import lesson as alibi
 from posenc_lab.lessons.choices import lesson as choices
 from posenc_lab.lessons.claims import lesson as claims
-from posenc_lab.lessons.class_mode import lesson as class_mode
 from posenc_lab.lessons.compare import lesson as compare
 from posenc_lab.lessons.design import lesson as design
 from posenc_lab.lessons.experiments import lesson as experiments
@@ -30,7 +31,7 @@ from posenc_lab.ui.lesson import Course, Lesson
 #: the whole course: it numbers the lessons and hands itself to every record
 COURSE = Course(
     home=home.LESSON,
-    #: the class page: live polls and a class's shared progress (``ui.class_views``)
+    #: the class page: live polls and a class's shared progress (``classroom.views``)
     class_page=class_mode.LESSON,
     lessons=tuple(
         lesson.LESSON
@@ -52,6 +53,8 @@ COURSE = Course(
     ),
     #: pages to look things up in, outside the lesson path
     reference=(glossary.LESSON, references.LESSON),
+    #: what class mode adds to every page: the shell and the exercises call it here
+    class_mode=class_hooks,
 )
 
 # the course's parts by name, for the benchmarks, tools and tests

@@ -200,7 +200,7 @@ def class_texts(at: AppTest, *, as_read: bool = False) -> str:
 def start_class(title: str = "") -> tuple:
     """A teacher's session that pressed "Start a class": (the AppTest, the code, the key)."""
     from posenc_lab import course
-    from posenc_lab.ui import classroom
+    from posenc_lab.classroom import session as classroom
 
     at = open_page(course.CLASS.path)
     assert not at.exception

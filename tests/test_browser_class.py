@@ -52,7 +52,7 @@ from posenc_lab import course as lessons
 from posenc_lab.classroom import report
 from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_views
+from posenc_lab.classroom import views as class_views
 
 pytestmark = pytest.mark.browser
 

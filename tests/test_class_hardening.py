@@ -544,7 +544,7 @@ def test_saved_plans_from_one_address_are_limited_and_a_plan_saved_again_keeps_i
 
 def _as_from(monkeypatch, where: str) -> None:
     """The page's sessions come from ``where`` (AppTest has no request, so no address)."""
-    from posenc_lab.ui import classroom
+    from posenc_lab.classroom import session as classroom
 
     monkeypatch.setattr(classroom, "network_address", lambda: where)
 
@@ -569,7 +569,7 @@ def test_the_page_says_when_an_address_started_too_many_classes(db_url, monkeypa
 def test_the_page_says_when_an_address_saved_too_many_plans(db_url, monkeypatch):
     from app_helpers import button, class_texts, start_class
 
-    from posenc_lab.ui import class_plan
+    from posenc_lab.classroom import plan as class_plan
 
     _as_from(monkeypatch, "203.0.113.9")
     teacher, code, key = start_class()

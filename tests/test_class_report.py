@@ -13,9 +13,9 @@ import pytest
 
 from posenc_lab import course
 from posenc_lab.classroom import report
+from posenc_lab.classroom import views as class_views
 from posenc_lab.classroom.store import ClassRecord, Joined, Round
 from posenc_lab.figures import notation
-from posenc_lab.ui import class_views
 from posenc_lab.ui.exercise_kinds import Guided
 
 T0 = 1_795_000_000.0  # 2026-11-18T11:06:40Z

@@ -1,4 +1,4 @@
-"""Counting votes (classroom.tally) and drawing them (figures.classroom)."""
+"""Counting votes (classroom.tally) and drawing them (classroom.figures)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from posenc_lab.classroom import figures as vote_figures
 from posenc_lab.classroom import tally
-from posenc_lab.figures import classroom as vote_figures
 
 
 def test_choice_counts_ignore_what_is_not_an_option():

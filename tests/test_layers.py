@@ -1,6 +1,7 @@
-"""The layers hold: imports run one way (app -> course -> lessons -> ui -> figures /
-classroom -> posenc), no module imports itself back through others, and the measurements
-(``posenc`` and each lesson's ``measure``) import neither Streamlit nor Plotly.
+"""The layers hold: imports run one way (app -> course -> lessons -> classroom -> ui ->
+figures -> posenc, and class mode's record keeping below ui), no module imports itself back
+through others, and the measurements (``posenc``, each lesson's ``measure`` and class mode's
+record keeping) import neither Streamlit nor Plotly.
 
 Every import counts, at the top of a module or inside a function: a lazy import is still an
 edge of the graph (it only hides the cycle until the function runs)."""
@@ -107,23 +108,34 @@ def test_no_import_cycle_between_the_apps_modules():
     assert _cycles(GRAPH) == []
 
 
+#: class mode's pure part (``posenc_lab/classroom/``, as a lesson's ``measure.py``): the class
+#: database, the results, the tally, a sketch's maths, network addresses; no Streamlit, no
+#: Plotly. The rest of the folder (its figures, pages and views) is the layer ``classroom``.
+CLASS_RECORDS = ("store", "report", "tally", "sketch", "address")
+
+
 def _layer(name: str) -> str:
     parts = name.split(".")
     if parts[0] == "posenc":
         return "posenc"
     if len(parts) == 1:
         return "posenc_lab"
-    return parts[1]  # app, cli, course, lessons, ui, figures, classroom
+    if parts[1] == "classroom" and (len(parts) == 2 or parts[2] in CLASS_RECORDS):
+        return "class_records"  # the package's __init__ re-exports the store
+    return parts[1]  # app, cli, course, lessons, classroom, ui, figures
 
 
 #: what each layer may import (itself always)
 ALLOWED = {
     "posenc": {"posenc"},
-    "classroom": {"classroom"},
+    "class_records": {"class_records"},
     "figures": {"figures", "posenc"},
-    "ui": {"ui", "figures", "classroom", "posenc"},
-    "lessons": {"lessons", "ui", "figures", "classroom", "posenc"},
-    "course": {"lessons", "ui"},
+    "ui": {"ui", "figures", "class_records", "posenc"},
+    # class mode's figures, pages and views: above ui, which reaches them only through the
+    # course (``ui.lesson.ClassMode``)
+    "classroom": {"classroom", "class_records", "ui", "figures", "posenc"},
+    "lessons": {"lessons", "classroom", "ui", "figures", "class_records", "posenc"},
+    "course": {"lessons", "classroom", "ui"},
     "app": {"course", "ui"},
     "cli": {"posenc"},
     "posenc_lab": set(),
@@ -144,9 +156,21 @@ def test_every_lesson_measurement_module_is_found():
     assert {n.split(".")[2] for n in MEASUREMENTS} >= {"claims", "choices", "compare", "design", "rope"}
 
 
-@pytest.mark.parametrize("name", ["posenc", *MEASUREMENTS])
+CLASS_RECORD_MODULES = sorted(n for n in MODULES if _layer(n) == "class_records")
+
+
+def test_class_modes_pure_part_is_found():
+    assert {n.split(".")[2] for n in CLASS_RECORD_MODULES if n.count(".") >= 2} == set(CLASS_RECORDS)
+    assert "posenc_lab.classroom" in CLASS_RECORD_MODULES
+    # and the rest of class mode is its own layer, above ui
+    assert _layer("posenc_lab.classroom.views") == "classroom" and "posenc_lab.classroom.views" in MODULES
+
+
+@pytest.mark.parametrize("name", ["posenc", *MEASUREMENTS, *CLASS_RECORD_MODULES])
 def test_measurements_name_no_ui_library(name):
-    for path in [p for n, p in MODULES.items() if n == name or n.startswith(name + ".")]:
+    # a package and its modules of the same layer (class mode's __init__, not its pages)
+    inside = [p for n, p in MODULES.items() if n == name or (n.startswith(name + ".") and _layer(n) == _layer(name))]
+    for path in inside:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and not node.level:
@@ -156,10 +180,11 @@ def test_measurements_name_no_ui_library(name):
 
 def test_measurements_import_with_numpy_alone():
     # what a notebook user gets: the library and every lesson's measurements, and neither
-    # Streamlit nor Plotly loaded (a package's __init__ on the way in would count too)
+    # Streamlit nor Plotly loaded (a package's __init__ on the way in would count too); the
+    # same for class mode's pure part (a script reading the class database)
     code = (
         "import importlib, json, sys\n"
-        f"for name in {['posenc', *MEASUREMENTS]!r}:\n"
+        f"for name in {['posenc', *MEASUREMENTS, *CLASS_RECORD_MODULES]!r}:\n"
         "    importlib.import_module(name)\n"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly', 'pandas'})))"
     )

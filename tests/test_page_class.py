@@ -14,8 +14,9 @@ from app_helpers import button, class_texts, continue_teaching, join_class, open
 from streamlit import dataframe_util
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 PAGE = lessons.CLASS.path
 #: a multiple-choice poll and a numeric one, the first of each in lesson order

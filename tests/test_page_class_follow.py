@@ -10,8 +10,9 @@ import pytest
 from app_helpers import button, join_class, start_class
 
 from posenc_lab import course
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_follow, classroom
 
 ROPE = next(lesson for lesson in course.LESSONS if lesson.url_path == "rope")
 ALIBI = next(lesson for lesson in course.LESSONS if lesson.url_path == "alibi")

@@ -10,8 +10,9 @@ import pytest
 from app_helpers import button, class_texts, continue_teaching, join_class, open_page, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 PAGE = lessons.CLASS.path
 #: the page as read (its code blocks in, the escapes of people's text out)
@@ -167,7 +168,7 @@ def test_the_teacher_downloads_then_deletes_the_class(db_url):
 def test_the_unavailable_message_names_no_host_user_path_or_secret(monkeypatch, caplog):
     url = "postgresql://posenc:secret@127.0.0.1:1/classes?sslpassword=hunter2&connect_timeout=2"
     monkeypatch.setenv(class_store.SETTING, url)
-    with caplog.at_level("WARNING", logger="posenc_lab.ui.classroom"):
+    with caplog.at_level("WARNING", logger="posenc_lab.classroom.session"):
         at = open_page(PAGE)
     assert not at.exception
     shown = _read(at)

@@ -8,8 +8,10 @@ from __future__ import annotations
 from app_helpers import button, class_texts, join_class, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import plan as class_plan
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_plan, class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 P = class_plan.P
 CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
@@ -166,7 +168,7 @@ def test_one_next_on_a_held_class_sends_it_once(db_url):
     """Issue 49, 1.4: one Next moved the class two steps. On a lesson page with the class
     held, the press's run checked the bar before it switched to the step's view: the class,
     just sent on by the plan, was "behind" the teacher's page and was sent back to it."""
-    from posenc_lab.ui import class_follow
+    from posenc_lab.classroom import follow as class_follow
 
     teacher, code, key = start_class()
     _add_view(teacher, "alibi?view=slopes")

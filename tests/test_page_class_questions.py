@@ -14,9 +14,12 @@ import pytest
 from app_helpers import button, class_texts, continue_teaching, join_class, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import questions as class_questions
 from posenc_lab.classroom import report
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_follow, class_questions, class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 Q = class_views.Q
 PROMPT = "Is **this** <b>bold</b>? [see](http://evil.example) $x$"

@@ -18,8 +18,10 @@ from __future__ import annotations
 from app_helpers import button, continue_teaching, join_class, open_page, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_follow, class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 CHOICE = next(poll for poll in lessons.all_polls() if poll.options)
 ROPE = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "rope")

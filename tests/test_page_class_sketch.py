@@ -12,9 +12,10 @@ import numpy as np
 from app_helpers import button, class_texts, join_class, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import sketch
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_views, classroom
+from posenc_lab.classroom import views as class_views
 
 POLL = lessons.COURSE.poll_by_key("poll-sinusoidal-sketch-similarity")
 

@@ -1,4 +1,4 @@
-"""A class reveal's "Explore it" (``Poll.view``, ``ui.class_views._reveal``) opens the view at
+"""A class reveal's "Explore it" (``Poll.view``, ``classroom.views._reveal``) opens the view at
 the question's own setting (issue 39): the address names every setting the question fixes, the
 page takes each one as it is (no "could not be used" notice), its control shows it and the URL
 keeps it; where the reveal states a number the view prints, the view prints the same one."""

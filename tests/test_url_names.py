@@ -15,7 +15,7 @@ from posenc_lab.ui import state
 LESSONS_DIR = ROOT / "posenc_lab" / "lessons"
 CONTROLS = ROOT / "posenc_lab" / "ui" / "controls.py"
 KINDS = {"int_slider", "float_slider", "choice_slider", "choice", "toggle", "text", "int_list"}
-#: URL names the shell owns on every page (ui.shell, ui.layout.view_picker, ui.classroom)
+#: URL names the shell owns on every page (ui.shell, ui.layout.view_picker, classroom.session)
 SHELL_NAMES = {"present", "view", "class", "student", "teacher"}
 
 #: URL names that several lessons use with labels, ranges or kinds of their own, each for

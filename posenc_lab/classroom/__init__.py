@@ -1,7 +1,7 @@
 """Live class mode's database layer: classes, join codes, poll rounds, votes and progress.
 
 Pure Python (SQLite from the standard library; psycopg 3 only for ``postgresql://`` URLs).
-The Streamlit pages live in ``ui.classroom``; this package knows nothing about them.
+The Streamlit pages live in ``classroom.session``; this package knows nothing about them.
 """
 
 from posenc_lab.classroom.store import (

@@ -6,7 +6,7 @@ peer names the proxy, not the student. The proxy names the student in ``X-Real-I
 proxies of ``POSENC_TRUSTED_PROXIES``, since a browser that reaches the app directly could
 put any address there and change it on every try.
 
-Pure Python: no Streamlit (``ui.classroom`` passes in the peer and the headers).
+Pure Python: no Streamlit (``classroom.session`` passes in the peer and the headers).
 """
 
 from __future__ import annotations

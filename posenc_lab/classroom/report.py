@@ -2,7 +2,7 @@
 gradebook (one row per student) and the summary by question (each round, the shift between
 the first round and the last, the most common wrong answers).
 
-Pure Python, no database and no Streamlit. The caller names the columns (``ui.class_views``
+Pure Python, no database and no Streamlit. The caller names the columns (``classroom.views``
 takes the titles and the options' text from the course), so a file reads as the students
 saw the lesson: titles and answers in words, never keys or option numbers.
 """

@@ -1,5 +1,5 @@
 """Counting a class's votes for the teacher's histogram and the dashboard: pure Python,
-no database and no Streamlit (``classroom.store`` keeps the votes, ``ui.class_views``
+no database and no Streamlit (``classroom.store`` keeps the votes, ``classroom.views``
 draws them).
 
 A vote is stored as text: a multiple-choice vote is the option's index (``"2"``), a

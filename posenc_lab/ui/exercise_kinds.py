@@ -176,7 +176,7 @@ class Sketch:
 @dataclass(frozen=True)
 class Poll:
     """A "predict before you see it" question that a teacher opens in class mode
-    (``ui.classroom``): the class votes, may vote again after talking it over, and the
+    (``classroom.session``): the class votes, may vote again after talking it over, and the
     reveal shows everyone the answer with the measurement that settles it.
 
     Multiple choice when ``options`` is given (``answer()`` is the right option's index),

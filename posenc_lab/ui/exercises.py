@@ -22,7 +22,6 @@ from __future__ import annotations
 import streamlit as st
 
 from posenc_lab.figures import notation
-from posenc_lab.ui import classroom
 from posenc_lab.ui import exercise_kinds as kinds
 from posenc_lab.ui import progress as stored_progress
 from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
@@ -63,11 +62,11 @@ def keep_progress(course: Course) -> None:
     valid = progress_keys(course)
     # a student in a class gets back what the class database holds (another browser, a
     # restarted server), then the browser's own store adds its part and keeps the union
-    classroom.restore_solved(_solved_keys(), valid)
+    course.class_mode.restore_solved(_solved_keys(), valid)
     stored_progress.keep(_solved_keys(), valid)
 
 
-def forget_progress() -> None:
+def forget_progress(course: Course) -> None:
     """The home page's "Forget my progress" (a callback): this session's solved exercises,
     their attempts and the browser's stored copy."""
     stored_progress.forget(_solved_keys())
@@ -75,7 +74,7 @@ def forget_progress() -> None:
         del st.session_state[key]
     # a student in a class would get the class's record back at once: leave the class too
     # (on a shared computer the next person is not that student)
-    classroom.leave()
+    course.class_mode.leave()
 
 
 def choice_questions(course: Course) -> list[MultipleChoice]:
@@ -124,42 +123,44 @@ def _picks(ex: Numeric) -> dict[str, int]:
     return {p.name: int(st.session_state.get(_widget(ex.key, p.name), p.default)) for p in ex.picks}
 
 
-def _record(key: str, given, picks: dict[str, int], ok: bool | None, text: str, shown: str = "") -> None:
+def _record(
+    course: Course, key: str, given, picks: dict[str, int], ok: bool | None, text: str, shown: str = ""
+) -> None:
     st.session_state[ATTEMPT + key] = {"given": given, "picks": picks, "ok": ok, "text": text}
     if ok is not None:
         # in a class, the teacher's dashboard counts it (``shown``: the answer as a person reads it)
-        classroom.record_attempt(key, shown or str(given), ok)
+        course.class_mode.record_attempt(key, shown or str(given), ok)
     if ok:
         _solved_keys().add(key)
     elif ok is False:
         st.session_state[MISSED + key] = True
 
 
-def _check_choice(ex: MultipleChoice) -> None:
+def _check_choice(ex: MultipleChoice, course: Course) -> None:
     given = st.session_state.get(_widget(ex.key, "choice"))
     if given is None:
-        _record(ex.key, None, {}, None, "Pick an answer first.")
+        _record(course, ex.key, None, {}, None, "Pick an answer first.")
         return
     choice = ex.choices[given]
     # the letter names the choice as written (A: the first), the same for every student
     # whatever order they saw: the dashboard counts a wrong answer once, however it was shown
     shown = f"{chr(ord('A') + given)}. {_plain_text(choice.text)}"
-    _record(ex.key, given, {}, choice.right, choice.why, shown=shown)
+    _record(course, ex.key, given, {}, choice.right, choice.why, shown=shown)
 
 
-def _check_number(ex: Numeric) -> None:
+def _check_number(ex: Numeric, course: Course) -> None:
     given = st.session_state.get(_widget(ex.key, "value"))
     picks = _picks(ex)
     if given is None:
-        _record(ex.key, None, picks, None, "Type a number first.")
+        _record(course, ex.key, None, picks, None, "Type a number first.")
         return
     try:
         ok, text, _ = kinds.numeric_feedback(ex, float(given), picks)
     except ValueError as exc:  # posenc refused the picks: say so, as the lessons do
-        _record(ex.key, given, picks, None, str(exc))
+        _record(course, ex.key, given, picks, None, str(exc))
         return
     shown = f"{float(given):.6g}" + "".join(f" ({name} {value})" for name, value in picks.items())
-    _record(ex.key, given, picks, ok, text, shown=shown)
+    _record(course, ex.key, given, picks, ok, text, shown=shown)
 
 
 def _plain_text(markdown: str) -> str:
@@ -190,14 +191,14 @@ def render(lesson) -> None:
                 st.divider()
             st.markdown(f"**{number}. {ex.title}**" + (" :material/check_circle: (solved)" if is_solved(ex) else ""))
             if isinstance(ex, Guided):
-                _guided(ex, orders)
+                _guided(ex, orders, lesson.course)
             elif isinstance(ex, MultipleChoice):
-                _multiple_choice(ex, orders[ex.key])
+                _multiple_choice(ex, orders[ex.key], lesson.course)
             else:
-                _numeric(ex)
+                _numeric(ex, lesson.course)
 
 
-def _multiple_choice(ex: MultipleChoice, order: list[int]) -> None:
+def _multiple_choice(ex: MultipleChoice, order: list[int], course: Course) -> None:
     st.markdown(ex.question)
     if ex.latex:
         st.latex(ex.latex)
@@ -211,7 +212,7 @@ def _multiple_choice(ex: MultipleChoice, order: list[int]) -> None:
         key=_widget(ex.key, "choice"),
         label_visibility="collapsed",
     )
-    _check_and_hint(ex, _check_choice)
+    _check_and_hint(ex, _check_choice, course)
     _feedback(ex, given, {})
     if _offer_answer(ex):
         right = ex.choices[ex.answer_index]
@@ -220,7 +221,7 @@ def _multiple_choice(ex: MultipleChoice, order: list[int]) -> None:
         st.info(f"**Answer:** {text} {right.why}", icon=":material/key:")
 
 
-def _numeric(ex: Numeric) -> None:
+def _numeric(ex: Numeric, course: Course) -> None:
     st.markdown(ex.question)
     if ex.latex:
         st.latex(ex.latex)
@@ -249,14 +250,14 @@ def _numeric(ex: Numeric) -> None:
         width=ANSWER_WIDTH,
     )
     st.caption(kinds.tolerance_text(ex))
-    _check_and_hint(ex, _check_number)
+    _check_and_hint(ex, _check_number, course)
     _feedback(ex, given, picks)
     if _offer_answer(ex):
         answer = float(ex.answer(**picks))
         st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon=":material/key:")
 
 
-def _guided(ex: Guided, orders: dict[str, list[int]]) -> None:
+def _guided(ex: Guided, orders: dict[str, list[int]], course: Course) -> None:
     st.markdown(ex.intro)
     if ex.latex:
         st.latex(ex.latex)
@@ -268,17 +269,17 @@ def _guided(ex: Guided, orders: dict[str, list[int]]) -> None:
         mark = " :material/check_circle: (solved)" if step.key in _solved_keys() else ""
         st.markdown(f"**Step {index + 1} of {total}:** {step.title}{mark}")
         if isinstance(step, MultipleChoice):
-            _multiple_choice(step, orders[step.key])
+            _multiple_choice(step, orders[step.key], course)
         else:
-            _numeric(step)
+            _numeric(step, course)
     if is_solved(ex):
         st.success(ex.conclusion, icon=":material/school:")
 
 
-def _check_and_hint(ex: MultipleChoice | Numeric, check) -> None:
+def _check_and_hint(ex: MultipleChoice | Numeric, check, course: Course) -> None:
     """The Check button and, beside it, the hint switch; the hint shows below them."""
     row = st.container(horizontal=True, vertical_alignment="center", gap="large")
-    row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex,), type="primary")
+    row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex, course), type="primary")
     if row.toggle("Show a hint", key=_widget(ex.key, "hint")):
         st.info(ex.hint, icon=":material/lightbulb:")
 

@@ -21,6 +21,8 @@ view picker, the URL's ``view`` parameter, the home page, the exercises and the 
 read. ``posenc_lab.course`` orders the records into a ``Course`` and hands it to each of
 them (``lesson.course``, ``lesson.number``): the shell and the class page read the course
 they are given, never import the lessons, so no import runs from ``ui`` back to a lesson.
+Class mode is reached the same way: the course holds it (``Course.class_mode``, a
+``ClassMode``), and the shell and the exercises call it there.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from posenc_lab.ui import layout
 from posenc_lab.ui.exercise_kinds import Exercise, Guided, Poll
@@ -128,6 +130,30 @@ class Lesson:
             self.views[layout.view_picker(self)].draw(**settings)
 
 
+class ClassMode(Protocol):
+    """Class mode's part of every page, as the shell and the exercises call it: the course
+    holds it (``posenc_lab.classroom.hooks`` is the one), so ``ui`` imports nothing of class
+    mode and the layers run one way (``tests/test_layers.py``)."""
+
+    def follow_link(self) -> None:
+        """Keep a student's class link in the address bar (early in every run)."""
+
+    def share_view(self) -> None:
+        """At the foot of a lesson: the view's own link, without the class."""
+
+    def bars(self, course: Course, url_path: str) -> None:
+        """Above the page at ``url_path``, last in the run: the class's bars, if any."""
+
+    def restore_solved(self, solved: set[str], valid: set[str]) -> None:
+        """Add to ``solved`` what the class holds of this student's exercises."""
+
+    def record_attempt(self, key: str, answer: str, right: bool) -> None:
+        """Send a checked answer to the class, if this session is in one."""
+
+    def leave(self) -> None:
+        """This session leaves its class."""
+
+
 @dataclass(eq=False)
 class Course:
     """The app's pages in order: the start page, the class page, the numbered lessons of the
@@ -138,6 +164,8 @@ class Course:
     class_page: Lesson
     lessons: tuple[Lesson, ...]
     reference: tuple[Lesson, ...]
+    #: class mode's part of every page (``posenc_lab.classroom.hooks``)
+    class_mode: ClassMode
 
     def __post_init__(self) -> None:
         for lesson in self.pages:

@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from posenc_lab.ui import class_follow, class_plan, class_views, classroom, exercises, layout, state
+from posenc_lab.ui import exercises, layout, state
 from posenc_lab.ui.lesson import Course, Lesson
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
@@ -155,8 +155,8 @@ def run(page: st.Page, course: Course) -> None:
         course.home, course.lessons, course.reference, course.class_page, under_settings=current is not None
     )
     state.start_run(page.url_path, renamed=current.renamed if current is not None else None)
-    # a student's class link is kept in the address bar on every page (ui.classroom)
-    classroom.follow_link()
+    # a student's class link is kept in the address bar on every page (class mode's, ``ClassMode``)
+    course.class_mode.follow_link()
     present = state.toggle(
         "present",
         "Presenter mode",
@@ -187,28 +187,13 @@ def run(page: st.Page, course: Course) -> None:
     page.run()
     if current is not None:
         exercises.render(current)
-        classroom.share_view()
+        course.class_mode.share_view()
         _neighbours(current)
     layout.draw_speaker_notes()
     state.finish_run(notice_area)
-    # the class's bars, above the lesson, are drawn last: by now the address holds every
-    # setting of the view (its controls write them as the page runs), so the address the
-    # teacher sends and the one a student's page reports name one view in one way
+    # the class's bars, above the lesson, are drawn last (``ClassMode.bars``)
     with class_area:
-        if classroom.teacher() is None and classroom.member() is None and page.url_path != course.class_page.url_path:
-            # a teacher's tab reloaded on a lesson (or its server restarted) takes its key back
-            # from the tab's storage, as the class page does; the bar follows on that run. The
-            # reader has no visible part: in the side panel, it moves nothing on the lesson
-            with st.sidebar:
-                note = classroom.keep_teacher_in_tab()
-            if note:
-                st.toast(note)
-        if classroom.member() is not None and page.url_path != course.class_page.url_path:
-            class_views.banner(course, classroom.member().code, page.url_path)
-        if classroom.teacher() is not None:
-            class_follow.teacher_bar(course, page.url_path)
-            if page.url_path != course.class_page.url_path:  # the class page draws its own
-                class_plan.bar(course, page.url_path)
+        course.class_mode.bars(course, page.url_path)
 
 
 #: the key of the container of the previous / next links (app.css: ``st-key-neighbours``)

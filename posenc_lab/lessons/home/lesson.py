@@ -153,6 +153,7 @@ def page() -> None:
             "Forget my progress in this browser",
             icon=":material/delete_history:",
             on_click=exercises.forget_progress,
+            args=(LESSON.course,),
             help="On a shared computer: the next person starts with nothing solved. A student in a class keeps "
             "the progress the class holds (their class link brings it back).",
         )

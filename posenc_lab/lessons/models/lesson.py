@@ -9,11 +9,11 @@ import streamlit as st
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.session import plain
 from posenc_lab.lessons.models import compute, measure
 from posenc_lab.lessons.models import exercises as models_exercises
 from posenc_lab.lessons.models.catalogue import MODELS
 from posenc_lab.ui import figcache, layout, state
-from posenc_lab.ui.classroom import plain
 from posenc_lab.ui.lesson import Lesson
 
 LESSON = Lesson(

@@ -10,7 +10,7 @@ predict, vote, talk it over, vote again, reveal).
   every second whether the teacher moved on, and only then redraws the page; it also
   follows the teacher's sends (``class_follow``).
 
-The state lives in the class database (``classroom.store``) and ``ui.classroom`` says
+The state lives in the class database (``classroom.store``) and ``classroom.session`` says
 who this session is; this module only draws.
 """
 
@@ -26,12 +26,15 @@ from urllib.parse import parse_qsl
 import pandas as pd
 import streamlit as st
 
-from posenc_lab.classroom import report, tally
+from posenc_lab.classroom import figures as vote_figures
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import plan as class_plan
+from posenc_lab.classroom import questions as class_questions
+from posenc_lab.classroom import report, session, sketch_input, tally
 from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
-from posenc_lab.figures import classroom as vote_figures
 from posenc_lab.figures import notation
-from posenc_lab.ui import class_follow, class_plan, class_questions, classroom, layout, sketch_input
+from posenc_lab.ui import layout
 from posenc_lab.ui.exercise_kinds import Guided, Poll
 from posenc_lab.ui.lesson import Course
 
@@ -70,9 +73,9 @@ LEAD = (
 def _class_state(code: str) -> tuple | None:
     """(round id, poll key, round number, closed, revealed) of the class's current round.
     Cached a second per server, so 200 students checking every second cost one query a second."""
-    db = classroom.database()
+    db = session.database()
     if db is None:
-        raise class_store.StoreUnavailable(classroom.problem())
+        raise class_store.StoreUnavailable(session.problem())
     current = db.current_round(code)
     if current is None:
         return None
@@ -83,9 +86,9 @@ def _watch_state(code: str) -> tuple[bool, tuple | None]:
     """What a student's page is drawn from: whether the class is still open (the teacher
     may end it, or its time may run out, while the student waits), read from the database,
     and its current round as the page reads it (``_class_state``)."""
-    db = classroom.database()
+    db = session.database()
     if db is None:
-        raise class_store.StoreUnavailable(classroom.problem())
+        raise class_store.StoreUnavailable(session.problem())
     return db.is_open(code), _class_state(code)
 
 
@@ -156,7 +159,7 @@ def _answer_label(course: Course, poll: Poll) -> str:
 
 def _unavailable() -> None:
     st.error(
-        f"Class mode is unavailable: {classroom.problem() or 'the class database cannot be reached right now'}. "
+        f"Class mode is unavailable: {session.problem() or 'the class database cannot be reached right now'}. "
         "Every lesson still works, and exercises you solve are kept in this browser."
     )
 
@@ -165,17 +168,17 @@ def _unavailable() -> None:
 
 
 def page(course: Course) -> None:
-    old_teacher_link = classroom.TEACHER_PARAM in st.query_params
-    if classroom.CODE_PARAM in st.query_params and classroom.STUDENT_PARAM not in st.query_params:
-        code = class_store.normalize_code(st.query_params[classroom.CODE_PARAM])[:12]
+    old_teacher_link = session.TEACHER_PARAM in st.query_params
+    if session.CODE_PARAM in st.query_params and session.STUDENT_PARAM not in st.query_params:
+        code = class_store.normalize_code(st.query_params[session.CODE_PARAM])[:12]
         # an old teacher link's code goes to "Continue teaching", a join link's to the join form
         st.session_state[RESUME_CODE if old_teacher_link else JOIN_CODE] = code
     if old_teacher_link:
         st.session_state[RESUME_OPEN] = True
-    refused = classroom.refuse_teacher_link()
-    db = classroom.database()
+    refused = session.refuse_teacher_link()
+    db = session.database()
     if db is not None:
-        refused = refused or classroom.keep_teacher_in_tab() or _check_teacher(db)
+        refused = refused or session.keep_teacher_in_tab() or _check_teacher(db)
     if db is None:
         st.title("Class mode")
         _unavailable()
@@ -183,29 +186,29 @@ def page(course: Course) -> None:
     # one container above the views at every state: what it holds (a title, a note) never
     # moves the views' fragments to another place in the page (``teacher_view``)
     with st.container():
-        if classroom.teacher() is None:
+        if session.teacher() is None:
             st.title("Class mode")
         if refused:
-            st.error(classroom.plain(refused))
+            st.error(session.plain(refused))
         deleted = st.session_state.pop(DELETED, None)
         if deleted:
             st.success(deleted)
     try:
-        if classroom.teacher() is not None:
-            teacher_view(course, db, *classroom.teacher())
-        elif classroom.member() is not None:
-            student_view(course, db, classroom.member())
+        if session.teacher() is not None:
+            teacher_view(course, db, *session.teacher())
+        elif session.member() is not None:
+            student_view(course, db, session.member())
         else:
             landing(db)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         _unavailable()
 
 
 def _check_teacher(db: class_store.Store) -> str | None:
     """A teacher key that no longer opens its class (a new teacher link replaced it, or the
     class was deleted) ends the teacher view on this device."""
-    held = classroom.teacher()
+    held = session.teacher()
     if held is None:
         return None
     try:
@@ -214,7 +217,7 @@ def _check_teacher(db: class_store.Store) -> str | None:
         return None  # the page says so below; the key is checked again on the next run
     if still:
         return None
-    classroom.stop_teaching()
+    session.stop_teaching()
     return "This teacher link no longer works: a new teacher link replaced it, or the class was deleted."
 
 
@@ -229,7 +232,7 @@ def join_problem(code: str, nickname: str) -> str | None:
     if typed and len(typed) != class_store.CODE_LENGTH:
         return (
             f"Class codes have {class_store.CODE_LENGTH} letters and digits, like K7Q M3P; "
-            f"{classroom.plain(typed)} has {len(typed)}. Check the code on the board."
+            f"{session.plain(typed)} has {len(typed)}. Check the code on the board."
         )
     length = len(" ".join((nickname or "").split()))
     if length > class_store.NICKNAME_CHARS:
@@ -268,16 +271,16 @@ def landing(db: class_store.Store) -> None:
             st.error(problem, icon=":material/error:")
         elif joined:
             try:
-                student = db.join(code, nickname, client=classroom.client_id(), network=classroom.network_address())
+                student = db.join(code, nickname, client=session.client_id(), network=session.network_address())
             except class_store.JoinRefused as exc:
                 # a wrong code from an address that sent many waits here: the session cannot
                 # try again before it is answered, however it is driven
                 if exc.delay > 0:
                     time.sleep(exc.delay)
-                st.error(classroom.plain(exc.reason))
+                st.error(session.plain(exc.reason))
             else:
-                classroom.set_member(
-                    classroom.Member(class_store.normalize_code(code), student.student_id, student.nickname)
+                session.set_member(
+                    session.Member(class_store.normalize_code(code), student.student_id, student.nickname)
                 )
                 st.rerun()
     with teach:
@@ -288,11 +291,11 @@ def landing(db: class_store.Store) -> None:
             started = st.form_submit_button("Start a class", icon=":material/co_present:")
         if started:
             try:
-                new = db.create_class(title, ttl_hours=float(hours), network=classroom.network_address())
+                new = db.create_class(title, ttl_hours=float(hours), network=session.network_address())
             except class_store.JoinRefused as exc:
-                st.error(classroom.plain(exc.reason))
+                st.error(session.plain(exc.reason))
             else:
-                classroom.set_teacher(new.code, new.teacher_key)
+                session.set_teacher(new.code, new.teacher_key)
                 st.rerun()
         st.caption(
             "You get a join code, a link and a QR code for the room, and a private teacher key that alone "
@@ -313,7 +316,7 @@ def landing(db: class_store.Store) -> None:
                 except ValueError:
                     ok = False
                 if ok:
-                    classroom.set_teacher(normalized, key.strip())
+                    session.set_teacher(normalized, key.strip())
                     st.rerun()
                 st.error("This code and key do not open a class: check both against the teacher key you kept.")
 
@@ -323,15 +326,15 @@ def landing(db: class_store.Store) -> None:
 
 def _spaced(code: str) -> str:
     """A class code as the room reads it off the projector, "K7Q M3P", as Markdown."""
-    return classroom.plain(f"{code[:3]} {code[3:]}")
+    return session.plain(f"{code[:3]} {code[3:]}")
 
 
 def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> None:
     info = db.class_info(code)
     if info is None:
-        st.error(f"Class {classroom.plain(code)} no longer exists.")
+        st.error(f"Class {session.plain(code)} no longer exists.")
         return
-    base = classroom.public_base()
+    base = session.public_base()
     ended = not db.is_open(code)
     students = db.students(code)
     current = db.current_round(code)
@@ -343,11 +346,11 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     # fragment moved by a run is a new fragment to Streamlit, and a check of the old one
     # still on its way draws into whatever now stands where it stood: the frontend's
     # "'setIn' cannot be called on an ElementNode", and a blank projector.
-    st.title(classroom.plain(info.title) if info.title else f"Class {classroom.plain(code)}")
+    st.title(session.plain(info.title) if info.title else f"Class {session.plain(code)}")
     with st.container():
         if ended:
             st.warning(
-                f"Class {classroom.plain(code)} has ended: students can no longer join or vote. Its results stay below."
+                f"Class {session.plain(code)} has ended: students can no longer join or vote. Its results stay below."
             )
     with st.container():
         if current is None:
@@ -357,7 +360,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         _joined_line(code, "", f". The class ends at {_clock(info.expires)}.")
     else:
         # during the questions the votes need the screen: the way in shrinks to a line
-        _joined_line(code, f"Join with code **{_spaced(code)}** at {classroom.address_text(base)}/class: ", ".")
+        _joined_line(code, f"Join with code **{_spaced(code)}** at {session.address_text(base)}/class: ", ".")
     with st.container():
         if current is not None:
             with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
@@ -394,16 +397,16 @@ def _teacher_call():
     """Around a teacher's callback (it runs before the page is drawn again): the class
     database, or a note of why the action was not done; the cached class state is dropped
     after, so the page draws what the action changed."""
-    db = classroom.database()
+    db = session.database()
     try:
         if db is None:
-            raise class_store.StoreUnavailable(classroom.problem())
+            raise class_store.StoreUnavailable(session.problem())
         yield db
     except class_store.NotTeacher:
         st.session_state[FLASH] = "Only the teacher link controls this class."
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
-        st.session_state[FLASH] = "Not done: " + classroom.said(exc) + "."
+        session.lost(exc)
+        st.session_state[FLASH] = "Not done: " + session.said(exc) + "."
     _class_state.clear()
     _watched.clear()
 
@@ -425,10 +428,10 @@ def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
             st.session_state[FLASH + "ok"] = f"The class now ends at {_clock(db.extend_class(code, key, 1.0))}."
         elif action == "delete":
             db.delete_class(code, key)
-            classroom.stop_teaching()
-            st.session_state[DELETED] = f"Class {classroom.plain(code)} and everything in it were deleted."
+            session.stop_teaching()
+            st.session_state[DELETED] = f"Class {session.plain(code)} and everything in it were deleted."
         elif action == "new_key":
-            classroom.set_teacher(code, db.new_teacher_key(code, key))
+            session.set_teacher(code, db.new_teacher_key(code, key))
             st.session_state[SHOW_LINK] = True
 
 
@@ -528,11 +531,11 @@ def _running(
     )
     shown = st.toggle("Show my teacher key", key=SHOW_LINK)
     if shown:
-        held = classroom.teacher()
+        held = session.teacher()
         st.code(held[1] if held else key, language=None)
         st.caption(
-            f"On another device or in another tab: open {classroom.address_text(base)}/class, press *Continue "
-            f"teaching a class*, and type the code {classroom.plain(code)} and this key. It never goes into a link, "
+            f"On another device or in another tab: open {session.address_text(base)}/class, press *Continue "
+            f"teaching a class*, and type the code {session.plain(code)} and this key. It never goes into a link, "
             "so no browser history and no server log keeps it."
         )
     row = st.container(horizontal=True, gap="small")
@@ -540,28 +543,28 @@ def _running(
     row.button(
         "Stop teaching on this device",
         icon=":material/logout:",
-        on_click=classroom.stop_teaching,
+        on_click=session.stop_teaching,
         help="Back to the join page; the teacher key brings the teacher view back.",
     )
 
 
 def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
-    link = classroom.join_link(base, code)
+    link = session.join_link(base, code)
     show, qr = st.columns([3, 2], gap="large")
     with show:
-        st.markdown(f"Scan the code, or open **{classroom.address_text(base)}/class** and type:")
+        st.markdown(f"Scan the code, or open **{session.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
-        st.caption(f"Join link: {classroom.address_text(link)}")
+        st.caption(f"Join link: {session.address_text(link)}")
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
-    if classroom.is_local(base):
-        guess = classroom.lan_guess()
+    if session.is_local(base):
+        guess = session.lan_guess()
         st.warning(
-            f"{classroom.address_text(base)} works only on this computer: students' phones cannot open it. "
+            f"{session.address_text(base)} works only on this computer: students' phones cannot open it. "
             "Start the app with "
             "`--server.address 0.0.0.0` and open it by this computer's network address"
             + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
-            + f", or set {classroom.PUBLIC_URL} to the address students use."
+            + f", or set {session.PUBLIC_URL} to the address students use."
         )
 
 
@@ -571,14 +574,14 @@ def _joined_line(code: str, before: str, after: str) -> None:
     with the refused joins; ``before`` and ``after`` are the line's own Markdown around it.
     One element at every state: the line, or an empty place when the class cannot be read."""
     line = st.empty()
-    db = classroom.database()
+    db = session.database()
     try:
         if db is None:
-            raise class_store.StoreUnavailable(classroom.problem())
+            raise class_store.StoreUnavailable(session.problem())
         info = db.class_info(code)
         joined = len(db.students(code))
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     if info is not None:
         line.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
@@ -814,14 +817,14 @@ def _add_question(course: Course, code: str, key: str, kind: str) -> None:
     try:
         question = question_from_form(course, kind, values)
     except ValueError as exc:
-        st.session_state[Q_NOTE] = (False, f"Not added: {classroom.plain(str(exc))}.")
+        st.session_state[Q_NOTE] = (False, f"Not added: {session.plain(str(exc))}.")
         return
     added = None
     with _teacher_call() as db:
         try:
             added = db.add_question(code, key, question)
         except ValueError as exc:  # the class holds as many as it may
-            st.session_state[Q_NOTE] = (False, f"Not added: {classroom.plain(str(exc))}.")
+            st.session_state[Q_NOTE] = (False, f"Not added: {session.plain(str(exc))}.")
     if added is not None:
         st.session_state.update(Q_BLANK)
         st.session_state["class_poll"] = added.key  # ready to open
@@ -850,7 +853,7 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
     with st.expander("Preview the question, its answer and its figure", icon=":material/preview:"):
         st.markdown(f"**{class_questions.lesson_title(course, poll)}.** {class_questions.prompt_markdown(poll)}")
         if poll.options:
-            st.markdown("\n".join(f"{i}. {classroom.plain(text)}" for i, text in enumerate(poll.options, 1)))
+            st.markdown("\n".join(f"{i}. {session.plain(text)}" for i, text in enumerate(poll.options, 1)))
             st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
         elif poll.sketch is not None:
             sk = poll.sketch
@@ -865,9 +868,9 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
                 downloads=False,
             )
         else:
-            unit = " " + classroom.plain(poll.unit) if poll.unit else ""
+            unit = " " + session.plain(poll.unit) if poll.unit else ""
             st.caption(f"A number between {poll.low:g} and {poll.high:g}{unit}.")
-        st.markdown(f"**The answer:** {classroom.plain(_answer_label(course, poll))}")
+        st.markdown(f"**The answer:** {session.plain(_answer_label(course, poll))}")
         st.markdown(reveal_text_of(course, poll))
         fig = reveal_figure_of(course, poll)
         if fig is not None:
@@ -948,7 +951,7 @@ def _live_results(course: Course, code: str) -> None:
     # the same places at every state (no question, voting, closed, revealed; projected or
     # not): a run never changes the shape of the fragment under a check on its way
     place = {name: st.container() for name in LIVE_PLACES}
-    db = classroom.database()
+    db = session.database()
     if db is None:
         with place["question"]:
             _unavailable()
@@ -967,14 +970,14 @@ def _live_results(course: Course, code: str) -> None:
         poll = class_questions.poll_of(course, db, code, current.poll_key)
         if poll is None:
             place["question"].warning(
-                f"The open question ({classroom.plain(current.poll_key)}) is not in this version of the app."
+                f"The open question ({session.plain(current.poll_key)}) is not in this version of the app."
             )
             return
         earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
         votes = {r.id: db.votes(r.id) for r in earlier}
         joined = len(db.students(code))
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         with place["question"]:
             _unavailable()
         return
@@ -1009,7 +1012,7 @@ def _live_results(course: Course, code: str) -> None:
 @st.fragment(run_every=DASHBOARD_EVERY_S)
 def _roster(course: Course, code: str, key: str) -> None:
     """Where each student's page is (``class_follow.roster``), on the teacher's own screen."""
-    db = classroom.database()
+    db = session.database()
     place = st.container()  # one place at every state
     if db is None:
         return
@@ -1017,7 +1020,7 @@ def _roster(course: Course, code: str, key: str) -> None:
         with place:
             class_follow.roster(course, db, code, key)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
     except class_store.NotTeacher:
         pass  # the key was replaced: the page says so on its next full run
 
@@ -1026,19 +1029,19 @@ def _roster(course: Course, code: str, key: str) -> None:
 def _dashboard(course: Course, code: str, key: str) -> None:
     # the same places at every state (a fragment that reruns every few seconds)
     head, table, by_question, joined = st.container(), st.empty(), st.container(), st.empty()
-    db = classroom.database()
+    db = session.database()
     if db is None:
         return
     try:
         rows = db.summary(code, key)
         students = db.students(code)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     try:
         own = class_questions.own_polls(db, code)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     head.subheader("Results so far")
     head.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
@@ -1058,7 +1061,7 @@ def _dashboard(course: Course, code: str, key: str) -> None:
         _by_question(course, db, code, key, own)
     if students:
         names = ", ".join(s.nickname or "anonymous" for s in students)
-        joined.caption(f"{len(students)} joined: " + classroom.plain(names))
+        joined.caption(f"{len(students)} joined: " + session.plain(names))
 
 
 def _by_question(course: Course, db: class_store.Store, code: str, key: str, own: list[Poll]) -> None:
@@ -1067,7 +1070,7 @@ def _by_question(course: Course, db: class_store.Store, code: str, key: str, own
     try:
         record = db.class_record(code, key)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     questions = question_columns(course, own)
     results = report.question_results(record, questions)
@@ -1099,7 +1102,7 @@ def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bo
     name = f"posenc-lab_class_{code}_gradebook.csv"
     files.download_button(
         "Gradebook (CSV)",
-        data=classroom.kept_download(
+        data=session.kept_download(
             lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone), name, "text/csv"
         ),
         file_name=name,
@@ -1112,7 +1115,7 @@ def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bo
         name = f"posenc-lab_class_{code}_summary.csv"
         files.download_button(
             "Summary by question (CSV)",
-            data=classroom.kept_download(
+            data=session.kept_download(
                 lambda: report.summary_csv(report.question_results(db.class_record(code, key), questions)),
                 name,
                 "text/csv",
@@ -1202,24 +1205,24 @@ def _wrong_label(course: Course, poll: Poll | None, answer: str) -> str:
 # the student's side
 
 
-def student_view(course: Course, db: class_store.Store, me: classroom.Member) -> None:
+def student_view(course: Course, db: class_store.Store, me: session.Member) -> None:
     info = db.class_info(me.code)
     if info is None:
-        st.error(f"No class has the code {classroom.plain(me.code)}.")
+        st.error(f"No class has the code {session.plain(me.code)}.")
         _leave_button()
         return
     if db.student(me.code, me.student_id) is None:
         st.warning(
-            f"You are not in class {classroom.plain(me.code)} any more: your teacher removed this student link. "
+            f"You are not in class {session.plain(me.code)} any more: your teacher removed this student link. "
             "Join again with the code if your teacher lets you."
         )
         _leave_button()
         return
-    who = classroom.plain(me.nickname) if me.nickname else "anonymous"
-    title = f" ({classroom.plain(info.title)})" if info.title else ""
-    st.markdown(f"You are in class **{classroom.plain(me.code)}**{title} as **{who}**.")
+    who = session.plain(me.nickname) if me.nickname else "anonymous"
+    title = f" ({session.plain(info.title)})" if info.title else ""
+    st.markdown(f"You are in class **{session.plain(me.code)}**{title} as **{who}**.")
     with st.expander("Your link", icon=":material/bookmark:"):
-        st.code(classroom.student_link(classroom.public_base(), me.code, me.student_id), language=None, wrap_lines=True)
+        st.code(session.student_link(session.public_base(), me.code, me.student_id), language=None, wrap_lines=True)
         st.caption(
             "Bookmark it: it brings back your answers and the exercises you solved, on this device or another, "
             "even after the app restarts. Anyone with it answers as you."
@@ -1232,7 +1235,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
     # page follows (phones showed "has ended" until reloaded)
     _watch(course, me.code)
     if not is_open:
-        st.info(f"Class {classroom.plain(me.code)} has ended. The lessons are all still here.")
+        st.info(f"Class {session.plain(me.code)} has ended. The lessons are all still here.")
         return
     class_follow.hand_switch()
     if now is None:
@@ -1258,7 +1261,7 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
             st.warning("Your answer was not counted: voting closed before it arrived.")
         st.info(
             "Voting is closed"
-            + (f"; you answered **{classroom.plain(vote_words(course, poll, sent))}**" if sent else "")
+            + (f"; you answered **{session.plain(vote_words(course, poll, sent))}**" if sent else "")
             + ". Talk it over with a neighbour: your teacher may open a second vote."
         )
     else:
@@ -1267,12 +1270,12 @@ def student_view(course: Course, db: class_store.Store, me: classroom.Member) ->
 
 def _leave_button() -> None:
     if st.button("Leave this class", icon=":material/logout:"):
-        classroom.leave()
+        session.leave()
         st.rerun()
 
 
 def _vote_form(
-    course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, number: int, sent
+    course: Course, db: class_store.Store, me: session.Member, poll: Poll, round_id: str, number: int, sent
 ) -> None:
     if number > 1:
         st.caption(f"Second thoughts: round {number}. Answer again, after talking it over.")
@@ -1292,7 +1295,7 @@ def _vote_form(
                 "Your answer",
                 order,
                 index=order.index(counted) if counted in order else None,
-                format_func=lambda i: classroom.plain(poll.options[i]),
+                format_func=lambda i: session.plain(poll.options[i]),
             )
             vote = None if pick is None else tally.encode_choice(pick)
         else:
@@ -1301,7 +1304,7 @@ def _vote_form(
             if counted is not None and not poll.low <= counted <= poll.high:
                 counted = None
             value = st.number_input(
-                f"Your answer{' (' + classroom.plain(poll.unit) + ')' if poll.unit else ''}",
+                f"Your answer{' (' + session.plain(poll.unit) + ')' if poll.unit else ''}",
                 min_value=int(poll.low) if poll.integer else float(poll.low),
                 max_value=int(poll.high) if poll.integer else float(poll.high),
                 value=None if counted is None else (int(counted) if poll.integer else counted),
@@ -1322,12 +1325,12 @@ def _vote_form(
             sent = vote if counted else sent
     if sent:
         st.success(
-            f"Counted: **{classroom.plain(vote_words(course, poll, sent))}**. You can change it until voting closes."
+            f"Counted: **{session.plain(vote_words(course, poll, sent))}**. You can change it until voting closes."
         )
 
 
 def _send(
-    course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, vote: str, what: str
+    course: Course, db: class_store.Store, me: session.Member, poll: Poll, round_id: str, vote: str, what: str
 ) -> bool | None:
     """Store a student's ``vote`` with whether it is right: True when counted, False when the
     vote had just closed, None when the student is no longer in the class (each said)."""
@@ -1345,7 +1348,7 @@ def _send(
     return False
 
 
-def _sketch_form(course: Course, db: class_store.Store, me: classroom.Member, poll: Poll, round_id: str, sent) -> None:
+def _sketch_form(course: Course, db: class_store.Store, me: session.Member, poll: Poll, round_id: str, sent) -> None:
     """A drawn prediction: the drawing area (finger, mouse or keyboard) and its Send button
     (outside a form: the drawing reaches the app as it is made)."""
     sk = poll.sketch
@@ -1399,7 +1402,7 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool =
     if poll is None:
         return
     answer_text = _answer_label(course, poll)
-    st.success(f"The answer: **{classroom.plain(answer_text)}**")
+    st.success(f"The answer: **{session.plain(answer_text)}**")
     if vote is not None and poll.sketch is not None:
         off = sketches.error(vote, measured_of(course, poll))
         right = off is not None and off <= poll.tolerance
@@ -1423,7 +1426,7 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool =
         )
     elif vote is not None:
         right = poll.is_right_vote(vote, answer=answer_of(course, poll))
-        mine = classroom.plain(tally.vote_label(vote, poll.options, poll.unit))
+        mine = session.plain(tally.vote_label(vote, poll.options, poll.unit))
         st.markdown(f"You answered **{mine}**: {'right' if right else 'not this time'}.")
     st.markdown(reveal_text_of(course, poll))
     fig = reveal_figure_of(course, poll)
@@ -1471,7 +1474,7 @@ def _banner(course: Course, code: str, url_path: str) -> None:
         return
     if not is_open:
         # a student exploring a lesson learns the class has ended (they never did)
-        slot.caption(f":material/event_busy: Class {classroom.plain(code)} has ended. The lessons are all still here.")
+        slot.caption(f":material/event_busy: Class {session.plain(code)} has ended. The lessons are all still here.")
     elif now is not None and not now[3] and not st.session_state.get(VOTED + now[0]):
         slot.page_link(
             course.class_page.page_file,

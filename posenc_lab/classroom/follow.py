@@ -25,8 +25,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
+from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import classroom, layout, state
+from posenc_lab.ui import layout, state
 from posenc_lab.ui.exercise_kinds import Guided
 from posenc_lab.ui.lesson import Course, Lesson
 
@@ -37,7 +38,7 @@ TEACHER_EVERY_S = 2.0
 #: roster's "last seen")
 PLACE_EVERY_S = 30.0
 #: URL names that are not a view's settings: a class link's, a teacher link's, presenter mode
-NOT_SETTINGS = frozenset({classroom.CODE_PARAM, classroom.STUDENT_PARAM, classroom.TEACHER_PARAM, "present"})
+NOT_SETTINGS = frozenset({session.CODE_PARAM, session.STUDENT_PARAM, session.TEACHER_PARAM, "present"})
 #: session keys: the last send this page followed, and the last place it reported (place, when)
 FOLLOWED = "_class:followed"
 REPORTED = "_class:reported"
@@ -117,9 +118,9 @@ def go(course: Course, address: str) -> None:
     if page is None:
         return
     params = dict(parse_qsl(query))
-    me = classroom.member()
+    me = session.member()
     if me is not None:
-        params[classroom.CODE_PARAM], params[classroom.STUDENT_PARAM] = me.code, me.student_id
+        params[session.CODE_PARAM], params[session.STUDENT_PARAM] = me.code, me.student_id
     # presenter mode is this screen's, not the address's: a projector stepping a plan stays
     # projected (the link was opened without it, and the teacher's private screen was shown)
     params.update(presenter_param())
@@ -140,9 +141,9 @@ def presenter_param() -> dict[str, str]:
 def _follow_state(code: str) -> tuple[int, str, bool] | None:
     """(send number, address, held) of the class; cached half a second per server, so 200
     students checking every second cost two queries a second."""
-    db = classroom.database()
+    db = session.database()
     if db is None:
-        raise class_store.StoreUnavailable(classroom.problem())
+        raise class_store.StoreUnavailable(session.problem())
     follow = db.follow(code)
     return None if follow is None else (follow.seq, follow.address, follow.held)
 
@@ -203,7 +204,7 @@ HAND_UP = "_class:hand_up"
 HAND_EVERY_S = 5.0
 
 
-def _is_up(me: classroom.Member) -> bool:
+def _is_up(me: session.Member) -> bool:
     """This session's record of the student's hand, read from the class when it has none."""
     kept = st.session_state.get(HAND_UP)
     if not (isinstance(kept, tuple) and kept[:2] == (me.code, me.student_id)):
@@ -212,7 +213,7 @@ def _is_up(me: classroom.Member) -> bool:
     return kept[2]
 
 
-def _set_up(me: classroom.Member, up: bool) -> None:
+def _set_up(me: session.Member, up: bool) -> None:
     st.session_state[HAND_UP] = (me.code, me.student_id, up)
 
 
@@ -222,7 +223,7 @@ def hand_switch(where=st) -> None:
     Drawn by a full run, from this session's record of the hand (``HAND_UP``); ``hand_check``,
     in the page's one-second check, notices a hand the teacher lowered and runs the page
     again, which draws the switch off."""
-    me = classroom.member()
+    me = session.member()
     if me is None:
         return
     if _lowered():
@@ -247,21 +248,21 @@ def hand_check() -> None:
 def _lowered() -> bool:
     """True when this student's hand is up here and the class says it is down (read back
     every ``HAND_EVERY_S``)."""
-    me = classroom.member()
+    me = session.member()
     now = time.monotonic()
     if me is None or not _is_up(me) or now - st.session_state.get(HAND_CHECKED, 0.0) < HAND_EVERY_S:
         return False
     st.session_state[HAND_CHECKED] = now
-    db = classroom.database()
+    db = session.database()
     try:
         return db is not None and not db.hand_of(me.code, me.student_id)
     except (class_store.StoreUnavailable, ValueError):
         return False
 
 
-def _hand_up(me: classroom.Member) -> bool:
+def _hand_up(me: session.Member) -> bool:
     """Whether the class has this student's hand up (False when it cannot be read)."""
-    db = classroom.database()
+    db = session.database()
     try:
         return db is not None and bool(db.hand_of(me.code, me.student_id))
     except (class_store.StoreUnavailable, ValueError):
@@ -269,8 +270,8 @@ def _hand_up(me: classroom.Member) -> bool:
 
 
 def _hand() -> None:
-    me = classroom.member()
-    db = classroom.database()
+    me = session.member()
+    db = session.database()
     if me is None or db is None:
         st.toast("Your hand could not reach your teacher: the class cannot be reached right now.")
         return
@@ -280,26 +281,26 @@ def _hand() -> None:
         _set_up(me, up)
         st.session_state[HAND_CHECKED] = time.monotonic()
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         st.toast("Your hand could not reach your teacher: the class cannot be reached right now.")
 
 
 def _report(code: str, place: str) -> None:
     """Tell the class where this page is, when it moved or ``PLACE_EVERY_S`` have passed."""
-    me = classroom.member()
+    me = session.member()
     if me is None:
         return
     last = st.session_state.get(REPORTED)
     now = time.monotonic()
     if last is not None and last[0] == place and now - last[1] < PLACE_EVERY_S:
         return
-    db = classroom.database()
+    db = session.database()
     if db is None:
         return
     try:
         db.report_place(me.code, me.student_id, place)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     except ValueError:  # an address past the limit: the roster keeps the previous one
         return
@@ -311,7 +312,7 @@ def _report(code: str, place: str) -> None:
 
 def teacher_bar(course: Course, url_path: str) -> None:
     """Above a lesson, for the teacher: send the class here, hold it here."""
-    held = classroom.teacher()
+    held = session.teacher()
     if held is None or url_path not in {p.url_path for p in places(course)}:
         return
     _bar(course, url_path, *held)
@@ -326,10 +327,10 @@ def _bar(course: Course, url_path: str, code: str, key: str) -> None:
 
 
 def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
-    db = classroom.database()
+    db = session.database()
     try:
         if db is None:
-            raise class_store.StoreUnavailable(classroom.problem())
+            raise class_store.StoreUnavailable(session.problem())
         if not db.is_open(code):
             return
         follow = db.follow(code)
@@ -347,7 +348,7 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             follow = db.follow(code)
         hands = db.hands_up(code)
     except (class_store.StoreUnavailable, class_store.NotTeacher, ValueError):
-        st.caption(f"Class {classroom.plain(code)}: the class cannot be reached from this page right now.")
+        st.caption(f"Class {session.plain(code)}: the class cannot be reached from this page right now.")
         return
     if follow is None:
         return
@@ -368,7 +369,7 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             args=(code, key, url_path),
             help="A student who steps away is brought back, and your own moves go to the class as you make them.",
         )
-        shown = classroom.plain(code)
+        shown = session.plain(code)
         if on_address(mine, follow.address):
             said = f"Class {shown} is on this view."
         elif follow.address:
@@ -399,15 +400,15 @@ def _teacher_action():
     """Around a teacher's callback: the class database, or a toast saying why the action was
     not done; the cached follow state is dropped after, so pages see the change at their next check."""
     try:
-        db = classroom.database()
+        db = session.database()
         if db is None:
-            raise class_store.StoreUnavailable(classroom.problem())
+            raise class_store.StoreUnavailable(session.problem())
         yield db
     except class_store.NotTeacher:
         st.toast("Only the teacher link controls this class.")
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
-        st.toast("Not done: " + classroom.said(exc) + ".")
+        session.lost(exc)
+        st.toast("Not done: " + session.said(exc) + ".")
     except ValueError:
         st.toast("Not sent: this page's address is longer than a class can be sent.")
     finally:
@@ -440,9 +441,9 @@ def roster_rows(
             seen = _ago(now, p.seen)
         rows.append(
             {
-                "student": classroom.plain(p.nickname),
+                "student": session.plain(p.nickname),
                 "hand": "" if p.hand is None else "raised " + _ago(now, p.hand),
-                "where": classroom.plain(where),
+                "where": session.plain(where),
                 "last seen": seen,
                 "exercises solved": f"{sum(keys <= p.solved for keys in exercises)} of {len(exercises)}",
             }

@@ -8,9 +8,9 @@ nothing typed becomes a link, markup or maths on a student's screen or the proje
 
 from __future__ import annotations
 
+from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
 from posenc_lab.figures import notation
-from posenc_lab.ui import classroom
 from posenc_lab.ui.exercise_kinds import Poll
 from posenc_lab.ui.lesson import Course
 
@@ -22,7 +22,7 @@ def is_own(poll: Poll) -> bool:
 def own_poll(question: class_store.Question) -> Poll:
     """A question the teacher wrote, as a lesson's question is asked: its prompt and its
     explanation are plain text, drawn as written (``prompt_markdown``)."""
-    why = classroom.plain(question.why)
+    why = session.plain(question.why)
     return Poll(
         key=question.key,
         prompt=question.prompt,
@@ -52,7 +52,7 @@ def poll_of(course: Course, db: class_store.Store, code: str, key: str) -> Poll 
 def prompt_markdown(poll: Poll) -> str:
     """A question's prompt as Markdown: a lesson's as written (its maths renders), a
     teacher's as literal text (nothing typed becomes a link, markup or maths)."""
-    return classroom.plain(poll.prompt) if is_own(poll) else poll.prompt
+    return session.plain(poll.prompt) if is_own(poll) else poll.prompt
 
 
 def lesson_title(course: Course, poll: Poll) -> str:

@@ -1,6 +1,6 @@
 """The class's votes as bars: the teacher's live histogram, round against round.
 
-Pure Plotly (no Streamlit): ``ui.class_views`` counts the votes (``classroom.tally``)
+Pure Plotly (no Streamlit): ``classroom.views`` counts the votes (``classroom.tally``)
 and draws this with ``layout.chart``, which sizes it for the projector and the phone.
 """
 

@@ -1,9 +1,9 @@
 """Class mode: a teacher opens a lesson's question, the class votes, votes again after
-talking it over, and the reveal shows the measurement that settles it (``ui.class_views``)."""
+talking it over, and the reveal shows the measurement that settles it (``classroom.views``)."""
 
 from __future__ import annotations
 
-from posenc_lab.ui import class_views
+from posenc_lab.classroom import views
 from posenc_lab.ui.lesson import Lesson
 
 LESSON = Lesson(
@@ -17,4 +17,4 @@ LESSON = Lesson(
 
 @LESSON.page
 def page() -> None:
-    class_views.page(LESSON.course)
+    views.page(LESSON.course)

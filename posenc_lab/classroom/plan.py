@@ -15,8 +15,11 @@ import contextlib
 
 import streamlit as st
 
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import questions as class_questions
+from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import class_follow, class_questions, classroom, layout
+from posenc_lab.ui import layout
 from posenc_lab.ui.lesson import Course
 
 #: session keys: an address or the class page this page goes to on its next run (a step
@@ -28,9 +31,9 @@ VIEW_KIND, QUESTION_KIND = "A view", "A question"
 
 
 def _db() -> class_store.Store:
-    db = classroom.database()
+    db = session.database()
     if db is None:
-        raise class_store.StoreUnavailable(classroom.problem())
+        raise class_store.StoreUnavailable(session.problem())
     return db
 
 
@@ -43,13 +46,13 @@ def _action():
         st.session_state[NOTE] = (False, "Only the teacher link controls this class.")
     except class_store.JoinRefused as exc:
         # too many plans saved from this address: the store's sentence, with the wait
-        st.session_state[NOTE] = (False, f"Not done: {classroom.plain(exc.reason)}")
+        st.session_state[NOTE] = (False, f"Not done: {session.plain(exc.reason)}")
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
-        st.session_state[NOTE] = (False, "Not done: " + classroom.said(exc) + ".")
+        session.lost(exc)
+        st.session_state[NOTE] = (False, "Not done: " + session.said(exc) + ".")
     except ValueError as exc:
         # a typed plan code may be in the message: shown as typed
-        st.session_state[NOTE] = (False, f"Not done: {classroom.plain(str(exc))}.")
+        st.session_state[NOTE] = (False, f"Not done: {session.plain(str(exc))}.")
 
 
 def step_label(course: Course, polls: dict, step: class_store.PlanStep) -> str:
@@ -74,7 +77,7 @@ def _polls(course: Course, db: class_store.Store, code: str) -> dict:
 def bar(course: Course, url_path: str) -> None:
     """Previous / Next through the class plan, for the teacher (``url_path``: the lesson page
     it is drawn on, "" on the class page). Nothing for a class without a plan."""
-    held = classroom.teacher()
+    held = session.teacher()
     if held is None:
         return
     code, key = held
@@ -101,12 +104,12 @@ def bar(course: Course, url_path: str) -> None:
             disabled=at <= 0,
             on_click=_go,
             args=(course, code, key, at - 1),
-            help=classroom.plain(step_label(course, polls, plan.steps[at - 1])) if at > 0 else "The first step is on.",
+            help=session.plain(step_label(course, polls, plan.steps[at - 1])) if at > 0 else "The first step is on.",
         )
         following = plan.steps[at + 1] if at + 1 < n else None
         st.button(
             # a button's label is Markdown: a teacher's question is shown as typed
-            "Next" if following is None else f"Next: {classroom.plain(_short(step_label(course, polls, following)))}",
+            "Next" if following is None else f"Next: {session.plain(_short(step_label(course, polls, following)))}",
             icon=":material/skip_next:",
             type="primary",
             key="plan_next",
@@ -116,7 +119,7 @@ def bar(course: Course, url_path: str) -> None:
             help="Sends the class to the step's view, or opens its question, and takes your page there.",
         )
         if at >= 0:
-            st.caption(f"Step {at + 1} of {n}: {classroom.plain(step_label(course, polls, plan.steps[at]))}")
+            st.caption(f"Step {at + 1} of {n}: {session.plain(step_label(course, polls, plan.steps[at]))}")
         else:
             st.caption(f"A plan of {n} steps: Next starts it.")
     note = st.session_state.pop(NOTE, None)
@@ -124,7 +127,7 @@ def bar(course: Course, url_path: str) -> None:
         st.error(note[1])
     if at >= 0 and plan.steps[at].notes and not layout.presenting():
         # the teacher's notes: on the teacher's own screen, never projected
-        st.caption(":material/sticky_note_2: " + classroom.plain(plan.steps[at].notes))
+        st.caption(":material/sticky_note_2: " + session.plain(plan.steps[at].notes))
 
 
 def _short(label: str, limit: int = 48) -> str:
@@ -156,7 +159,7 @@ def editor(course: Course, code: str, key: str) -> None:
         plan = db.class_plan(code)
         polls = _polls(course, db, code)
     except class_store.StoreUnavailable as exc:
-        classroom.lost(exc)
+        session.lost(exc)
         return
     note = st.session_state.pop(NOTE + ":editor", None)
     title = (
@@ -173,7 +176,7 @@ def editor(course: Course, code: str, key: str) -> None:
         for i, step in enumerate(plan.steps):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small", key=f"plan_step_{i}")
             here = " (the class is here)" if i == plan.at else ""
-            row.markdown(f"**{i + 1}.** {classroom.plain(step_label(course, polls, step))}{here}")
+            row.markdown(f"**{i + 1}.** {session.plain(step_label(course, polls, step))}{here}")
             row.button(
                 "",
                 icon=":material/arrow_upward:",
@@ -201,7 +204,7 @@ def editor(course: Course, code: str, key: str) -> None:
                 help="Remove",
             )
             if step.notes:
-                st.caption(classroom.plain(step.notes))
+                st.caption(session.plain(step.notes))
         _add_step(course, code, key, polls, len(plan.steps))
         _save_and_load(code, key, bool(plan.steps))
 
@@ -324,7 +327,7 @@ def _save_and_load(code: str, key: str, has_steps: bool) -> None:
 
 def _save(code: str, key: str) -> None:
     with _action() as db:
-        plan_code = db.save_plan(code, key, st.session_state.get(P + "title", ""), network=classroom.network_address())
+        plan_code = db.save_plan(code, key, st.session_state.get(P + "title", ""), network=session.network_address())
         st.session_state[NOTE + ":editor"] = (
             True,
             f"Saved. Plan code **{plan_code}**: type it under Load the plan in another class.",
@@ -335,6 +338,6 @@ def _save(code: str, key: str) -> None:
 def _load(code: str, key: str) -> None:
     with _action() as db:
         title, plan = db.load_plan(code, key, st.session_state.get(P + "code", ""))
-        named = f" {classroom.plain(title)}" if title else ""
+        named = f" {session.plain(title)}" if title else ""
         st.session_state[NOTE + ":editor"] = (True, f"Loaded the plan{named}: {len(plan.steps)} steps. Next starts it.")
     _editor_note()
