@@ -9,7 +9,7 @@ import pg_support
 import pytest
 
 from posenc_lab.classroom import store as class_store
-from posenc_lab.classroom.store import JoinRefused, NotTeacher, PlanStep, open_store
+from posenc_lab.classroom.store import JoinRefused, NotTeacher, PlanStep, open_store, schema
 
 T0 = pg_support.T0
 
@@ -354,7 +354,7 @@ def test_a_database_of_the_previous_version_gains_the_new_columns_keeping_its_cl
     """A class database made before issue 36 (migration 1 only) opens: the later migrations
     add the cap, lock and refused count, where the class and each student's page is, hands,
     the teacher's questions and plans; its running class keeps its students and teacher key."""
-    monkeypatch.setattr(class_store, "MIGRATIONS", class_store.MIGRATIONS[:1])
+    monkeypatch.setattr(schema, "MIGRATIONS", class_store.MIGRATIONS[:1])
     with open_store(class_db_url) as old:
         assert old.schema_versions() == [1]
     monkeypatch.undo()
