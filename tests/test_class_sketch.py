@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from posenc_lab import course
 from posenc_lab.classroom import report, sketch
+from posenc_lab.classroom.poll import Poll, Sketch
 from posenc_lab.ui import compute
-from posenc_lab.ui.exercise_kinds import Poll, Sketch
 
 levels = st.lists(st.integers(0, sketch.LEVELS - 1), min_size=sketch.POINTS, max_size=sketch.POINTS)
 

@@ -1,5 +1,5 @@
 """The layers hold: imports run one way (app -> course -> lessons -> classroom -> ui ->
-figures -> posenc, and class mode's record keeping below ui), no module imports itself back
+figures -> posenc, class mode's record keeping below its pages), no module imports itself back
 through others, and the measurements (``posenc``, each lesson's ``measure`` and class mode's
 record keeping) import neither Streamlit nor Plotly.
 
@@ -130,9 +130,10 @@ ALLOWED = {
     "posenc": {"posenc"},
     "class_records": {"class_records"},
     "figures": {"figures", "posenc"},
-    "ui": {"ui", "figures", "class_records", "posenc"},
-    # class mode's figures, pages and views: above ui, which reaches them only through the
-    # course (``ui.lesson.ClassMode``)
+    # ui imports nothing of class mode: it reaches class mode's part of every page through the
+    # course (``ui.lesson.ClassMode``), and a poll is class mode's (``classroom.poll``)
+    "ui": {"ui", "figures", "posenc"},
+    # class mode's figures, pages, views and polls: above ui
     "classroom": {"classroom", "class_records", "ui", "figures", "posenc"},
     "lessons": {"lessons", "classroom", "ui", "figures", "class_records", "posenc"},
     "course": {"lessons", "classroom", "ui"},

@@ -15,6 +15,7 @@ import pytest
 
 import posenc
 from posenc_lab.classroom import sketch
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.images import exercises as images_exercises
 from posenc_lab.lessons.images import lesson as images
 from posenc_lab.lessons.learned import exercises as learned_exercises
@@ -28,7 +29,6 @@ from posenc_lab.lessons.sinusoidal import exercises as sinusoidal_exercises
 from posenc_lab.lessons.sinusoidal import lesson as sinusoidal
 from posenc_lab.lessons.why_order import exercises as why_order_exercises
 from posenc_lab.lessons.why_order import lesson as why_order
-from posenc_lab.ui.exercise_kinds import Poll
 
 MODULES = {
     "why_order": (why_order, why_order_exercises),

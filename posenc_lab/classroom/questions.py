@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.figures import notation
-from posenc_lab.ui.exercise_kinds import Poll
 from posenc_lab.ui.lesson import Course
 
 

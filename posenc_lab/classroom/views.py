@@ -33,9 +33,10 @@ from posenc_lab.classroom import questions as class_questions
 from posenc_lab.classroom import report, session, sketch_input, tally
 from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.figures import notation
 from posenc_lab.ui import layout
-from posenc_lab.ui.exercise_kinds import Guided, Poll
+from posenc_lab.ui.exercise_kinds import Guided
 from posenc_lab.ui.lesson import Course
 
 #: seconds between the teacher's live updates (a student's page checks every

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from posenc_lab.ui import layout
-from posenc_lab.ui.exercise_kinds import Exercise, Guided, Poll
+from posenc_lab.ui.exercise_kinds import Exercise, Guided
 
 #: the folder that holds the ``posenc_lab`` package (a checkout's root)
 _PACKAGES = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ class Lesson:
     icon: str = ""  # a Material icon (Streamlit serves its font itself; emoji need an emoji font)
     #: the lesson's exercises (``ui.exercise_kinds``), shown at the end of the page
     exercises: tuple = ()
-    #: the lesson's "predict before you see it" questions for class mode (``exercise_kinds.Poll``)
+    #: the lesson's "predict before you see it" questions for class mode (``classroom.poll.Poll``)
     polls: tuple = ()
     #: the largest URL settings the page allows (the page budget benchmark measures them)
     largest: dict[str, str] = field(default_factory=dict)
@@ -194,11 +194,12 @@ class Course:
     def all_exercises(self) -> list[Exercise]:
         return [ex for lesson in self.lessons for ex in lesson.exercises]
 
-    def all_polls(self) -> list[Poll]:
-        """Every lesson's class-mode questions, in lesson order."""
+    def all_polls(self) -> list:
+        """Every lesson's class-mode questions (``classroom.poll.Poll``: class mode's, above
+        ``ui``), in lesson order."""
         return [poll for lesson in self.lessons for poll in lesson.polls]
 
-    def poll_by_key(self, key: str) -> Poll | None:
+    def poll_by_key(self, key: str):
         return next((poll for poll in self.all_polls() if poll.key == key), None)
 
     def lesson_of_poll(self, key: str) -> Lesson | None:

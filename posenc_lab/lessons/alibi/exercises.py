@@ -10,10 +10,11 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.alibi import compute as compute_alibi
 from posenc_lab.lessons.alibi import figures as alibi_figures
 from posenc_lab.lessons.alibi.figures import slope_label
-from posenc_lab.ui.exercise_kinds import Numeric, Poll, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Numeric, close_to, too_far
 
 ALIBI_HEADS = 12
 ALIBI_CONTEXT = 1024

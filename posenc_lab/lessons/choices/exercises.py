@@ -12,10 +12,11 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.choices import compute as compute_choices
 from posenc_lab.lessons.choices import measure as props
 from posenc_lab.lessons.compare import measure as compare_lessons
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 # what the explanations quote, measured on the lesson's own settings
 _WIDTH = 512

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.claims import compute as compute_claims
 from posenc_lab.lessons.claims import measure as core
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 #: the least-squares fit of [PE(p), PE(k), 1] errs by more than this on dimensions 0 and 1 at every
 #: setting of the Sinusoids view (1.1 to 1.9 measured; tests/test_claim_verdicts.py sweeps the range)

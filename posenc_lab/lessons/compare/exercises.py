@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.compare import compute as compute_compare
 from posenc_lab.lessons.compare import figures as compare_figures
 from posenc_lab.lessons.compare import measure as compare_lessons
 from posenc_lab.lessons.compare.figures import ROUNDING_BELOW
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 EXERCISES = (
     MultipleChoice(

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.choices import measure as props
 from posenc_lab.lessons.design import compute as compute_design
 from posenc_lab.lessons.design import measure as custom
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 #: misses below this are drawn at it on a log axis (exact zeros), as the lesson does
 FLOOR = 1e-17

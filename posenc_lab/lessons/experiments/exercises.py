@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import claims
 from posenc_lab.lessons.experiments import compute as compute_experiment
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 EXERCISES = (
     MultipleChoice(

@@ -10,9 +10,10 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
 
 
 def _params_answer() -> float:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.models import measure
 from posenc_lab.lessons.models.catalogue import MODELS
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
 
 #: the catalogue keys of the models the polls ask about (the view's URL name ``model``)
 LLAMA31, GPT_OSS = "llama-3.1", "gpt-oss"

@@ -10,9 +10,10 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.relative import compute as compute_relative
 from posenc_lab.lessons.relative import figures as relfig
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric
 
 T5_SETTINGS = dict(bidirectional=True, num_buckets=32, max_distance=128)
 

@@ -10,9 +10,10 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.rope import compute as compute_rope
 from posenc_lab.lessons.rope import measure as rope_lessons
-from posenc_lab.ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Pick, Poll, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Pick, close_to, too_far
 
 ROPE_HEAD_DIM = 64
 ROPE_SEED = 0

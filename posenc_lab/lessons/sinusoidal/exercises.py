@@ -10,8 +10,9 @@ import numpy as np
 
 import posenc
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll, Sketch
 from posenc_lab.ui import compute
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Poll, Sketch, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, close_to, too_far
 
 
 def _pe_answer() -> float:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from posenc_lab import figures
+from posenc_lab.classroom.poll import Poll
 from posenc_lab.ui import compute
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Poll
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
 
 EXERCISES = (
     MultipleChoice(
