@@ -14,8 +14,7 @@ import streamlit as st
 
 from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import plan as class_plan
-from posenc_lab.classroom import session
-from posenc_lab.classroom import views as class_views
+from posenc_lab.classroom import session, student
 from posenc_lab.ui.lesson import Course
 
 follow_link = session.follow_link
@@ -39,7 +38,7 @@ def bars(course: Course, url_path: str) -> None:
         if note:
             st.toast(note)
     if session.member() is not None and url_path != course.class_page.url_path:
-        class_views.banner(course, session.member().code, url_path)
+        student.banner(course, session.member().code, url_path)
     if session.teacher() is not None:
         class_follow.teacher_bar(course, url_path)
         if url_path != course.class_page.url_path:  # the class page draws its own

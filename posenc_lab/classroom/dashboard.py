@@ -1,0 +1,134 @@
+"""Under the teacher's question: where each student is (``follow.roster``), the class's
+results per question and per exercise (redrawn every few seconds), and the two files, the
+summary by question and the gradebook."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import questions as class_questions
+from posenc_lab.classroom import report, session, views
+from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom.poll import Poll
+from posenc_lab.ui.lesson import Course
+
+
+@st.fragment(run_every=views.DASHBOARD_EVERY_S)
+def _roster(course: Course, code: str, key: str) -> None:
+    """Where each student's page is (``class_follow.roster``), on the teacher's own screen."""
+    db = session.database()
+    place = st.container()  # one place at every state
+    if db is None:
+        return
+    try:
+        with place:
+            class_follow.roster(course, db, code, key)
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+    except class_store.NotTeacher:
+        pass  # the key was replaced: the page says so on its next full run
+
+
+@st.fragment(run_every=views.DASHBOARD_EVERY_S)
+def _dashboard(course: Course, code: str, key: str) -> None:
+    # the same places at every state (a fragment that reruns every few seconds)
+    head, table, by_question, joined = st.container(), st.empty(), st.container(), st.empty()
+    db = session.database()
+    if db is None:
+        return
+    try:
+        rows = db.summary(code, key)
+        students = db.students(code)
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        return
+    try:
+        own = class_questions.own_polls(db, code)
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        return
+    head.subheader("Results so far")
+    head.caption("On your screen only: presenter mode hides it, since it shows right answers before their reveal.")
+    if not rows:
+        table.caption("Nothing answered yet: votes and the exercises students check in the lessons appear here.")
+    else:
+        table.dataframe(
+            views.results_table(course, rows, own),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "success": st.column_config.ProgressColumn("success", format="percent", min_value=0.0, max_value=1.0),
+                "round": st.column_config.TextColumn("round", help="A question's round; empty for an exercise."),
+            },
+        )
+    with by_question:
+        _by_question(course, db, code, key, own)
+    if students:
+        names = ", ".join(s.nickname or "anonymous" for s in students)
+        joined.caption(f"{len(students)} joined: " + session.plain(names))
+
+
+def _by_question(course: Course, db: class_store.Store, code: str, key: str, own: list[Poll]) -> None:
+    """Peer instruction's summary: each question's rounds, the shift from the first to the
+    last, the most common wrong answers (``_files`` makes it a CSV)."""
+    try:
+        record = db.class_record(code, key)
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        return
+    questions = views.question_columns(course, own)
+    results = report.question_results(record, questions)
+    if results:
+        st.markdown("**By question: the shift between rounds**")
+        st.dataframe(
+            pd.DataFrame(report.summary_rows(results), columns=list(report.SUMMARY_COLUMNS)),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rounds": st.column_config.NumberColumn("rounds", help="How often the class voted on it."),
+                "answered": st.column_config.TextColumn("answered", help="Votes in each round."),
+            },
+        )
+
+
+def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bool) -> None:
+    """The gradebook and, once a question was asked, the summary by question, as CSV files made
+    from the class database when pressed: they hold every answer up to the press.
+
+    Drawn by the page's full runs only, outside the fragments that rerun every second or five
+    seconds: each draw of a button gives it a new id for its file, and a press made with the
+    id of the draw before (on its way as the fragment ran again) found nothing to make. What a
+    press makes is kept for the browser to fetch (``classroom.kept_download``)."""
+    questions = views.question_columns(course, class_questions.own_polls(db, code))
+    exercises = views.exercise_columns(course)
+    zone = views._zone()
+    files = st.container(horizontal=True)
+    name = f"posenc-lab_class_{code}_gradebook.csv"
+    files.download_button(
+        "Gradebook (CSV)",
+        data=session.kept_download(
+            lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone), name, "text/csv"
+        ),
+        file_name=name,
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        help="One row per student: exercises solved, and each answer in words with whether it was right.",
+    )
+    if asked:
+        name = f"posenc-lab_class_{code}_summary.csv"
+        files.download_button(
+            "Summary by question (CSV)",
+            data=session.kept_download(
+                lambda: report.summary_csv(report.question_results(db.class_record(code, key), questions)),
+                name,
+                "text/csv",
+            ),
+            file_name=name,
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            help="The table above: each question's rounds, the shift between them, the common wrong answers.",
+        )

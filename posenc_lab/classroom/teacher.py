@@ -1,0 +1,474 @@
+"""The teacher's screen of the Class page (``teacher_view``): the join code, link and QR code,
+running the class (close it, cap it, remove a student, extend, end, a new key, delete), the
+question picker with its preview, opening and closing a vote, a second vote, the reveal,
+and the votes as they arrive (a fragment that reruns every second on its own)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from posenc_lab.classroom import dashboard, question_form, session, views
+from posenc_lab.classroom import follow as class_follow
+from posenc_lab.classroom import plan as class_plan
+from posenc_lab.classroom import questions as class_questions
+from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom.poll import Poll
+from posenc_lab.ui import layout
+from posenc_lab.ui.lesson import Course
+
+
+def _spaced(code: str) -> str:
+    """A class code as the room reads it off the projector, "K7Q M3P", as Markdown."""
+    return session.plain(f"{code[:3]} {code[3:]}")
+
+
+def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> None:
+    info = db.class_info(code)
+    if info is None:
+        st.error(f"Class {session.plain(code)} no longer exists.")
+        return
+    base = session.public_base()
+    ended = not db.is_open(code)
+    students = db.students(code)
+    current = db.current_round(code)
+    st.session_state[views.TEACHER_DRAWN] = _round_state(current)
+    # The page has one shape at every class state and setting: each part whose content
+    # varies (a note, the join panel, the plan bar, the controls, the editor, the teacher's
+    # private part) is one container, so the fragments that rerun every second or five (the
+    # joined count, the votes, the roster, the results) keep their place in the page. A
+    # fragment moved by a run is a new fragment to Streamlit, and a check of the old one
+    # still on its way draws into whatever now stands where it stood: the frontend's
+    # "'setIn' cannot be called on an ElementNode", and a blank projector.
+    st.title(session.plain(info.title) if info.title else f"Class {session.plain(code)}")
+    with st.container():
+        if ended:
+            st.warning(
+                f"Class {session.plain(code)} has ended: students can no longer join or vote. Its results stay below."
+            )
+    with st.container():
+        if current is None:
+            # before the first question the room needs the way in, large
+            _join_panel(base, code, info)
+    if current is None:
+        _joined_line(code, "", f". The class ends at {views._clock(info.expires)}.")
+    else:
+        # during the questions the votes need the screen: the way in shrinks to a line
+        _joined_line(code, f"Join with code **{_spaced(code)}** at {session.address_text(base)}/class: ", ".")
+    with st.container():
+        if current is not None:
+            with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
+                _join_panel(base, code, info)
+    with st.container():
+        if not ended:
+            class_plan.bar(course, "")
+    with st.container():
+        _question_controls(course, db, code, key, ended, current)
+    with st.container():
+        if not layout.presenting() and not ended:
+            class_plan.editor(course, code, key)
+    _live_results(course, code)
+    with st.container():
+        if not layout.presenting():
+            # never on the projector: it shows right answers before their reveal, and nicknames
+            st.divider()
+            dashboard._roster(course, code, key)
+            dashboard._dashboard(course, code, key)
+            dashboard._files(course, db, code, key, asked=current is not None)
+            _running(db, info, key, students, base, ended)
+
+
+def _refused_note(info: class_store.ClassInfo) -> str:
+    """ " Closed to new students; 3 joins refused." for the line under the join code ("" if neither)."""
+    parts = ["closed to new students"] if info.locked else []
+    if info.refused:
+        parts.append(f"{info.refused} join{'s' if info.refused != 1 else ''} refused")
+    return (" " + "; ".join(parts).capitalize() + ".") if parts else ""
+
+
+def _admin(action: str, code: str, key: str, widget: str | None = None) -> None:
+    """A teacher's class control."""
+    with views._teacher_call() as db:
+        if action == "lock":
+            db.set_locked(code, key, bool(st.session_state[widget]))
+        elif action == "cap":
+            db.set_cap(code, key, int(st.session_state[widget]))
+        elif action == "remove":
+            student_id = st.session_state.get(widget)
+            if student_id and db.remove_student(code, key, student_id):
+                st.session_state[views.FLASH + "ok"] = "Removed from the class, with their answers."
+        elif action == "end":
+            db.end_class(code, key)
+        elif action == "extend":
+            st.session_state[views.FLASH + "ok"] = (
+                f"The class now ends at {views._clock(db.extend_class(code, key, 1.0))}."
+            )
+        elif action == "delete":
+            db.delete_class(code, key)
+            session.stop_teaching()
+            st.session_state[views.DELETED] = f"Class {session.plain(code)} and everything in it were deleted."
+        elif action == "new_key":
+            session.set_teacher(code, db.new_teacher_key(code, key))
+            st.session_state[views.SHOW_LINK] = True
+
+
+def _running(
+    db: class_store.Store,
+    info: class_store.ClassInfo,
+    key: str,
+    students: list[class_store.Student],
+    base: str,
+    ended: bool,
+) -> None:
+    """The class's controls, on the teacher's own screen (presenter mode hides them): who may
+    join, removing a fake classmate, ending the class, and the private link."""
+    code = info.code
+    st.subheader("Running the class")
+    done = st.session_state.pop(views.FLASH + "ok", None)
+    if done:
+        st.success(done)
+    if info.refused:
+        st.warning(
+            f"{info.refused} join{'s were' if info.refused != 1 else ' was'} refused: the class was closed to new "
+            "students or full, or too many students joined from one network address in a few minutes."
+        )
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.toggle(
+            "Closed to new students",
+            value=info.locked,
+            key="class_locked",
+            disabled=ended,
+            on_change=_admin,
+            args=("lock", code, key, "class_locked"),
+            help="Students in the class stay and come back with their link; nobody new can join.",
+        )
+        st.number_input(
+            "Most students in the class",
+            min_value=1,
+            max_value=class_store.MAX_CLASS_CAP,
+            value=info.cap,
+            step=1,
+            key="class_cap",
+            disabled=ended,
+            on_change=_admin,
+            args=("cap", code, key, "class_cap"),
+            help="Joins beyond it are refused; students already in stay.",
+        )
+    with right:
+        ids = [s.student_id for s in students]
+        names = {s.student_id: f"{s.nickname or 'anonymous'} ({s.student_id[:4]})" for s in students}
+        st.selectbox(
+            "Remove a student",
+            ids,
+            index=None,
+            key="class_remove",
+            format_func=lambda sid: names.get(sid, sid[:4]),
+            placeholder="A fake classmate, or a duplicate",
+            help="Removes them and their votes and exercises from the class; their link stops working.",
+        )
+        st.button(
+            "Remove from the class",
+            icon=":material/person_remove:",
+            disabled=not ids,
+            on_click=_admin,
+            args=("remove", code, key, "class_remove"),
+        )
+    keep = class_store.RETENTION_DAYS
+    try:
+        keep = class_store.retention_days()
+    except ValueError:
+        pass  # purge_old logs it
+    ends = st.container(horizontal=True, gap="small")
+    ends.button(
+        "Extend by an hour",
+        icon=":material/more_time:",
+        on_click=_admin,
+        args=("extend", code, key),
+        help=f"The class ends at {views._clock(info.expires)}; an ended class opens again for an hour.",
+    )
+    with ends.popover("End class now", icon=":material/stop_circle:", disabled=ended):
+        st.write("Nobody can join or vote any more. The results stay on this page and in the gradebook.")
+        st.button("End the class for everyone", type="primary", on_click=_admin, args=("end", code, key))
+    with ends.popover("Delete the class", icon=":material/delete:"):
+        st.write(
+            "Deletes the class and everything in it now: names, votes, exercises. Download the gradebook first "
+            "if you need it. Student and teacher links stop working."
+        )
+        st.button("Delete the class and its data", type="primary", on_click=_admin, args=("delete", code, key))
+    st.caption(
+        f"Otherwise everything in the class is deleted {keep:g} days after it ends "
+        f"({views._day(info.expires + keep * 86400.0)})."
+    )
+    st.markdown("**Your teacher key**")
+    st.caption(
+        "It alone opens, closes and reveals questions and shows the results. It is shown only while the "
+        "switch below is on, and presenter mode hides all of this. This tab remembers it while it is open. If it "
+        "leaked, make a new one: the old key stops working at once."
+    )
+    shown = st.toggle("Show my teacher key", key=views.SHOW_LINK)
+    if shown:
+        held = session.teacher()
+        st.code(held[1] if held else key, language=None)
+        st.caption(
+            f"On another device or in another tab: open {session.address_text(base)}/class, press *Continue "
+            f"teaching a class*, and type the code {session.plain(code)} and this key. It never goes into a link, "
+            "so no browser history and no server log keeps it."
+        )
+    row = st.container(horizontal=True, gap="small")
+    row.button("New teacher link", icon=":material/autorenew:", on_click=_admin, args=("new_key", code, key))
+    row.button(
+        "Stop teaching on this device",
+        icon=":material/logout:",
+        on_click=session.stop_teaching,
+        help="Back to the join page; the teacher key brings the teacher view back.",
+    )
+
+
+def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
+    link = session.join_link(base, code)
+    show, qr = st.columns([3, 2], gap="large")
+    with show:
+        st.markdown(f"Scan the code, or open **{session.address_text(base)}/class** and type:")
+        st.markdown(f"# {_spaced(code)}")
+        st.caption(f"Join link: {session.address_text(link)}")
+    with qr:
+        st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
+    if session.is_local(base):
+        guess = session.lan_guess()
+        st.warning(
+            f"{session.address_text(base)} works only on this computer: students' phones cannot open it. "
+            "Start the app with "
+            "`--server.address 0.0.0.0` and open it by this computer's network address"
+            + (f" (probably http://{guess}:{st.get_option('server.port')})" if guess else "")
+            + f", or set {session.PUBLIC_URL} to the address students use."
+        )
+
+
+@st.fragment(run_every=views.TEACHER_EVERY_S)
+def _joined_line(code: str, before: str, after: str) -> None:
+    """ "**12** joined", counted as students join (every second, without the teacher's click),
+    with the refused joins; ``before`` and ``after`` are the line's own Markdown around it.
+    One element at every state: the line, or an empty place when the class cannot be read."""
+    line = st.empty()
+    db = session.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(session.problem())
+        info = db.class_info(code)
+        joined = len(db.students(code))
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        return
+    if info is not None:
+        line.markdown(f"{before}**{joined}** joined{after}" + _refused_note(info))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _qr_png(text: str) -> bytes:
+    import io
+
+    import segno
+
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="png", scale=8, border=2, dark="#000000", light="#ffffff")
+    return buffer.getvalue()
+
+
+def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
+    """A teacher's button for the open question."""
+    with views._teacher_call() as db:
+        if action in ("open", "again"):
+            db.open_poll(code, key, poll_key)
+        elif action == "close":
+            db.close_round(code, key)
+        elif action == "reveal":
+            db.reveal(code, key)
+
+
+def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
+    # the teacher's own questions first: written for today's class
+    polls = {poll.key: poll for poll in [*class_questions.own_polls(db, code), *course.all_polls()]}
+    keys = list(polls)
+    if "class_poll" not in st.session_state or st.session_state["class_poll"] not in keys:
+        st.session_state["class_poll"] = (
+            current.poll_key if current is not None and current.poll_key in keys else keys[0]
+        )
+    # a round opened elsewhere (a plan's step, the teacher's other tab) brings the picker to
+    # its question, so that Close, Vote again and Reveal act on it
+    if current is not None and st.session_state.get(views.PICKED_ROUND) != current.id:
+        st.session_state[views.PICKED_ROUND] = current.id
+        if current.poll_key in keys:
+            st.session_state["class_poll"] = current.poll_key
+    # on the projector the controls fold to one row: the question picker behind a button
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_bar")
+    picker = row.popover("Question", icon=":material/list:") if layout.presenting() else st.container()
+    chosen = picker.selectbox(
+        "Question",
+        keys,
+        key="class_poll",
+        format_func=lambda k: class_questions.poll_label(course, polls[k]),
+        help="Two or three per lesson (questions to predict before seeing the figure), and the ones you write.",
+    )
+    if not layout.presenting():
+        _preview(course, polls[chosen], code, key)
+        row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_buttons")
+    is_current = current is not None and current.poll_key == chosen
+    voting = is_current and current.closed is None
+    row.button(
+        "Open the vote",
+        type="primary",
+        icon=":material/how_to_vote:",
+        disabled=ended or voting,
+        on_click=_act,
+        args=("open", code, key, chosen),
+        help="Shows this question on every student's screen and starts counting (a new round).",
+    )
+    row.button(
+        "Close the vote",
+        icon=":material/block:",
+        disabled=not voting,
+        on_click=_act,
+        args=("close", code, key),
+        help="Stops taking answers: time to talk it over.",
+    )
+    row.button(
+        "Vote again",
+        icon=":material/replay:",
+        disabled=ended or not is_current or voting or current.revealed is not None,
+        on_click=_act,
+        args=("again", code, key, chosen),
+        help="A second round on the same question after discussion; the chart shows both rounds.",
+    )
+    row.button(
+        "Reveal",
+        icon=":material/visibility:",
+        disabled=not is_current or current.revealed is not None,
+        on_click=_act,
+        args=("reveal", code, key),
+        help="Shows everyone the answer and the measurement that settles it.",
+    )
+    row.toggle(
+        "Show the votes while voting",
+        key=views.SHOW_VOTES,
+        help="Off: the chart of the votes shows once you close the vote, so early answers do not sway the rest.",
+    )
+    flash = st.session_state.pop(views.FLASH, None)
+    if flash:
+        st.error(flash)
+    if not layout.presenting() and not ended:
+        question_form._write_question(course, code, key)
+
+
+def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
+    """The chosen question in full, on the teacher's own screen (never in presenter mode: it
+    holds the answer): what students read, the options as written, the answer, why, and the
+    figure the reveal shows."""
+    with st.expander("Preview the question, its answer and its figure", icon=":material/preview:"):
+        st.markdown(f"**{class_questions.lesson_title(course, poll)}.** {class_questions.prompt_markdown(poll)}")
+        if poll.options:
+            st.markdown("\n".join(f"{i}. {session.plain(text)}" for i, text in enumerate(poll.options, 1)))
+            st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
+        elif poll.sketch is not None:
+            sk = poll.sketch
+            st.caption(
+                f"Students sketch {sk.y_title} against {sk.x_title} ({sk.x_range[0]:g} to {sk.x_range[1]:g}); a sketch "
+                f"within {round(100 * poll.tolerance)}% of the height of the measured curve on average counts as right."
+            )
+            layout.chart(
+                views.sketch_figure(course, poll, [], revealed=True),
+                key=f"preview_sketch_{poll.key}",
+                filename=f"class_{poll.key}",
+                downloads=False,
+            )
+        else:
+            unit = " " + session.plain(poll.unit) if poll.unit else ""
+            st.caption(f"A number between {poll.low:g} and {poll.high:g}{unit}.")
+        st.markdown(f"**The answer:** {session.plain(views._answer_label(course, poll))}")
+        st.markdown(views.reveal_text_of(course, poll))
+        fig = views.reveal_figure_of(course, poll)
+        if fig is not None:
+            layout.chart(fig, key=f"preview_{poll.key}", filename=f"class_{poll.key}", downloads=False)
+        if views.explore_lesson(course, poll) is not None:
+            st.caption(f"After the reveal, Explore it opens {class_follow.describe(course, poll.view)}.")
+        if class_questions.is_own(poll):
+            st.button(
+                "Remove this question",
+                icon=":material/delete:",
+                key=f"class_remove_{poll.key}",
+                on_click=question_form._remove_question,
+                args=(code, key, poll.key),
+                help="Only a question the class was never asked: the votes of one asked stay in the results.",
+            )
+
+
+def _round_state(current: class_store.Round | None) -> tuple | None:
+    """What the teacher's question buttons are drawn from: the round, and whether it is closed
+    and revealed."""
+    return None if current is None else (current.id, current.closed is not None, current.revealed is not None)
+
+
+#: the places of the teacher's live results, in order: each drawn at every run, filled or not
+LIVE_PLACES = ("question", "reveal_first", "count", "votes", "shares", "reveal_after")
+
+
+@st.fragment(run_every=views.TEACHER_EVERY_S)
+def _live_results(course: Course, code: str) -> None:
+    # the same places at every state (no question, voting, closed, revealed; projected or
+    # not): a run never changes the shape of the fragment under a check on its way
+    place = {name: st.container() for name in LIVE_PLACES}
+    db = session.database()
+    if db is None:
+        with place["question"]:
+            views._unavailable()
+        return
+    try:
+        current = db.current_round(code)
+        if _round_state(current) != st.session_state.get(views.TEACHER_DRAWN):
+            # opened, closed or revealed elsewhere (the teacher's other device): the buttons
+            # above were drawn for the round before, so the whole page is drawn again. A
+            # press on this page runs the page first: this check runs after it, and finds
+            # the state that run drew.
+            st.rerun()
+        if current is None:
+            place["question"].info("No question is open yet. Pick one above and press Open the vote.")
+            return
+        poll = class_questions.poll_of(course, db, code, current.poll_key)
+        if poll is None:
+            place["question"].warning(
+                f"The open question ({session.plain(current.poll_key)}) is not in this version of the app."
+            )
+            return
+        earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
+        votes = {r.id: db.votes(r.id) for r in earlier}
+        joined = len(db.students(code))
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        with place["question"]:
+            views._unavailable()
+        return
+    count = len(votes[current.id])
+    revealed = current.revealed is not None
+    status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
+    place["question"].markdown(f"#### {class_questions.prompt_markdown(poll)}")
+    if revealed and layout.presenting():
+        # on the projector the answer, why, and the figure that settles it come first
+        with place["reveal_first"]:
+            views._reveal(course, poll, vote=None, student=False)
+    place["count"].markdown(f"##### **{count} of {joined} students answered** in round {current.number} ({status})")
+    if current.closed is None and not st.session_state.get(views.SHOW_VOTES, False):
+        # peer instruction: the room sees how it voted once the vote is closed, so that
+        # the first answers do not sway the rest
+        place["votes"].caption(
+            "The votes show here when you close the vote (or turn on *Show the votes while voting*)."
+        )
+        return
+    rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
+    fig = views.vote_figure(course, poll, rounds, revealed=revealed)
+    with place["votes"]:
+        layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
+    if revealed:
+        shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
+        place["shares"].markdown("Right answers: " + "; ".join(shares) + ".")
+        if not layout.presenting():
+            with place["reveal_after"]:
+                views._reveal(course, poll, vote=None, student=False)
