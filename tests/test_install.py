@@ -161,6 +161,7 @@ def test_the_wheel_carries_every_lesson_the_entry_script_its_config_and_the_data
         "posenc_lab/.streamlit/config.toml",
         "posenc_lab/ui/app.css",
         *(p.relative_to(ROOT).as_posix() for p in (ROOT / "posenc_lab" / "lessons").rglob("*.py")),
+        *(p.relative_to(ROOT).as_posix() for p in (ROOT / "posenc_lab" / "classroom").rglob("*.py")),
         *(p.relative_to(ROOT).as_posix() for p in data.iterdir() if p.is_file()),
     }
     assert not expected - names, f"missing from the wheel: {sorted(expected - names)}"

@@ -1,7 +1,19 @@
-"""Live class mode's database layer: classes, join codes, poll rounds, votes and progress.
+"""Class mode, in one folder shaped like a lesson's (README, "Layout"):
 
-Pure Python (SQLite from the standard library; psycopg 3 only for ``postgresql://`` URLs).
-The Streamlit pages live in ``classroom.session``; this package knows nothing about them.
+- ``lesson`` and ``page``: the Class page's record, which picks its screen, and what
+  Streamlit runs; the screens ``join``, ``teacher`` (with ``question_form`` and
+  ``dashboard``) and ``student``, and what they share, ``views``; ``follow`` (follow me),
+  ``plan`` (a class plan), ``questions`` and ``poll`` (a class's questions and their kinds),
+  ``sketch_input``, ``session`` (who a browser session is in a class) and ``hooks`` (class
+  mode's part of every page, which ``ui`` reaches through the course);
+- ``figures``: its Plotly builders;
+- the pure part, no Streamlit and no Plotly (``tests/test_layers.py``): ``store`` (the class
+  database: classes, join codes, poll rounds, votes and progress; SQLite from the standard
+  library, psycopg 3 only for ``postgresql://`` URLs), ``report``, ``tally``, ``sketch``
+  and ``address``.
+
+This module re-exports the store's public API and imports nothing else, so importing the
+package loads neither Streamlit nor Plotly.
 """
 
 from posenc_lab.classroom.store import (
