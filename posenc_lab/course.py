@@ -31,7 +31,7 @@ from posenc_lab.ui.lesson import Course, Lesson
 #: the whole course: it numbers the lessons and hands itself to every record
 COURSE = Course(
     home=home.LESSON,
-    #: the class page: live polls and a class's shared progress (``classroom.views``)
+    #: the class page: live polls and a class's shared progress (``classroom.lesson``)
     class_page=class_mode.LESSON,
     lessons=tuple(
         lesson.LESSON
