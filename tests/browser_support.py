@@ -4,6 +4,10 @@ The fixtures ``server`` (base URL) and ``browser`` live in conftest.py and are s
 every browser test of the session; ``serve()`` and ``chromium()`` are the same as plain
 context managers (tools/measure_views.py).
 
+Every wait's timeout is a budget: a base tuned on a 2-core machine, times how much slower this
+machine runs now (``budget_ms``, ``calibration.pace``); a wait that runs out says what the page
+showed (``PageTimeout``).
+
 The second half measures classroom-grade figures in the page (chart text size, contrast,
 overlaps, overflow, sideways scrolling, axe-core), returning plain data:
 tests/test_browser_classroom.py and tools/measure_views.py use it.
@@ -12,6 +16,7 @@ tests/test_browser_classroom.py and tools/measure_views.py use it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import subprocess
@@ -20,12 +25,14 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
+import calibration
 import pytest
 from app_helpers import ROOT, free_port
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from posenc_lab.course import CLASS, LESSONS, REFERENCE
 
@@ -40,6 +47,23 @@ PAGES = [("home", "")] + [
     for lesson in LESSONS
     for view in (lesson.views or [None])
 ]
+
+
+def budget_ms(base_ms: float) -> int:
+    """A wait of ``base_ms`` (tuned on the reference machine, ``calibration.REFERENCE_S``)
+    on this machine now: ``base_ms`` times ``calibration.pace()``, measured once per test run."""
+    return round(base_ms * calibration.pace())
+
+
+def budget_s(base_s: float) -> float:
+    """``budget_ms`` in seconds."""
+    return base_s * calibration.pace()
+
+
+#: what a page waits for anything by default (Playwright's own default is a fixed 30 s):
+#: every context and page of the session's browser (``BudgetedBrowser``) and the helpers below
+WAIT_MS = budget_ms(30_000)
+
 
 # a fingerprint of what the view currently draws: each chart's title and a weighted sum of
 # its traces' values and labels, then the text of the main area's tables. The sum is kept
@@ -121,7 +145,7 @@ def log_problems(text: str) -> list[str]:
 
 @contextlib.contextmanager
 def serve(
-    timeout: float = 60.0,
+    timeout: float | None = None,
     *,
     env: dict[str, str] | None = None,
     port: int | None = None,
@@ -135,12 +159,14 @@ def serve(
     log goes to a temporary file (a pipe nobody reads would block the server once full) and
     is shown if it does not start. ``env`` adds to (or overrides) this process's environment
     for the server (``POSENC_CLASS_DB``); ``port`` picks the port (a restart on the same one).
+    ``timeout``: seconds for the server to answer its health check (``budget_s(60)``).
 
     With ``check_log``, once the server has stopped its log is read (``log_problems``):
     a traceback or an unlisted warning raises ``ServerLogError``, or, when the block
     already raised, is added to that error as a note.
     """
     port = port or free_port()
+    timeout = timeout or budget_s(60)
     cmd = [
         sys.executable,
         "-m",
@@ -234,11 +260,120 @@ def chromium() -> Iterator:
 
 
 def launch_browser():
-    """The pytest fixture's body (conftest.py): ``chromium()``, failing the test if it is missing."""
+    """The pytest fixture's body (conftest.py): ``chromium()`` as a ``BudgetedBrowser``, failing
+    the test if it is missing."""
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         pytest.fail(f"Debian's chromium is needed at {CHROMIUM}: apt-get install chromium (scripts/test.sh does)")
     with chromium() as b:
-        yield b
+        yield BudgetedBrowser(b)
+
+
+#: counts the page's websocket traffic for ``wait_idle``, from the document's first script on
+#: (an init script of every context of ``BudgetedBrowser``) or from the first ``wait_idle`` on
+#: a page made elsewhere: ``messages`` either way, and ``unanswered`` while the last message
+#: the page sent has had no message back (a run asked for, not begun). Streamlit's socket is
+#: watched from its first send, which comes before anything the server sends.
+TRAFFIC_JS = """() => {
+  if (window.__posencTraffic) return;
+  const traffic = window.__posencTraffic = {messages: 0, unanswered: false};
+  const watched = new WeakSet();
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    if (!watched.has(this)) {
+      watched.add(this);
+      this.addEventListener('message', () => { traffic.messages++; traffic.unanswered = false; });
+    }
+    const sent = send.apply(this, args);
+    traffic.messages++;
+    traffic.unanswered = true;
+    return sent;
+  };
+}"""
+
+
+def budgeted(context) -> None:
+    """Give a browser context the session's budgets: ``WAIT_MS`` for every wait without a
+    timeout of its own, and ``TRAFFIC_JS`` in every document."""
+    context.set_default_timeout(WAIT_MS)
+    context.add_init_script(f"({TRAFFIC_JS})()")
+
+
+class BudgetedBrowser:
+    """The session's Browser, whose every new context and page is ``budgeted``; anything
+    else is the Browser's own."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        budgeted(context)
+        return context
+
+    def new_page(self, **options):
+        page = self._browser.new_page(**options)
+        budgeted(page.context)  # a page of its own context, still blank: its first load has both
+        return page
+
+
+class PageTimeout(PlaywrightTimeout):
+    """A wait that ran out, saying what the page showed then (``describe_page``); still a
+    Playwright timeout for any caller that catches those."""
+
+
+#: what the page shows: its script state and connection, its exceptions and its text
+PAGE_STATE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return {script: app ? app.dataset.testScriptState : 'no app', connection: app ? app.dataset.testConnectionState : '-',
+          exceptions: Array.from(document.querySelectorAll('[data-testid="stException"]'))
+            .map(e => e.innerText.replace(/\\s+/g, ' ').slice(0, 300)),
+          text: document.body ? document.body.innerText : ''};
+}"""
+
+
+def describe_page(page, *, tail: int = 1500) -> str:
+    """What the page shows, for a failure message: its address, script state, connection,
+    exceptions and the last ``tail`` characters of its text (blank lines dropped)."""
+    try:
+        state = page.evaluate(PAGE_STATE_JS)
+    except Exception as exc:  # noqa: BLE001 - a closed or crashed page is what it showed
+        return f"the page could not be read ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+    lines: list[str] = []
+    for line in filter(None, (line.strip() for line in state["text"].splitlines())):
+        if len(line) <= 2 and lines:  # a formula's symbols, one a line: read as one
+            lines[-1] += line
+        else:
+            lines.append(line)
+    text = "\n".join(lines)
+    cut = "..." if len(text) > tail else ""
+    exceptions = "".join(f"\n  exception: {e}" for e in state["exceptions"])
+    return (
+        f"the page at {page.url} (script {state['script']}, connection {state['connection']}) shows"
+        f"{exceptions}\n{cut}{text[-tail:]}"
+    )
+
+
+@contextlib.contextmanager
+def saying_what_shows(page, waited_for: str) -> Iterator[None]:
+    """A Playwright timeout in the block becomes a ``PageTimeout`` that names what was
+    ``waited_for`` (and what Playwright was waiting for) and says what the page showed then."""
+    try:
+        yield
+    except PageTimeout:
+        raise
+    except PlaywrightTimeout as exc:
+        waiting = [line.strip(" -") for line in str(exc).splitlines() if line.strip(" -").startswith("waiting for")]
+        said = f"{waited_for} ({waiting[0]})" if waiting else waited_for
+        raise PageTimeout(f"{said}\n{describe_page(page)}") from None
+
+
+def _short(js: str, width: int = 160) -> str:
+    """A function's source on one line, cut to ``width``, for a message."""
+    line = " ".join(js.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def open_in_browser(browser, url: str, *, width: int = 1440, height: int = 1000):
@@ -253,7 +388,7 @@ def open_in_browser(browser, url: str, *, width: int = 1440, height: int = 1000)
         ),
     )
     page.goto(url, wait_until="domcontentloaded")
-    page.wait_for_selector('[data-testid="stApp"]', timeout=30_000)
+    wait_shown(page.locator('[data-testid="stApp"]'))
     return page, outside
 
 
@@ -267,15 +402,87 @@ IDLE_JS = """() => {
     && !!document.querySelector('[data-testid="stMain"] h1');
 }"""
 
+# IDLE_JS, with nothing the page sent unanswered (``TRAFFIC_JS``), held across ``frames``
+# animation frames with no websocket message either way. Evaluated on every frame; ``token``
+# starts the count afresh for each wait.
+QUIET_JS = f"""([token, frames]) => {{
+  ({TRAFFIC_JS})();
+  const traffic = window.__posencTraffic;
+  if (traffic.token !== token || traffic.unanswered || traffic.seen !== traffic.messages || !({IDLE_JS})()) {{
+    Object.assign(traffic, {{token, seen: traffic.messages, frames: 0}});
+    return false;
+  }}
+  return ++traffic.frames >= frames;
+}}"""
 
-def wait_idle(page) -> None:
-    """Wait until a script run has started and is over, and the page has its title.
+# a wait's own count on the page (QUIET_JS, STILL_JS)
+_TOKENS = itertools.count(1)
+
+
+def wait_idle(page, *, timeout_ms: int | None = None) -> None:
+    """Wait until a script run has started and is over, the page has its title, and nothing
+    the page asked of the server is still unanswered, across two animation frames in which no
+    websocket message came or went (``QUIET_JS``). Within ``timeout_ms`` (``WAIT_MS``), else
+    a ``PageTimeout`` says what the page showed.
 
     The running icon of Streamlit's status widget shows only after a delay, so a page whose
-    title is drawn before the icon appears looked idle while its first run went on (a key
-    pressed then met a slider being redrawn); the root's script state is exact."""
-    page.wait_for_function(IDLE_JS, timeout=30_000)
-    page.wait_for_timeout(300)
+    title was drawn before the icon appeared looked idle while its first run went on (a key
+    pressed then met a slider being redrawn); the root's script state is exact. It still
+    reads "notRunning" between a run and the next one the page has asked for (a click, a
+    widget's value, a component's report) until the server answers: the page's own traffic
+    tells. A component whose script has not run yet (on a page's first load it runs about a
+    second after the run, once Streamlit has fetched its code) has asked for nothing: a step
+    that needs its report waits for what the report changes."""
+    timeout_ms = timeout_ms or WAIT_MS
+    with saying_what_shows(page, f"the page was not idle within {timeout_ms} ms"):
+        page.wait_for_function(QUIET_JS, arg=[next(_TOKENS), 2], timeout=timeout_ms)
+
+
+def wait_shown(locator, timeout_ms: int | None = None) -> None:
+    """Wait until ``locator`` (its one element) is visible, within ``timeout_ms``
+    (``WAIT_MS``), else a ``PageTimeout`` says what the page showed."""
+    timeout_ms = timeout_ms or WAIT_MS
+    with saying_what_shows(locator.page, f"not shown within {timeout_ms} ms"):
+        locator.wait_for(timeout=timeout_ms)
+
+
+def wait_for_text(page, text, timeout_ms: int | None = None) -> None:
+    """Wait until ``text`` (a string, found inside an element's text, or a pattern) shows,
+    within ``timeout_ms`` (``WAIT_MS``), else a ``PageTimeout`` says what the page showed."""
+    wait_shown(page.get_by_text(text).first, timeout_ms)
+
+
+def wait_until(page, js: str, *, arg=None, timeout_ms: int | None = None, what: str | None = None) -> None:
+    """``page.wait_for_function(js, arg=arg)`` within ``timeout_ms`` (``WAIT_MS``), else a
+    ``PageTimeout`` names ``what`` was awaited (the function) and says what the page showed."""
+    timeout_ms = timeout_ms or WAIT_MS
+    with saying_what_shows(page, f"{what or _short(js)} did not come true within {timeout_ms} ms"):
+        page.wait_for_function(js, arg=arg, timeout=timeout_ms)
+
+
+#: where the page stands scrolled (the window and Streamlit's own scroll containers)
+SCROLL_JS = """() => [window.scrollY, ...Array.from(
+  document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]'), e => e.scrollTop)]"""
+
+# the value of ``js`` (a function's source) the same on ``frames`` animation frames in a row;
+# ``token`` starts the count afresh for each wait
+STILL_JS = """([token, frames]) => {{
+  const now = JSON.stringify(({js})());
+  const still = window.__posencStill;
+  if (!still || still.token !== token || still.value !== now) {{
+    window.__posencStill = {{token, value: now, frames: 0}};
+    return false;
+  }}
+  return ++still.frames >= frames;
+}}"""
+
+
+def wait_still(page, js: str = SCROLL_JS, *, frames: int = 2, timeout_ms: int | None = None) -> None:
+    """Wait until ``js`` (a function's source; where the page stands scrolled, by default)
+    gives the same value on ``frames`` animation frames in a row: a scroll or a slide over."""
+    timeout_ms = timeout_ms or WAIT_MS
+    with saying_what_shows(page, f"{_short(js)} did not hold still within {timeout_ms} ms"):
+        page.wait_for_function(STILL_JS.format(js=js), arg=[next(_TOKENS), frames], timeout=timeout_ms)
 
 
 # ------------------------------------------------------------------ classroom-grade measurements
@@ -357,23 +564,30 @@ FIRST_SCREEN_JS = """() => {
 }"""
 
 
-def wait_ready(page, *, charts: bool = True, timeout_ms: int = 30_000) -> None:
-    """Wait until the Streamlit run is over and, with ``charts``, every visible chart is drawn
-    and its text has stopped moving (samples 120 ms apart agree)."""
-    wait_idle(page)
+def wait_ready(page, *, charts: bool = True, timeout_ms: int | None = None) -> None:
+    """Wait until the Streamlit run is over (``wait_idle``) and, with ``charts``, every visible
+    chart is drawn and its text has stopped moving (two samples 120 ms apart agree),
+    each within ``timeout_ms`` (``WAIT_MS``); a wait that runs out says what the page showed."""
+    timeout_ms = timeout_ms or WAIT_MS
+    wait_idle(page, timeout_ms=timeout_ms)
     # the shell's CSS (posenc_lab/ui/app.css) arrives a little after the page's first elements:
     # a formula measured before it is unstyled (it scrolled sideways on a phone)
-    page.wait_for_function(
+    wait_until(
+        page,
         "() => getComputedStyle(document.documentElement).getPropertyValue('--posenc-css').trim() === '1'",
-        timeout=timeout_ms,
+        timeout_ms=timeout_ms,
+        what="the shell's CSS",
     )
     if not charts:
         return
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=timeout_ms)
-    page.wait_for_function(CHARTS_READY_JS, timeout=timeout_ms)
+    wait_shown(page.locator(".js-plotly-plot .main-svg").first, timeout_ms)
+    wait_until(page, CHARTS_READY_JS, timeout_ms=timeout_ms, what="every visible chart drawn")
     deadline = time.monotonic() + timeout_ms / 1000
     before = page.evaluate(_LAYOUT_SIGNATURE_JS)
     while time.monotonic() < deadline:
+        # Streamlit draws a chart, then draws it again at its column's width: no event says
+        # the second draw is over, two samples apart do (a spacing, not a budget: scaled, it
+        # would add seconds to every measured view on a slow machine)
         page.wait_for_timeout(120)
         now = page.evaluate(_LAYOUT_SIGNATURE_JS)
         if now == before:
@@ -820,7 +1034,7 @@ def axe_serious(page, *, max_nodes: int = 3) -> list[dict]:
     with contextlib.suppress(PlaywrightTimeout):
         page.wait_for_function(
             f"() => !document.querySelector('[data-testid=\"stSkeleton\"]') && ({IDLE_JS})()",
-            timeout=10_000,
+            timeout=budget_ms(10_000),
         )
     results = Axe().run(page).response
     out = []
@@ -883,6 +1097,16 @@ class ServerAnswers:
             self.page.wait_for_timeout(25)  # Playwright delivers the websocket's events meanwhile
         return self.count > before
 
+    def run(self, act: Callable[[], object], what: str) -> None:
+        """Do ``act`` (a press, a key, a link followed) and wait for the run it starts: until the
+        server has answered (``budget_s(30)``; else a ``PageTimeout`` names ``what`` and says
+        what the page showed), then until the page is idle (``wait_idle``)."""
+        before = self.count
+        act()
+        if not self.wait_after(before, budget_s(30)):
+            raise PageTimeout(f"the server did not answer {what}\n{describe_page(self.page)}")
+        wait_idle(self.page)
+
 
 class ViewTab:
     """One browser tab in one colour scheme, reused for view after view.
@@ -925,7 +1149,7 @@ class ViewTab:
         if self.loaded == (mode, base_url):
             before = self.answers.count
             self.page.evaluate(FOLLOW_JS, urlparse(url)._replace(scheme="", netloc="").geturl())
-            if self.answers.wait_after(before, 10):
+            if self.answers.wait_after(before, budget_s(10)):
                 return
             # the server did not answer: the view is loaded afresh, as a link in a new tab is
             self.followed_in_vain.append(url)
@@ -968,7 +1192,7 @@ def measure_view(
     chart.
     """
     t0 = time.monotonic()
-    page.wait_for_selector('[data-testid="stApp"]', timeout=30_000)
+    wait_shown(page.locator('[data-testid="stApp"]'))
     wait_ready(page, charts=name not in CHARTLESS)
     result = {
         "name": name,

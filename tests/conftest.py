@@ -22,6 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import calibration
 import pytest
 from hypothesis import settings
 
@@ -253,32 +254,15 @@ def db_url(class_db_url, monkeypatch):
 #: under --dist loadgroup, else "rest"); filled on the controller, which gets every report
 _TEST_SECONDS: dict[str, float] = {}
 _CALIBRATION: dict[str, float] = {}
-
-
-def _calibrate() -> float:
-    """Seconds a fixed piece of CPU work takes here (pure Python and NumPy, one core): the
-    suite's times divided by it tell a slow machine from a slow test."""
-    import time
-
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        total = 0
-        for i in range(300_000):
-            total += i % 7
-        a = rng.standard_normal((256, 256))
-        for _ in range(20):
-            a = np.tanh(a @ a.T / 256)
-        best = min(best, time.perf_counter() - start)
-    return best
+#: the machine's CPU counters at the start of the run (``calibration.machine_sample``)
+_MACHINE: dict[str, dict[str, float]] = {}
 
 
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):  # the controller (or a run without xdist)
-        _CALIBRATION["seconds"] = _calibrate()
+        # before pytest-xdist starts the workers, which read it from the environment
+        _CALIBRATION["seconds"] = calibration.measure()
+        _MACHINE["start"] = calibration.machine_sample()
 
 
 def pytest_runtest_logreport(report):
@@ -294,14 +278,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         group = named[1] if named else "rest"
         groups.setdefault(group, []).append(seconds)
     write = terminalreporter.write_line
-    calibration = _CALIBRATION.get("seconds")
+    calibrated = _CALIBRATION.get("seconds")
     terminalreporter.section("where the time went")
-    if calibration:
-        write(f"calibration: a fixed CPU task took {calibration * 1000:.0f} ms here (tests/conftest.py _calibrate)")
-    write(f"{'group':<20} {'tests':>6} {'seconds':>9}" + ("  x calibration" if calibration else ""))
+    if calibrated:
+        # measured again now: a machine that slowed down during the run shows as a larger second number
+        write(
+            f"calibration: a fixed CPU task took {calibrated * 1000:.0f} ms here at the start,"
+            f" {calibration.calibrate() * 1000:.0f} ms at the end (tests/calibration.py)"
+        )
+        write(
+            f"browser budgets: x{calibration.pace():.2f} their base (the calibration over"
+            f" {calibration.REFERENCE_S * 1000:.0f} ms, never below 1: browser_support.budget_ms)"
+        )
+    for line in calibration.describe_machine(_MACHINE.get("start", {}), calibration.machine_sample()):
+        write(line)
+    write(f"{'group':<20} {'tests':>6} {'seconds':>9}" + ("  x calibration" if calibrated else ""))
     for group, times in sorted(groups.items(), key=lambda kv: -sum(kv[1])):
         total = sum(times)
-        ratio = f"  {total / calibration:>13,.0f}" if calibration else ""
+        ratio = f"  {total / calibrated:>13,.0f}" if calibrated else ""
         write(f"{group:<20} {len(times):>6} {total:>9.1f}{ratio}")
     write("slowest tests (setup + call + teardown):")
     for nodeid, seconds in sorted(_TEST_SECONDS.items(), key=lambda kv: -kv[1])[:10]:

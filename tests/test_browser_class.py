@@ -40,13 +40,23 @@ from app_helpers import ROOT, free_port, nginx_pair_env
 from browser_support import (
     FOLLOW_JS,
     SHOTS,
+    WAIT_MS,
     ServerAnswers,
     ServerStartError,
     axe_serious,
+    budget_ms,
+    budget_s,
+    budgeted,
+    describe_page,
     serve,
+    wait_for_text,
     wait_idle,
     wait_ready,
+    wait_shown,
+    wait_still,
+    wait_until,
 )
+from playwright.sync_api import expect
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import report
@@ -65,10 +75,11 @@ POLL_HEADING = POLL.prompt.replace("*", "").split(",")[0]
 #: a lesson whose first exercise is a multiple choice (as tests/test_browser_progress.py)
 LESSON = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "learned")
 EXERCISE = LESSON.exercises[0]
-#: the teacher's count must show a vote within this (1 s fragment, plus a loaded 2-core machine)
-COUNT_WITHIN_MS = 6_000
-#: a student's page must follow the teacher within this (2 s watcher, 1 s server cache)
-FOLLOW_WITHIN_MS = 10_000
+#: the teacher's count must show a vote within this (1 s fragment, plus a loaded 2-core
+#: machine), scaled to this machine's pace (browser_support.budget_ms)
+COUNT_WITHIN_MS = budget_ms(6_000)
+#: a student's page must follow the teacher within this (2 s watcher, 1 s server cache), scaled
+FOLLOW_WITHIN_MS = budget_ms(10_000)
 PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1920, "height": 1080}
 DESKTOP = {"width": 1366, "height": 900}
@@ -114,18 +125,17 @@ class _Person:
     def reloaded(self) -> bool:
         return not self.page.evaluate("() => window.__notReloaded === true")
 
-    def text(self, text: str, timeout: int = 30_000) -> None:
-        self.page.get_by_text(text).first.wait_for(timeout=timeout)
+    def text(self, text: str, timeout: int = WAIT_MS) -> None:
+        """Wait until ``text`` shows, within ``timeout`` ms (a budget already scaled:
+        ``WAIT_MS``, ``FOLLOW_WITHIN_MS``...); a timeout says what the page showed."""
+        wait_for_text(self.page, text, timeout)
 
     def click(self, name: str) -> None:
         """Press the button and wait for the run it starts: until the server has answered
         (the page still looks idle before its run begins, longer so on a busy machine), then
         until the page is idle. A step that reads what the run changed still waits for that
         change itself (``text``, ``_new_teacher_key``)."""
-        before = self.answers.count
-        self.page.get_by_role("button", name=name).click()
-        self.answers.wait_after(before, 30)
-        wait_idle(self.page)
+        self.answers.run(self.page.get_by_role("button", name=name).click, f"the press of {name!r}")
 
     def presenting(self) -> bool:
         # presenter mode scales Streamlit's rem-sized text from the root (posenc_lab/ui/shell.py)
@@ -140,7 +150,7 @@ class _Person:
     def shot(self, name: str, anchor: str | None = None) -> None:
         if anchor:  # to the top of the screen, as a teacher scrolls to what the room should see
             self.page.get_by_text(anchor).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-            self.page.wait_for_timeout(400)
+            wait_still(self.page)
         SHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SHOTS / name))
 
@@ -171,11 +181,13 @@ def _start_class(teacher: _Person) -> str:
 def _new_teacher_key(teacher: _Person, old: str) -> str:
     """The key the page shows once "New teacher link" has replaced ``old``."""
     block = teacher.page.locator('[data-testid="stCode"]').first
-    teacher.page.wait_for_function(
+    wait_until(
+        teacher.page,
         "([old]) => { const b = document.querySelector('[data-testid=\"stCode\"]'); "
         "return !!b && b.innerText.trim() !== '' && b.innerText.trim() !== old; }",
         arg=[old],
-        timeout=FOLLOW_WITHIN_MS,
+        timeout_ms=FOLLOW_WITHIN_MS,
+        what="a new teacher key",
     )
     return block.inner_text().strip()
 
@@ -186,7 +198,7 @@ def _teacher_key(teacher: _Person) -> str:
     if not teacher.page.locator('[data-testid="stCode"]').count():
         switch.click()
     block = teacher.page.locator('[data-testid="stCode"]').first
-    block.wait_for()
+    wait_shown(block)
     return block.inner_text().strip()
 
 
@@ -206,7 +218,7 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
     wait_idle(teacher.page)
     before = teacher.answers.count
     key_box.press("Enter")
-    answered = teacher.answers.wait_after(before, 30)
+    answered = teacher.answers.wait_after(before, budget_s(30))
     try:
         # not a latency check (FOLLOW_WITHIN_MS is the room's); it takes 0.3-0.4 s even beside
         # three busy loops; a failure prints the page's text
@@ -224,12 +236,11 @@ def _continue_teaching(teacher: _Person, base: str, code: str, key: str, *, pres
 def _join_by_link(student: _Person, base: str, code: str, nickname: str) -> None:
     student.go(f"{base}/class?class={code}")
     box = student.page.get_by_role("textbox", name="Class code")
-    box.wait_for()
-    for _ in range(50):  # the join link fills the code in
-        if box.input_value() == code:
-            break
-        student.page.wait_for_timeout(100)
-    assert box.input_value() == code, student.page.url
+    wait_shown(box)
+    try:  # the join link fills the code in
+        expect(box).to_have_value(code, timeout=budget_ms(5_000))
+    except AssertionError as exc:
+        raise AssertionError(f"the join link did not fill the code in: {exc}\n{describe_page(student.page)}") from None
     student.page.get_by_role("textbox", name="Nickname (optional)").fill(nickname)
     student.click("Join")
     student.text(f"You are in class {code}")
@@ -248,7 +259,7 @@ def _student_params(student: _Person) -> dict[str, str]:
 
 
 def _vote(student: _Person, option: int, button: str = "Send my answer") -> None:
-    student.page.get_by_role("button", name=button).wait_for(timeout=FOLLOW_WITHIN_MS)
+    wait_shown(student.page.get_by_role("button", name=button), FOLLOW_WITHIN_MS)
     student.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[option], exact=True).click()
     student.click(button)
     student.text("Counted:")
@@ -305,7 +316,7 @@ def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(b
 
         teacher.click("Open the vote")
         for student in (phone, desk):  # the watcher redraws their pages
-            student.page.get_by_role("button", name="Send my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(student.page.get_by_role("button", name="Send my answer"), FOLLOW_WITHIN_MS)
             student.text(POLL.options[0])
         if sqlite:
             phone.shot("class_student_phone.png", anchor=POLL.options[0])
@@ -319,7 +330,7 @@ def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(b
         assert teacher.page.locator(".js-plotly-plot").count() == 0
 
         teacher.click("Close the vote")
-        teacher.page.locator(".js-plotly-plot").first.wait_for(timeout=COUNT_WITHIN_MS)  # now shown
+        wait_shown(teacher.page.locator(".js-plotly-plot").first, COUNT_WITHIN_MS)  # now shown
         for student in (phone, desk):
             student.text("Voting is closed", timeout=FOLLOW_WITHIN_MS)
         teacher.click("Vote again")
@@ -341,9 +352,9 @@ def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(b
             student.text("The answer:", timeout=FOLLOW_WITHIN_MS)
             student.text(POLL.options[RIGHT])
             wait_idle(student.page)
-            student.page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=15_000)
+            wait_shown(student.page.locator(".js-plotly-plot .main-svg").first, budget_ms(15_000))
         # round 2: it changed to the right answer
-        phone.page.get_by_text(re.compile(r"You answered .+: right\.")).wait_for(timeout=5_000)
+        wait_for_text(phone.page, re.compile(r"You answered .+: right\."), budget_ms(5_000))
         assert not desk.shows("You answered")  # it sat out round 2
         if sqlite:
             phone.shot("class_student_reveal_phone.png", anchor="The answer:")
@@ -397,7 +408,7 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
             class_tab.text(f"You are in class {code}")
             class_tab.text("Lin")
             # its vote comes back from the database: counted, and still open to change
-            class_tab.page.get_by_role("button", name="Change my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(class_tab.page.get_by_role("button", name="Change my answer"), FOLLOW_WITHIN_MS)
             class_tab.text("Counted:")
             _no_serious_axe(class_tab, "the student's phone page after a restart")
             for person in (teacher, lesson_tab, class_tab):
@@ -416,20 +427,20 @@ def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(br
             teacher.go(f"{base}/class")
             _start_class(teacher)
             teacher.page.reload()
-            teacher.page.get_by_role("button", name="Open the vote").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
             assert "teacher=" not in teacher.page.url
             other.go(f"{base}/class")
             other.text("Join a class")
             assert not other.shows("Open the vote")
         with class_server(db, port=port) as base:
             teacher.page.reload()  # the same tab, a new server process
-            teacher.page.get_by_role("button", name="Open the vote").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
             assert "teacher=" not in teacher.page.url
             # on a lesson too: reloaded there, the tab is the teacher's again (its bar is back)
             _follow_link(teacher, "/rope?view=rotation")
-            teacher.page.get_by_role("button", name="Send the class here").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(teacher.page.get_by_role("button", name="Send the class here"), FOLLOW_WITHIN_MS)
             teacher.page.reload()
-            teacher.page.get_by_role("button", name="Send the class here").wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(teacher.page.get_by_role("button", name="Send the class here"), FOLLOW_WITHIN_MS)
             other.go(f"{base}/rope?view=rotation")
             assert not other.shows("Send the class here")
             teacher.no_exception()
@@ -463,7 +474,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
     }
     script = [str(ROOT / "deploy" / "run_two.sh")]
     try:
-        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
+        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=budget_s(150), capture_output=True)
         front = f"http://127.0.0.1:{proxy}"
         with people(browser, (PROJECTOR, False), (PHONE, True), (DESKTOP, False)) as (teacher, one, two):
             _continue_teaching(teacher, f"http://127.0.0.1:{one_port}", new.code, new.teacher_key, present=True)
@@ -481,7 +492,7 @@ def test_two_processes_behind_nginx_share_the_class(browser, tmp_path):
             for student in (one, two):
                 assert student.health and set(student.health) == {"/_stcore/health"}, student.health
     finally:
-        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
+        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=budget_s(60), capture_output=True)
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
@@ -586,14 +597,14 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         # the box closes again
         box = teacher.page.get_by_role("combobox", name="Remove a student")
         box.scroll_into_view_if_needed()
-        teacher.page.wait_for_timeout(500)
+        wait_still(teacher.page)
         box.focus()
         teacher.page.keyboard.press("ArrowDown")
         teacher.page.get_by_role("option", name=re.compile(r"www\.evil\.example")).click()
         wait_idle(teacher.page)
         teacher.click("Remove from the class")
         teacher.text("Removed from the class")
-        kim.page.get_by_role("button", name="Send my answer").wait_for(timeout=FOLLOW_WITHIN_MS)
+        wait_shown(kim.page.get_by_role("button", name="Send my answer"), FOLLOW_WITHIN_MS)
         kim.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[0], exact=True).click()
         kim.click("Send my answer")
         kim.text("You are not in class")
@@ -607,7 +618,9 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         laptop.text("no longer works")
         laptop.shot("h36_old_link_1280.png")
 
-        teacher.page.get_by_role("button", name="End class now").click()
+        end = teacher.page.get_by_role("button", name="End class now")
+        wait_shown(end)  # else: what the page showed
+        end.click()
         teacher.click("End the class for everyone")
         teacher.text(f"Class {code} has ended")
         teacher.shot("h36_teacher_ended_1920.png")
@@ -637,6 +650,7 @@ def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):
             context = pw.chromium.launch_persistent_context(
                 str(profile), executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=LAPTOP
             )
+            budgeted(context)
             try:
                 page = context.pages[0] if context.pages else context.new_page()
                 page.on("request", lambda r: requests.append(r.url + " " + (r.post_data or "")))
@@ -648,7 +662,7 @@ def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):
                 form.fill(new.code)
                 page.locator(".st-key-class_resume_key input").fill(new.teacher_key)
                 page.get_by_role("button", name="Continue teaching").click()
-                page.get_by_role("button", name="Open the vote").wait_for(timeout=30_000)
+                wait_shown(page.get_by_role("button", name="Open the vote"))
                 wait_idle(page)
                 page.goto(f"{base}/", wait_until="domcontentloaded")  # another page, so history is written
                 wait_idle(page)
@@ -726,10 +740,7 @@ def _saved_plan(db: str) -> str:
 
 def _next_step(teacher: _Person) -> None:
     """The teacher presses Next in the plan's bar, and waits for the run it starts."""
-    before = teacher.answers.count
-    teacher.page.get_by_role("button", name=re.compile(r"^Next")).click()
-    teacher.answers.wait_after(before, 30)
-    wait_idle(teacher.page)
+    teacher.answers.run(teacher.page.get_by_role("button", name=re.compile(r"^Next")).click, "the press of Next")
 
 
 def _new_class(db: str, title: str) -> class_store.NewClass:
@@ -743,10 +754,7 @@ def _new_class(db: str, title: str) -> class_store.NewClass:
 
 def _follow_link(person: _Person, path: str) -> None:
     """Open ``path`` inside the running app, as a link or the browser's Back does (no page load)."""
-    before = person.answers.count
-    person.page.evaluate(FOLLOW_JS, path)
-    person.answers.wait_after(before, 30)
-    wait_idle(person.page)
+    person.answers.run(lambda: person.page.evaluate(FOLLOW_JS, path), f"the link to {path}")
 
 
 def _on(person: _Person, **params: str) -> bool:
@@ -758,8 +766,8 @@ def _until_on(person: _Person, within_ms: int = FOLLOW_WITHIN_MS, **params: str)
     """Wait until the person's address shows ``params`` (the page followed), then until it is drawn."""
     deadline = time.monotonic() + within_ms / 1000
     while not _on(person, **params):
-        assert time.monotonic() < deadline, f"not on {params} within {within_ms} ms: {person.page.url}"
-        person.page.wait_for_timeout(100)
+        assert time.monotonic() < deadline, f"not on {params} within {within_ms} ms: {describe_page(person.page)}"
+        person.page.wait_for_timeout(100)  # how often the address is read
     wait_idle(person.page)
 
 
@@ -800,11 +808,9 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
 
         # Ada explores: her own value stays, and the page says where the class is
         ada.page.locator('.st-key-w-gap input[type="range"]').first.focus()
-        before = ada.answers.count
-        ada.page.keyboard.press("ArrowRight")
-        ada.answers.wait_after(before, 30)
+        ada.answers.run(lambda: ada.page.keyboard.press("ArrowRight"), "the key ArrowRight on r")
         _until_on(ada, gap="8")
-        ada.page.get_by_role("button", name="Back to your class: 5. RoPE · Rotation").wait_for(timeout=FOLLOW_WITHIN_MS)
+        wait_shown(ada.page.get_by_role("button", name="Back to your class: 5. RoPE · Rotation"), FOLLOW_WITHIN_MS)
         assert _on(ada, gap="8"), "an explorer is not pulled back while the class is not held"
         if "postgresql" not in fresh_db:
             ada.shot("follow_student_away_phone.png")
@@ -841,10 +847,12 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         if "postgresql" not in fresh_db:
             teacher.shot("follow_teacher_roster_1920.png", anchor="Where your students are")
         teacher.click("Lower all hands")
-        cy.page.wait_for_function(
+        wait_until(
+            cy.page,
             "() => { const t = [...document.querySelectorAll('[data-testid=stSidebar] input[type=checkbox]')];"
             " return t.length > 0 && t.every(e => !e.checked); }",
-            timeout=FOLLOW_WITHIN_MS,
+            timeout_ms=FOLLOW_WITHIN_MS,
+            what="the hand lowered on Cy's page",
         )
 
         # a plan of four steps, saved with another class and loaded here by its code: a view
@@ -914,7 +922,7 @@ SENDABLE_JS = """() => [...document.querySelectorAll('button')]
 
 def _until_sendable(student: _Person) -> None:
     """Until the sketch has reached the app: its Send button wakes up."""
-    student.page.wait_for_function(SENDABLE_JS, timeout=FOLLOW_WITHIN_MS)
+    wait_until(student.page, SENDABLE_JS, timeout_ms=FOLLOW_WITHIN_MS, what="Send my sketch enabled")
 
 
 def test_students_draw_a_prediction_by_finger_and_by_keyboard_and_the_reveal_draws_the_curve(browser, tmp_path):
@@ -942,7 +950,7 @@ def test_students_draw_a_prediction_by_finger_and_by_keyboard_and_the_reveal_dra
         left, top, w, h = box["x"], box["y"], box["width"], box["height"]
         stroke = [(left + w * (0.1 + 0.9 * k / 30), top + h * (0.08 + 0.7 * (k / 30) ** 0.5)) for k in range(31)]
         _touch_stroke(ada, stroke)
-        ada.page.get_by_text("your curve is at").wait_for()
+        ada.text("your curve is at")
         ada.shot("sketch_student_phone.png", anchor="Sketch PE[0]")
         _until_sendable(ada)
         ada.click("Send my sketch")
@@ -957,21 +965,19 @@ def test_students_draw_a_prediction_by_finger_and_by_keyboard_and_the_reveal_dra
                 # at a person's pace: the value just sent comes back in a rerun before the next
                 # key, which must keep the point picked and the presses since (it once reset them)
                 bo.page.wait_for_timeout(700)
-        bo.page.get_by_text("Point 3 of 24").wait_for()
+        bo.text("Point 3 of 24")
         _until_sendable(bo)
         bo.click("Send my sketch")
         bo.text("Counted:")
 
         teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
         teacher.click("Close the vote")
-        teacher.page.get_by_text("Sketches (2)").wait_for(timeout=COUNT_WITHIN_MS)
+        teacher.text("Sketches (2)", timeout=COUNT_WITHIN_MS)
         teacher.click("Reveal")
         for student in (ada, bo):
-            student.page.get_by_text(re.compile(r"Your sketch lies \d+% of the height")).wait_for(
-                timeout=FOLLOW_WITHIN_MS
-            )
+            wait_for_text(student.page, re.compile(r"Your sketch lies \d+% of the height"), FOLLOW_WITHIN_MS)
         # the measured curve over the class's sketches, on the projector
-        teacher.page.locator(".js-plotly-plot .legendtext", has_text="measured").first.wait_for(timeout=COUNT_WITHIN_MS)
+        wait_shown(teacher.page.locator(".js-plotly-plot .legendtext", has_text="measured").first, COUNT_WITHIN_MS)
         teacher.shot("sketch_teacher_reveal_present.png", anchor="Sketch PE[0]")
         ada.shot("sketch_student_reveal_phone.png", anchor="The answer:")
         store = class_store.open_store(db)
@@ -1049,7 +1055,7 @@ def _download(person: _Person, label: str) -> list[list[str]] | str:
     """Press the download button ``label``: the rows of the CSV file the browser saved, or why
     there was no file."""
     try:
-        with person.page.expect_download(timeout=20_000) as info:
+        with person.page.expect_download(timeout=budget_ms(20_000)) as info:
             person.page.get_by_role("button", name=label).click()
         path = info.value.path()  # once the file is whole; raises for a download that failed
     except Exception as exc:  # noqa: BLE001 - every way a press fails is a finding, said as it is
@@ -1082,11 +1088,16 @@ def test_the_teachers_files_download_every_time_through_nginx_and_a_slow_network
     script = [str(ROOT / "deploy" / "run_two.sh")]
     slow = None
     try:
-        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=150, capture_output=True)
+        subprocess.run([*script, "start"], cwd=ROOT, env=env, check=True, timeout=budget_s(150), capture_output=True)
         slow = _SlowFiles(proxy, SLOW_FETCH_S)
         with people(browser, (DESKTOP, False)) as (teacher,):
             _continue_teaching(teacher, slow.url, new.code, new.teacher_key)
             teacher.text("Results so far")
+            # the page's requests for files under /media/ that have had no answer yet
+            waiting: set = set()
+            teacher.page.on("request", lambda r: waiting.add(r) if "/media/" in r.url else None)
+            for done in ("requestfinished", "requestfailed"):
+                teacher.page.on(done, lambda r: waiting.discard(r))
             runs_before = teacher.answers.count
             found = []
             for label, (header, rows) in expected.items():
@@ -1100,13 +1111,16 @@ def test_the_teachers_files_download_every_time_through_nginx_and_a_slow_network
             assert found == [], f"{len(found)} of {2 * PRESSES} presses gave no whole file: " + "; ".join(found)
             teacher.no_exception()
             # the page's own check of the last file's address (Streamlit's frontend fetches it
-            # beside the download) is still on the slow network: let it arrive before nginx's
+            # beside the download) is still on the slow network: its answer comes before nginx's
             # log is read, where a request the closing tab dropped would say 499
-            teacher.page.wait_for_timeout(int(2000 * SLOW_FETCH_S))
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while waiting and time.monotonic() < deadline:
+                teacher.page.wait_for_timeout(50)  # Playwright delivers the requests' events meanwhile
+            assert not waiting, f"requests still unanswered: {[r.url for r in waiting]}"
     finally:
         if slow is not None:
             slow.close()
-        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=60, capture_output=True)
+        subprocess.run([*script, "stop"], cwd=ROOT, env=env, check=False, timeout=budget_s(60), capture_output=True)
         logged = (Path(run_dir) / "logs" / "access.log").read_text() if Path(run_dir, "logs").exists() else ""
         shutil.rmtree(run_dir, ignore_errors=True)
     # nginx's log: every file asked for was there, on the process that ran the teacher's session
@@ -1139,7 +1153,7 @@ def test_a_teachers_question_shows_its_shortcodes_as_typed(browser, tmp_path):
         _join_by_link(ada, base, new.code, "Ada")
         for person in (teacher, ada):
             heading = person.page.locator('[data-testid="stMain"] h4', has_text="Which turns").first
-            heading.wait_for(timeout=FOLLOW_WITHIN_MS)
+            wait_shown(heading, FOLLOW_WITHIN_MS)
             assert heading.inner_text().replace("\u2060", "") == SHORTCODE_PROMPT
             assert heading.locator('[role="img"]').count() == 0  # how Markdown draws an icon or the logo
         options = ada.page.locator('[data-testid="stRadio"] [role="radiogroup"] label')

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from app_helpers import ROOT
+from browser_support import budget_s
 
 # it drives Debian's chromium (benchmarks/browser_feel.py), like the other browser tests
 pytestmark = pytest.mark.browser
@@ -20,7 +21,7 @@ def test_first_chart_and_redraw_are_measured_beside_the_floor(server, tmp_path):
     cmd += ["--pages", "learned-table", "--loads", "1", "--moves", "2", "--floor", "--floor-panels", "2"]
     cmd += ["--navigate", "1", "--cold", "2"]
     cmd += ["--json", str(out)]
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=budget_s(240), check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     report = json.loads(out.read_text())
     (row,) = report["rows"]
@@ -87,7 +88,7 @@ def test_plotly_alone_redraws_a_pages_charts_beside_the_floor(tmp_path):
     out = tmp_path / "alone.json"
     cmd = [sys.executable, str(ROOT / "benchmarks" / "plotly_alone.py"), "--pages", "alibi-slopes", "--reps", "2"]
     result = subprocess.run(
-        [*cmd, "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=240, check=False
+        [*cmd, "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=budget_s(240), check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(out.read_text())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_support import SIGNATURE_JS, wait_idle
+from browser_support import SIGNATURE_JS, budget_ms, wait_idle, wait_shown, wait_until
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,7 @@ def _open(browser, url: str, **size):
     reruns = _watch_reruns(page)
     page.goto(url, wait_until="domcontentloaded")
     wait_idle(page)
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    wait_shown(page.locator(".js-plotly-plot .main-svg").first)
     return page, reruns
 
 
@@ -53,7 +53,7 @@ def _move_first_sidebar_slider(page) -> None:
     thumb.focus()
     for _ in range(2):
         thumb.press("ArrowRight")
-    page.wait_for_function(f"() => ({SIGNATURE_JS})() !== {before!r}", timeout=30_000)
+    wait_until(page, f"() => ({SIGNATURE_JS})() !== {before!r}", what="the charts redrawn")
     wait_idle(page)
 
 
@@ -74,7 +74,7 @@ def test_a_slider_reruns_the_lesson_alone_and_the_link_matches_a_full_run(server
         # opened outside the fragment: a rerun of the fragment alone leaves it open
         exercises = page.locator('[data-testid="stExpander"]').filter(has_text="Exercises (")
         exercises.get_by_text("Exercises (", exact=False).first.click()
-        exercises.locator("details[open]").wait_for(timeout=10_000)
+        wait_shown(exercises.locator("details[open]"), budget_ms(10_000))
         reruns.clear()
         _move_first_sidebar_slider(page)
         assert reruns, "the move sent a rerun"
@@ -96,7 +96,7 @@ def test_switching_views_in_the_fragment_keeps_the_link_exact(server, browser):
         assert "anchor" in _query(page.url)  # a control of the similarity view only
         reruns.clear()
         page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text("Heatmap", exact=True).click()
-        page.wait_for_function("() => location.search.includes('view=heatmap')", timeout=30_000)
+        wait_until(page, "() => location.search.includes('view=heatmap')")
         wait_idle(page)
         assert reruns and all(r.fragment_id for r in reruns)
         switched = _query(page.url)
@@ -118,7 +118,7 @@ def test_presenter_mode_survives_fragment_reruns(server, browser):
         thumb.focus()
         for _ in range(2):
             thumb.press("ArrowRight")
-        page.wait_for_function(f"() => ({SIGNATURE_JS})() !== {before!r}", timeout=30_000)
+        wait_until(page, f"() => ({SIGNATURE_JS})() !== {before!r}", what="the charts redrawn")
         wait_idle(page)
         assert reruns and reruns[-1].fragment_id
         assert _query(page.url)["present"] == ["1"]

@@ -22,12 +22,17 @@ from browser_support import (
     SIDEBAR_SLIDER,
     SIGNATURE_JS,
     ViewTab,
+    budget_ms,
+    budget_s,
     chart_text_report,
     contrast_violations,
     describe_contrast,
+    describe_page,
     open_in_browser,
     wait_idle,
     wait_ready,
+    wait_shown,
+    wait_until,
 )
 
 from posenc_lab.course import LESSONS
@@ -46,14 +51,15 @@ def _pick(page, picker, view: str, label: str, *, default: bool) -> None:
     """Click ``label`` in the view picker and wait for the run it starts to end: the address
     names the view at the end of that run (the lesson's first view's may name none)."""
     picker.get_by_text(label, exact=True).click()
-    page.wait_for_function(
+    wait_until(
+        page,
         """([view, isDefault]) => {
           const app = document.querySelector('[data-testid="stApp"]');
           const at = new URLSearchParams(location.search).get('view');
           return (at === view || (at === null && isDefault)) && app.dataset.testScriptState === 'notRunning';
         }""",
         arg=[view, default],
-        timeout=30_000,
+        what=f"the view {label!r} picked and its run over",
     )
     wait_idle(page)
 
@@ -68,12 +74,14 @@ def test_a_lessons_settings_come_first_in_the_side_panel(server, browser, width,
         wait_ready(page, charts=False)
         if width < 640:  # a phone's panel starts closed
             page.locator('[data-testid="stExpandSidebarButton"]').click()
-            page.wait_for_function(
+            wait_until(
+                page,
                 """() => { const s = document.querySelector('[data-testid="stSidebar"]');
                   return !!s && s.getBoundingClientRect().right >= innerWidth * 0.6; }""",
-                timeout=10_000,
+                timeout_ms=budget_ms(10_000),
+                what="the phone's side panel open",
             )
-        page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').first.wait_for(timeout=30_000)
+        wait_shown(page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').first)
         boxes = page.evaluate(
             """() => {
               const top = s => {
@@ -99,21 +107,22 @@ def test_the_animation_counter_follows_the_key_offset(server, browser):
     try:
         wait_ready(page)
         status = page.locator('[role="status"]').filter(has_text="frame 1 of")
-        status.wait_for(timeout=30_000)
+        wait_shown(status)
         assert "query at m = 2, key at n = 0" in status.inner_text()
         thumb = page.locator(KEY_SLIDER).nth(1)
         assert thumb.input_value() == "2"
         thumb.focus()
         for _ in range(5):
             thumb.press("ArrowRight")
-        page.wait_for_function(
+        wait_until(
+            page,
             "() => new URLSearchParams(location.search).get('gap') === '7'"
             " && document.querySelector('[data-testid=\"stApp\"]').dataset.testScriptState === 'notRunning'",
-            timeout=30_000,
+            what="r at 7 and its run over",
         )
         wait_ready(page)
         status = page.locator('[role="status"]').filter(has_text="frame 1 of")
-        status.filter(has_text="query at m = 7").wait_for(timeout=30_000)
+        wait_shown(status.filter(has_text="query at m = 7"))
         assert "query at m = 7, key at n = 0" in status.inner_text()
     finally:
         page.close()
@@ -134,10 +143,30 @@ WHOLE_JS = f"""() => {{
   }};
 }}"""
 
+#: from now on, on every animation frame, the fewest charts drawn (``WHOLE_JS``'s count) and
+#: for how many frames in a row at most a chart was missing: a chart area that goes blank
+#: mid-rerun shows here though the page is whole once the runs are over
+WATCH_JS = """() => {
+  const count = () => document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').length;
+  const watch = window.__posencCharts = {start: count(), fewest: count(), missingFrames: 0, longest: 0, on: true};
+  const frame = () => {
+    if (!watch.on) return;
+    const now = count();
+    watch.fewest = Math.min(watch.fewest, now);
+    watch.missingFrames = now < watch.start ? watch.missingFrames + 1 : 0;
+    watch.longest = Math.max(watch.longest, watch.missingFrames);
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}"""
+STOP_WATCH_JS = "() => { const w = window.__posencCharts; w.on = false; return w; }"
 
-def _settled(page, timeout_s: float = 60) -> dict:
+
+def _settled(page, timeout_s: float | None = None) -> dict:
     """The page once its runs are over and what it draws has stopped changing (the same
-    state in samples 150 ms apart, idle and connected); a lost connection returns at once."""
+    state in samples 150 ms apart, idle and connected), within ``timeout_s``
+    (``budget_s(60)``); a lost connection returns at once."""
+    timeout_s = timeout_s or budget_s(60)
     deadline = time.monotonic() + timeout_s
     before = None
     while time.monotonic() < deadline:
@@ -147,8 +176,8 @@ def _settled(page, timeout_s: float = 60) -> dict:
         if now["state"] == "notRunning" and now == before:
             return now
         before = now
-        page.wait_for_timeout(150)
-    raise AssertionError(f"the page did not settle within {timeout_s:.0f} s: {before}")
+        page.wait_for_timeout(150)  # the samples' spacing: a redraw still under way shows between them
+    raise AssertionError(f"the page did not settle within {timeout_s:.0f} s: {before}\n{describe_page(page)}")
 
 
 @contextlib.contextmanager
@@ -166,14 +195,21 @@ def _burst(thumb, key: str, presses: int) -> None:
     """``presses`` (up to five) presses of ``key`` within half a second."""
     for _ in range(presses):
         thumb.press(key, delay=10)
-        thumb.page.wait_for_timeout(60)
+        thumb.page.wait_for_timeout(60)  # a quick learner's pace between presses
+
+
+#: animation frames in a row a chart may be missing mid-rerun: Plotly redraws a changed figure
+#: by replacing its drawing, which leaves one frame without it; a chart area left blank
+#: for longer is what a learner sees as a chart that vanished
+BLANK_FRAMES = 2
 
 
 def _bursts_leave_the_page_whole(page) -> None:
     """The view's first key control (or first slider in the side panel), five presses one
     way then five back within half a second each, with a busy loop beside: after each burst
     the page is connected, shows no exception and every chart it had; after the way back it
-    draws what it drew at the start, with the slider and the address at their starting values."""
+    draws what it drew at the start, with the slider and the address at their starting values.
+    No chart goes missing for more than ``BLANK_FRAMES`` frames in a row while the runs go on."""
     errors: list[str] = []
     listen = lambda m: errors.append(m.text[:200]) if m.type == "error" else None  # noqa: E731
     page.on("console", listen)
@@ -191,8 +227,14 @@ def _bursts_leave_the_page_whole(page) -> None:
     with _busy_loop():
         for key in (first, back):
             thumb.focus()
+            page.evaluate(WATCH_JS)
             _burst(thumb, key, presses)
             now = _settled(page)
+            watch = page.evaluate(STOP_WATCH_JS)
+            assert watch["longest"] <= BLANK_FRAMES, (
+                f"{key} x{presses}: the charts drawn fell from {watch['start']} to {watch['fewest']}"
+                f" mid-rerun, for {watch['longest']} frames in a row"
+            )
             if key == first:  # the presses reached the server: the chart and the address moved on
                 assert now["signature"] != start["signature"] and page.url != address, (
                     f"{key} x{presses} changed nothing"
@@ -275,7 +317,7 @@ def test_chart_text_follows_a_live_switch_of_the_colour_scheme(server, browser, 
         assert not contrast_violations(chart_text_report(page))
         address = page.url
         for scheme in ("dark", "light"):
-            with page.expect_navigation(timeout=30_000):
+            with page.expect_navigation(timeout=budget_ms(30_000)):
                 page.emulate_media(color_scheme=scheme)
             wait_ready(page)
             report = chart_text_report(page)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 #: docs/deploy.md, "Memory": plan 1.25 GB a process
 BUDGET_MB = 1250
 HOSTILE = (
-    '{"model_type":"deberta-v2","position_buckets":256,"max_relative_positions":49999999,'
+    '{"model_type":"deberta-v2","relative_attention":true,"position_buckets":256,"max_relative_positions":49999999,'
     '%s"max_position_embeddings":512}'
 )
 PASTES = 5

@@ -9,9 +9,10 @@ storage starts empty.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
-from browser_support import wait_idle
+from browser_support import budget_ms, budget_s, wait_for_text, wait_idle, wait_until
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
@@ -26,12 +27,25 @@ EXERCISES = lessons.BANK["posenc_lab/lessons/learned/page.py"]
 FIRST = EXERCISES[0]  # a multiple choice
 TOTAL = len(lessons.all_exercises())
 
-# makes every touch of window.localStorage throw, as a browser set to block site data does
+# makes every touch of window.localStorage throw, as a browser set to block site data does,
+# and counts the progress store's touches (``_until_the_store_ran``: its script is named for
+# it in the stack)
 BLOCK_STORAGE = """
 Object.defineProperty(window, 'localStorage', {
   configurable: true,
-  get() { throw new DOMException('The operation is insecure.', 'SecurityError'); },
+  get() {
+    if (/posenc_progress_store/.test(new Error().stack)) window.__storeReads = (window.__storeReads || 0) + 1;
+    throw new DOMException('The operation is insecure.', 'SecurityError');
+  },
 });
+"""
+# counts the reads of the solved exercises' key in the browser's storage (``_until_the_store_ran``)
+COUNT_STORE_READS = f"""
+const getItem = Storage.prototype.getItem;
+Storage.prototype.getItem = function (key) {{
+  if (key === {progress.STORAGE_KEY!r}) window.__storeReads = (window.__storeReads || 0) + 1;
+  return getItem.call(this, key);
+}};
 """
 
 
@@ -51,6 +65,14 @@ def _open(context, path: str):
     return page, outside
 
 
+def _until_the_store_ran(page) -> None:
+    """Until the page's progress store (ui/progress.py) has run on this load, reading the
+    browser's storage (or meeting it blocked: ``BLOCK_STORAGE``, ``COUNT_STORE_READS``), and
+    the run its report would start is over: a restore from storage would show by then."""
+    wait_until(page, "() => (window.__storeReads || 0) > 0", timeout_ms=budget_ms(15_000), what="the store's run")
+    wait_idle(page)
+
+
 def _solve_first(page) -> None:
     """Open the exercises, pick the right answer of the first and check it, one step at a time:
     each step waits for what it changes (the pick checked and its run over, the check's verdict),
@@ -58,17 +80,17 @@ def _solve_first(page) -> None:
     page.get_by_text(_label(0)).click()
     chooser = page.locator(f".st-key-ex_{FIRST.key}_choice")
     chooser.get_by_text(FIRST.choices[FIRST.answer_index].text, exact=True).click()
-    expect(chooser.locator("input[type=radio]:checked")).to_have_count(1, timeout=15_000)
+    expect(chooser.locator("input[type=radio]:checked")).to_have_count(1, timeout=budget_ms(15_000))
     wait_idle(page)
     page.locator(f".st-key-ex_{FIRST.key}_check button").click()
     panel = page.locator('[data-testid="stExpander"]').filter(has_text="Exercises (")
     verdict = panel.get_by_text("Right.", exact=True)
     try:
-        verdict.first.wait_for(timeout=30_000)
+        verdict.first.wait_for(timeout=budget_ms(30_000))
     except PlaywrightTimeout:
         shown = panel.first.inner_text()[:800]
         raise AssertionError(f"the check gave no verdict 'Right.'; the exercises show: {shown!r}") from None
-    page.get_by_text(_label(1)).wait_for(timeout=30_000)
+    wait_for_text(page, _label(1))
     wait_idle(page)
 
 
@@ -81,34 +103,41 @@ def test_a_solved_exercise_is_still_solved_after_a_reload_until_the_browser_forg
     """Solved, reloaded: still solved, here and on the home page; then "Forget my progress"
     (a shared computer's next student) leaves nothing, even after a reload."""
     context = browser.new_context(viewport={"width": 1280, "height": 1600})
+    context.add_init_script(COUNT_STORE_READS)
     try:
         page, outside = _open(context, f"{server}/{PATH}")
-        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        wait_for_text(page, _label(0))
         _solve_first(page)
         # saved by the component on the run after the check
-        page.wait_for_function(
+        wait_until(
+            page,
             f"() => (window.localStorage.getItem({progress.STORAGE_KEY!r}) || '').includes({FIRST.key!r})",
-            timeout=15_000,
+            timeout_ms=budget_ms(15_000),
+            what="the solved exercise stored",
         )
         assert _stored(page) == [FIRST.key]
 
         page.reload(wait_until="domcontentloaded")
         wait_idle(page)
         # restored on the session's second run, once the browser has reported
-        page.get_by_text(_label(1)).wait_for(timeout=30_000)
+        wait_for_text(page, _label(1))
         assert page.get_by_text(_label(0)).count() == 0
 
         page.goto(f"{server}/", wait_until="domcontentloaded")
         wait_idle(page)
-        page.get_by_text(f"Exercises solved in this browser: 1 of {TOTAL}").wait_for(timeout=30_000)
+        wait_for_text(page, f"Exercises solved in this browser: 1 of {TOTAL}")
 
         # for a shared computer: after "Forget my progress" nothing is solved, even after a reload
         page.get_by_role("button", name="Forget my progress in this browser").click()
-        page.get_by_text(f"({TOTAL} in all); your progress shows here").wait_for(timeout=30_000)
-        page.wait_for_function(f"() => window.localStorage.getItem({progress.STORAGE_KEY!r}) === null", timeout=15_000)
+        wait_for_text(page, f"({TOTAL} in all); your progress shows here")
+        wait_until(
+            page,
+            f"() => window.localStorage.getItem({progress.STORAGE_KEY!r}) === null",
+            timeout_ms=budget_ms(15_000),
+            what="the stored progress forgotten",
+        )
         page.reload(wait_until="domcontentloaded")
-        wait_idle(page)
-        page.wait_for_timeout(1_500)  # time for a (wrong) restore to show up: it must not
+        _until_the_store_ran(page)  # a (wrong) restore would show now: it must not
         assert page.get_by_text("Exercises solved in this browser").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside, f"requests left localhost: {outside[:5]}"
@@ -122,7 +151,7 @@ def test_unknown_keys_in_storage_are_ignored(server, browser):
     context.add_init_script(f"window.localStorage.setItem({progress.STORAGE_KEY!r}, {stored!r});")
     try:
         page, outside = _open(context, f"{server}/{PATH}")
-        page.get_by_text(_label(1)).wait_for(timeout=30_000)
+        wait_for_text(page, _label(1))
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside
     finally:
@@ -134,16 +163,14 @@ def test_blocked_storage_keeps_progress_for_the_session_without_an_error(server,
     context.add_init_script(BLOCK_STORAGE)
     try:
         page, outside = _open(context, f"{server}/{PATH}")
-        page.get_by_text(_label(0)).wait_for(timeout=30_000)
+        wait_for_text(page, _label(0))
         _solve_first(page)
         assert page.locator('[data-testid="stException"]').count() == 0
 
         page.reload(wait_until="domcontentloaded")
         wait_idle(page)
-        page.get_by_text(_label(0)).wait_for(timeout=30_000)
-        # give a (wrong) restore time to show up: it must not
-        page.wait_for_timeout(1_500)
-        wait_idle(page)
+        wait_for_text(page, _label(0))
+        _until_the_store_ran(page)  # a (wrong) restore would show now: it must not
         assert page.get_by_text(_label(0)).count() == 1
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside
@@ -173,12 +200,24 @@ def _shown_once_dealt(page, seed: str) -> list[str]:
     from ``seed`` (the session takes in the browser's seed on the run after its first)."""
     expected = _dealt(seed)
     shown: list[str] = []
-    for _ in range(120):  # 30 s
+    deadline = time.monotonic() + budget_s(30)
+    while time.monotonic() < deadline:
         shown = _starts(page.evaluate(SHOWN_JS))
         if shown == expected:
             return shown
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(250)  # how often the list is read
     return shown
+
+
+def _seed(page) -> str:
+    """The browser's seed for the order of the options, once its storage holds one."""
+    wait_until(
+        page,
+        f"() => /^[0-9a-f]{{16}}$/.test(window.localStorage.getItem({progress.SEED_KEY!r}) || '')",
+        timeout_ms=budget_ms(15_000),
+        what="a seed stored",
+    )
+    return page.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})")
 
 
 def test_the_order_of_the_choices_survives_a_reload_and_is_the_browsers_own(server, browser):
@@ -187,10 +226,7 @@ def test_the_order_of_the_choices_survives_a_reload_and_is_the_browsers_own(serv
     try:
         page, outside = _open(context, f"{server}/{PATH}")
         page.get_by_text(_label(0)).click()
-        page.wait_for_function(
-            f"() => /^[0-9a-f]{{16}}$/.test(window.localStorage.getItem({progress.SEED_KEY!r}) || '')", timeout=15_000
-        )
-        seed = page.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})")
+        seed = _seed(page)
         first = _shown_once_dealt(page, seed)
         assert first == _dealt(seed), "the choices are listed in the order dealt from the browser's seed"
 
@@ -203,10 +239,7 @@ def test_the_order_of_the_choices_survives_a_reload_and_is_the_browsers_own(serv
         # another browser keeps a seed of its own
         elsewhere, _ = _open(other, f"{server}/{PATH}")
         elsewhere.get_by_text(_label(0)).click()
-        elsewhere.wait_for_function(
-            f"() => /^[0-9a-f]{{16}}$/.test(window.localStorage.getItem({progress.SEED_KEY!r}) || '')", timeout=15_000
-        )
-        assert elsewhere.evaluate(f"() => window.localStorage.getItem({progress.SEED_KEY!r})") != seed
+        assert _seed(elsewhere) != seed
         assert page.locator('[data-testid="stException"]').count() == 0
         assert not outside
     finally:

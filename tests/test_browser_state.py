@@ -11,7 +11,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_support import wait_idle
+from browser_support import wait_idle, wait_shown, wait_until
 
 from posenc_lab import course as lessons
 
@@ -26,12 +26,12 @@ def _menu(page, url_path: str) -> None:
     """Follow the sidebar menu's link to the lesson at ``url_path``, as a student does."""
     lesson = lessons.lesson_by_url(url_path)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name=f"{lesson.number}. {lesson.title}").click()
-    page.wait_for_function(f"() => location.pathname.endsWith('/{url_path}')", timeout=30_000)
+    wait_until(page, f"() => location.pathname.endsWith('/{url_path}')")
     wait_idle(page)
 
 
 def _wait_query(page, name: str, value: str) -> None:
-    page.wait_for_function(f"() => new URLSearchParams(location.search).get({name!r}) === {value!r}", timeout=30_000)
+    wait_until(page, f"() => new URLSearchParams(location.search).get({name!r}) === {value!r}")
 
 
 def test_the_sinusoids_base_and_positions_stay_in_its_lesson_and_d_model_goes_on(server, browser):
@@ -72,7 +72,7 @@ def test_the_sinusoids_offset_does_not_reach_the_experiments(server, browser):
         assert _query(page)["k"] == "5"
         _menu(page, "experiments")
         _wait_query(page, "copy_k", "3")  # its own default: the stored run, no training
-        page.get_by_role("button", name="Re-run these settings live").wait_for(timeout=30_000)
+        wait_shown(page.get_by_role("button", name="Re-run these settings live"))
         assert "k" not in _query(page)
         assert page.get_by_text("Training ...").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0

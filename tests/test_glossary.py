@@ -146,12 +146,12 @@ def test_the_filter_keeps_matching_terms_and_says_when_none_match():
 
 @pytest.mark.browser
 def test_every_formula_renders_with_katex(server, browser):
-    from browser_support import open_in_browser, wait_idle
+    from browser_support import open_in_browser, wait_idle, wait_shown
 
     page, outside = open_in_browser(browser, f"{server}/glossary", width=390, height=2400)
     try:
         wait_idle(page)
-        page.wait_for_selector('[data-testid="stMain"] .katex-display', timeout=30_000)
+        wait_shown(page.locator('[data-testid="stMain"] .katex-display').first)
         assert page.locator('[data-testid="stMain"] .katex-display').count() == len(_formulas())
         assert page.locator(".katex-error").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0

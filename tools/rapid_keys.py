@@ -10,6 +10,7 @@ in turn, with its key control: the first slider of its first view (read with App
 
     .venv/bin/python tools/rapid_keys.py --trials 14 --path alibi --label "Number of heads H"
     .venv/bin/python tools/rapid_keys.py --all --trials 20 --busy 3
+    .venv/bin/python tools/rapid_keys.py --all --lessons design,models --trials 20 --busy 3
 """
 
 from __future__ import annotations
@@ -27,14 +28,20 @@ STATE_JS = """() => { const a = document.querySelector('[data-testid="stApp"]');
   return a ? a.dataset.testScriptState : 'BLANK'; }"""
 
 
-def key_controls() -> list[tuple[str, str]]:
-    """(lesson path, its key control's label) for every lesson: the first slider of its first view."""
+def key_controls(only: set[str] | None = None) -> list[tuple[str, str]]:
+    """(lesson path, its key control's label) for every lesson (or those whose address is in
+    ``only``): the first slider of its first view."""
     from app_helpers import open_page
 
     from posenc_lab import course
 
+    unknown = (only or set()) - {lesson.url_path for lesson in course.LESSONS}
+    if unknown:
+        raise SystemExit(f"no lesson at {', '.join(sorted(unknown))}")
     found = []
     for lesson in course.LESSONS:
+        if only and lesson.url_path not in only:
+            continue
         at = open_page(lesson.path)
         labels = [s.label for s in at.slider] + [s.label for s in at.select_slider]
         found.append((lesson.url_path, labels[0]))
@@ -73,9 +80,11 @@ def main() -> int:
     parser.add_argument("--path", default="alibi")
     parser.add_argument("--label", default="Number of heads H")
     parser.add_argument("--all", action="store_true", help="every lesson's key control in turn")
+    parser.add_argument("--lessons", help="with --all: only these lessons (their addresses, comma-separated)")
     parser.add_argument("--busy", type=int, default=0, help="busy loops beside it")
     args = parser.parse_args()
-    targets = key_controls() if args.all else [(args.path, args.label)]
+    only = set(args.lessons.split(",")) if args.lessons else None
+    targets = key_controls(only) if args.all else [(args.path, args.label)]
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     counts = {}
     try:
