@@ -225,3 +225,43 @@ def join_class(code: str, nickname: str = "") -> AppTest:
     button(at, "Join").click().run()
     assert not at.exception
     return at
+
+
+def _navigations(node) -> list[dict]:
+    """The data of every ``posenc_navigate`` component under ``node`` (class mode's
+    ``follow.go``: the browser follows its address as a link)."""
+    found = []
+    for child in node.children.values() if isinstance(getattr(node, "children", None), dict) else ():
+        if getattr(child, "type", None) == "bidi_component" and child.proto.component_name == "posenc_navigate":
+            found.append(json.loads(child.proto.json))
+        found += _navigations(child)
+    return found
+
+
+def navigation(at: AppTest) -> str | None:
+    """The address (relative to the app's root, ``rope?view=...``) the last run asked the
+    browser to open as a link, or None."""
+    found = _navigations(at._tree)
+    assert len(found) <= 1, f"one run asked for {len(found)} page changes: {found}"
+    return found[0]["to"].removeprefix("./") if found else None
+
+
+def follow_navigation(at: AppTest) -> str | None:
+    """Do what the browser does with the last run's ``navigation``: open that page with its
+    query (AppTest runs it next) and run it. Returns the address followed, or None (no page
+    change asked for: nothing is run)."""
+    from urllib.parse import parse_qsl
+
+    from posenc_lab.course import COURSE
+
+    address = navigation(at)
+    if address is None:
+        return None
+    path, _, query = address.partition("?")
+    pages = {page.url_path: page.path for page in COURSE.pages}
+    assert path in pages, f"no page at {path!r}"
+    at.switch_page(pages[path])
+    at.query_params.clear()
+    at.query_params.update(dict(parse_qsl(query)))
+    at.run()
+    return address
