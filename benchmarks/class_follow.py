@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import re
@@ -57,8 +56,6 @@ TARGET_UP_TO = 40
 #: the two sends: (the lesson's URL path, its query), the second from a lesson to another
 SENDS = [("rope", "view=rotation&gap=7"), ("alibi", "view=slopes")]
 SEND_BUTTON = "Send the class here"
-#: the component a page draws to have the browser open an address (posenc_lab.classroom.follow)
-NAVIGATE = "posenc_navigate"
 
 
 class FollowClient(PageClient):
@@ -71,18 +68,11 @@ class FollowClient(PageClient):
         self._landing = ""  # the page hash the server navigated to, until its run finishes
         self.fragment_of_hash: dict[str, str] = {}  # message hash -> the fragment that drew it
         self.button_fragment: dict[str, str] = {}  # button label -> fragment id ("" for none)
-        self._following = ""  # the address this page is on its way to (a navigation followed)
 
     def handle(self, msg: ForwardMsg) -> None:
         kind = msg.WhichOneof("type")
         if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
-            if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name == NAVIGATE:
-                to = json.loads(element.bidi_component.json or "{}").get("to", "")
-                if to and to != self._following:
-                    # class mode asks the browser to open the address (classroom.follow.go)
-                    self._following = to
-                    asyncio.get_running_loop().create_task(self._follow(to))
             if element.WhichOneof("type") == "button":
                 self.button_fragment[element.button.label] = msg.delta.fragment_id
                 if msg.hash:
@@ -109,24 +99,6 @@ class FollowClient(PageClient):
         ):
             self.arrived.setdefault(self.pages.get(self._landing, self._landing), (time.perf_counter(), self.query))
             self._landing = ""
-
-    async def _follow(self, to: str) -> None:
-        """What the browser does with a page's ``posenc_navigate``: a run of the page at ``to``
-        (``./path?query``) in this session, once the run that asked for it is over."""
-        path, _, query = to.removeprefix("./").partition("?")
-        by_path = {url_path: page_hash for page_hash, url_path in self.pages.items()}
-        try:
-            async with self.lock:
-                if path not in by_path:
-                    raise SessionError(f"the app has no page {path!r}")
-                self.page_hash, self.query, self.fragments = by_path[path], query, {}
-                self._landing = self.page_hash
-                self.widgets, self.texts, self.widget_states = {}, [], {}
-                await self._run_script(self._rerun(first=False), self.args.timeout)
-        except Exception as exc:  # noqa: BLE001 - this session's error, counted as the others are
-            self.stats.errors.append(f"student {self.number}: following {to}: {type(exc).__name__}: {exc}")
-        finally:
-            self._following = ""
 
     async def open_page(self, url_path: str, query: str) -> None:
         """Go to another page of the app in this session, as a menu link does."""
