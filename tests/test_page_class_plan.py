@@ -5,7 +5,7 @@ page goes there), saved under a code and loaded into another class."""
 
 from __future__ import annotations
 
-from app_helpers import button, class_texts, follow_navigation, join_class, start_class
+from app_helpers import button, class_texts, join_class, start_class
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import plan as class_plan
@@ -42,10 +42,7 @@ def _write_own(teacher) -> None:
 
 
 def _next(teacher) -> None:
-    """Next, and the page change it asks the browser for, followed as the browser does."""
     next(b for b in teacher.button if b.key == "plan_next").click().run()
-    assert not teacher.exception, [e.message for e in teacher.exception]
-    follow_navigation(teacher)
     assert not teacher.exception, [e.message for e in teacher.exception]
 
 
@@ -90,7 +87,6 @@ def test_a_plan_of_four_steps_takes_the_class_through_views_and_questions(db_url
     assert "Which grows faster?" in class_texts(student)
     # Previous goes back a step: the class is sent to step 1's view again
     next(b for b in teacher.button if b.key == "plan_previous").click().run()
-    follow_navigation(teacher)
     assert db.class_plan(code).at == 0 and (db.follow(code).seq, db.follow(code).address) == (3, "rope?view=rotation")
     _next(teacher)
     _next(teacher)
@@ -163,8 +159,6 @@ def test_presenter_mode_stays_on_through_every_plan_step(db_url):
     for press in ("plan_next", "plan_next", "plan_previous", "plan_next"):
         next(b for b in projected.button if b.key == press).click().run()
         assert not projected.exception, [e.message for e in projected.exception]
-        assert follow_navigation(projected), f"{press} asked the browser for no page change"
-        assert not projected.exception, [e.message for e in projected.exception]
         assert projected.session_state[layout.PRESENTING], f"presenter mode went off after {press}"
         assert projected.query_params.get("present") in ("1", ["1"]), f"the address lost present=1 after {press}"
         assert "secret" not in class_texts(projected)
@@ -189,8 +183,6 @@ def test_one_next_on_a_held_class_sends_it_once(db_url):
         before = db.follow(code)
     assert before.held
     next(b for b in teacher.button if b.key == "plan_next").click().run()
-    assert not teacher.exception
-    assert follow_navigation(teacher) == "alibi?view=slopes"
     assert not teacher.exception
     with class_store.open_store(db_url) as db:
         after = db.follow(code)

@@ -42,10 +42,6 @@ NOT_SETTINGS = frozenset({session.CODE_PARAM, session.STUDENT_PARAM, session.TEA
 #: session keys: the last send this page followed, and the last place it reported (place, when)
 FOLLOWED = "_class:followed"
 REPORTED = "_class:reported"
-#: session key: (class code, send, when) this page has asked the browser to follow, until it
-#: is there or ``ARRIVE_WITHIN_S`` have passed (then the "Back to your class" line offers it)
-ARRIVING = "_class:arriving"
-ARRIVE_WITHIN_S = 15.0
 #: the teacher bar's switch
 HOLD = "class_hold"
 #: (class code, address): where this teacher page was at its bar's last check
@@ -129,34 +125,7 @@ def go(course: Course, address: str) -> None:
     # projected (the link was opened without it, and the teacher's private screen was shown)
     params.update(presenter_param())
     state.open_as_link()
-    # The browser opens the address as a link followed in the app, not ``st.switch_page``:
-    # this runs in a fragment that reruns every second or two, and a rerun the browser asked
-    # for while this run went on (a busy server) was run after the switch, under the page
-    # left behind; the browser then dropped the new page's lesson as another page's, and the
-    # student saw a lesson without its body until something else redrew it. The browser
-    # asks for its next runs under the new page from the moment it follows the link.
-    _NAVIGATE(data={"to": "./" + page.url_path + "?" + urlencode(params)}, key=None)
-
-
-# Opens ``data.to`` (an address relative to the app's root) as a link followed in the app:
-# the address bar changes and Streamlit runs that page with those values, without a page
-# load. Once per address while it is on its way (this fragment may run again before the
-# browser has followed it); not when the browser is there already.
-_NAVIGATE_JS = """
-export default function ({ data }) {
-  if (!data || !data.to) return;
-  const url = new URL(data.to, document.baseURI);
-  const here = window.location;
-  if (url.pathname === here.pathname && url.search === here.search) return;
-  const last = window.__posencNavigated;
-  if (last && last.to === url.href && Date.now() - last.at < 3000) return;
-  window.__posencNavigated = { to: url.href, at: Date.now() };
-  window.scrollTo(0, 0);
-  history.pushState({}, '', url);
-  window.dispatchEvent(new PopStateEvent('popstate'));
-}
-"""
-_NAVIGATE = st.components.v2.component("posenc_navigate", js=_NAVIGATE_JS)
+    st.switch_page(page.page_file, query_params=params)
 
 
 def presenter_param() -> dict[str, str]:
@@ -209,26 +178,12 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         # a send made through another process. Taken as it is, it would make the next check
         # follow that send again and pull back a student who has stepped away since.
         return
-    if not address or on_address(mine, address):
-        st.session_state[FOLLOWED] = (code, seq)
-        st.session_state.pop(ARRIVING, None)
-        return
-    # a send this page has asked the browser to follow, and the browser has not yet: asked
-    # again at every check until it is there (the next check may come first on a busy server,
-    # and its redraw would otherwise drop the request before the browser acted on it)
-    asked = st.session_state.get(ARRIVING)
-    arriving = isinstance(asked, tuple) and asked[:2] == (code, seq) and time.time() - asked[2] < ARRIVE_WITHIN_S
-    if (followed is not None and seq > followed) or held or arriving:
-        go(course, address)
-        # noted once the browser has been asked: a check a busy server stops before this
-        # line (the next check's request preempts it) leaves the send for the next check
-        # to follow, rather than a "Back to your class" button for it
-        if not arriving:
-            st.session_state[ARRIVING] = (code, seq, time.time())
-        st.session_state[FOLLOWED] = (code, seq)
-        return
     st.session_state[FOLLOWED] = (code, seq)
-    if st.button(
+    if not address or on_address(mine, address):
+        return
+    if (followed is not None and seq > followed) or held:
+        go(course, address)
+    elif st.button(
         f"{'Go to' if url_path == course.class_page.url_path else 'Back to'} your class: {describe(course, address)}",
         icon=":material/undo:",
         key="class_back",

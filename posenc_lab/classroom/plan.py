@@ -12,7 +12,6 @@ class database (``Store.set_plan``) and saved for reuse under a code (``Store.sa
 from __future__ import annotations
 
 import contextlib
-import time
 
 import streamlit as st
 
@@ -26,8 +25,6 @@ from posenc_lab.ui.lesson import Course
 #: session keys: an address or the class page this page goes to on its next run (a step
 #: taken in a callback, where a page cannot switch), and a note of what an action did
 GOTO = "_plan:goto"
-#: how long a page keeps asking the browser for a step's page before it lets the request go
-GOTO_WITHIN_S = 15.0
 NOTE = "_plan:note"  # (ok, text), shown once
 P = "plan_"  # the editor's widget keys
 VIEW_KIND, QUESTION_KIND = "A view", "A question"
@@ -84,17 +81,11 @@ def bar(course: Course, url_path: str) -> None:
     if held is None:
         return
     code, key = held
-    # the step's page, asked of the browser at every run until this page is there (a bar's
-    # check may redraw before the browser acted on the request, or a busy server may stop
-    # this run first), for ``GOTO_WITHIN_S`` at most
-    goto, asked = st.session_state.get(GOTO) or (None, 0.0)
+    goto = st.session_state.pop(GOTO, None)
     if goto is not None:
-        there = class_follow.on_address(class_follow.here(url_path), goto) if goto and url_path else goto == url_path
-        if there or time.time() - asked > GOTO_WITHIN_S:
-            st.session_state.pop(GOTO, None)
-        elif goto:
+        if goto:
             class_follow.go(course, goto)
-        else:
+        elif url_path:
             _to_class_page(course)
     try:
         db = _db()
@@ -144,9 +135,8 @@ def _short(label: str, limit: int = 48) -> str:
 
 
 def _to_class_page(course: Course) -> None:
-    """To the class page, where a question step's vote is run (``class_follow.go``: the
-    browser follows it as a link)."""
-    class_follow.go(course, course.class_page.url_path)
+    """To the class page, where a question step's vote is run."""
+    st.switch_page(course.class_page.page_file, query_params=class_follow.presenter_param())
 
 
 def _go(course: Course, code: str, key: str, at: int) -> None:
@@ -155,7 +145,7 @@ def _go(course: Course, code: str, key: str, at: int) -> None:
         step = db.plan_go(code, key, at, question_page=course.class_page.url_path)
         class_follow.clear_follow_state()
         # the page switches on its next run (a callback cannot): to the view, or to the class page
-        st.session_state[GOTO] = (step.target if step.kind == "view" else "", time.time())
+        st.session_state[GOTO] = step.target if step.kind == "view" else ""
 
 
 # ------------------------------------------------------------------ the editor
