@@ -193,6 +193,31 @@ def test_a_held_class_follows_the_teachers_own_moves_but_a_page_left_standing_ne
     assert follow.seq == seq + 1 and follow.address.startswith("rope?") and "gap=9" in follow.address
 
 
+def test_a_check_cut_short_before_its_page_switch_goes_at_the_next_check(db_url):
+    """Issue 49: the check records a send as followed, then switches pages. A rerun that cuts
+    it short between the two (a press on the page, the hand check) left the student where
+    they were with the send counted: "Go to your class" instead of following. The next check
+    goes; once the page has arrived, a step back by hand is the student's own."""
+    import time
+
+    teacher, code, _ = start_class()
+    student = join_class(code, "Eve")
+    _teacher_on(teacher, ROPE, {"view": "rotation", "gap": "7"})
+    button(teacher, "Send the class here").click().run()
+    with class_store.open_store(db_url) as db:
+        seq = db.follow(code).seq
+    # as a check cut short leaves the session: the send counted, the page still on /class
+    student.session_state[class_follow.FOLLOWED] = (code, seq)
+    student.session_state[class_follow.GOING] = (code, seq, course.CLASS.url_path, time.monotonic())
+    _check(student, goes_to=ROPE)
+    assert _address(student).get("gap") == "7"
+    _check(student)  # arrived: the check on the lesson sees it is with the class
+    student.switch_page(course.CLASS.path)  # the student steps back on their own
+    _check(student)
+    assert student.title[0].value.startswith(course.CLASS.title), "a step back by hand is not undone"
+    assert button(student, "Go to your class: 5. RoPE · Rotation")
+
+
 def test_the_teacher_bar_is_for_the_teacher_alone_and_never_shows_the_key(db_url):
     teacher, code, key = start_class()
     student = join_class(code, "Cy")

@@ -42,6 +42,13 @@ NOT_SETTINGS = frozenset({session.CODE_PARAM, session.STUDENT_PARAM, session.TEA
 #: session keys: the last send this page followed, and the last place it reported (place, when)
 FOLLOWED = "_class:followed"
 REPORTED = "_class:reported"
+#: (class code, send number, the page's place, time.monotonic()): a send this page set out
+#: to follow. The check records the send as followed before it switches pages; a rerun that
+#: cuts the check short between the two (a press, the hand check) would leave the page where
+#: it was with the send counted, so a check that finds itself still at that place goes again.
+GOING = "_class:going"
+#: seconds after setting out within which a page still at its place goes again
+GOING_AGAIN_S = 10.0
 #: the teacher bar's switch
 HOLD = "class_hold"
 #: (class code, address): where this teacher page was at its bar's last check
@@ -180,8 +187,10 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         return
     st.session_state[FOLLOWED] = (code, seq)
     if not address or on_address(mine, address):
+        st.session_state.pop(GOING, None)  # arrived: a step back by hand is the student's own
         return
-    if (followed is not None and seq > followed) or held:
+    if (followed is not None and seq > followed) or held or _cut_short(code, seq, mine):
+        st.session_state[GOING] = (code, seq, mine, time.monotonic())
         go(course, address)
     elif st.button(
         f"{'Go to' if url_path == course.class_page.url_path else 'Back to'} your class: {describe(course, address)}",
@@ -191,6 +200,13 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     ):
         # moved away on their own: one line that says where the class is, and takes them there
         go(course, address)
+
+
+def _cut_short(code: str, seq: int, place: str) -> bool:
+    """Whether this page set out to follow send ``seq`` from ``place`` moments ago and is
+    still there: the check that went was cut short before its page switch."""
+    going = st.session_state.get(GOING)
+    return isinstance(going, tuple) and going[:3] == (code, seq, place) and time.monotonic() - going[3] < GOING_AGAIN_S
 
 
 #: the student's "I'm stuck" switch, and when this page last asked whether the hand is still up

@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from posenc_lab.ui import exercises, layout, state
+from posenc_lab.ui import exercises, layout, stale_fragments, state
 from posenc_lab.ui.lesson import Course, Lesson
 
 #: BLAS threads per app process (``POSENC_BLAS_THREADS``, default 1). A server runs many
@@ -61,6 +61,8 @@ def tune_gc() -> bool:
 # once per process: this module is imported once, app.py runs on every rerun
 threadpool_limits(blas_threads(), user_api="blas")
 tune_gc()
+# a run_every fragment's late timer tick must not run after its page was left (see the module)
+stale_fragments.install()
 
 #: static CSS only (no user input): full-contrast captions, formulas and tables that fit a phone
 CSS = "<style>" + (Path(__file__).with_name("app.css")).read_text(encoding="utf-8") + "</style>"
