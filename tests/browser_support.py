@@ -330,6 +330,7 @@ PAGE_STATE_JS = """() => {
   return {script: app ? app.dataset.testScriptState : 'no app', connection: app ? app.dataset.testConnectionState : '-',
           exceptions: Array.from(document.querySelectorAll('[data-testid="stException"]'))
             .map(e => e.innerText.replace(/\\s+/g, ' ').slice(0, 300)),
+          traffic: window.__posencTraffic ? JSON.stringify(window.__posencTraffic) : 'not watched',
           text: document.body ? document.body.innerText : ''};
 }"""
 
@@ -351,7 +352,8 @@ def describe_page(page, *, tail: int = 1500) -> str:
     cut = "..." if len(text) > tail else ""
     exceptions = "".join(f"\n  exception: {e}" for e in state["exceptions"])
     return (
-        f"the page at {page.url} (script {state['script']}, connection {state['connection']}) shows"
+        f"the page at {page.url} (script {state['script']}, connection {state['connection']},"
+        f" websocket traffic {state['traffic']}) shows"
         f"{exceptions}\n{cut}{text[-tail:]}"
     )
 

@@ -364,7 +364,8 @@ def run_classes(browser, runs: int = 1, rounds: int = 2, short: bool = False) ->
             try:
                 soak.run()
             except Exception as exc:  # noqa: BLE001 - the class could not go on: said, with what came before
-                found.add(f"the class stopped after {found.last}", f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+                # the whole message: a PageTimeout says which page and what it showed
+                found.add(f"the class stopped after {found.last}", f"{type(exc).__name__}: {str(exc)[:1500]}")
         finally:
             if soak is not None:
                 soak.close()

@@ -57,6 +57,8 @@ from browser_support import (
     wait_until,
 )
 from playwright.sync_api import expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import report
@@ -1161,3 +1163,113 @@ def test_a_teachers_question_shows_its_shortcodes_as_typed(browser, tmp_path):
         assert shown == sorted(SHORTCODE_OPTIONS)
         for person in (teacher, ada):
             person.no_exception()
+
+
+# issue 49, 1.3: a late timer tick of the page a student left
+
+
+class _LateTick:
+    """Stands between one tab and the server (Playwright's WebSocket route) and, once armed,
+    sends the server what a busy browser sends: the left page's ``run_every`` timer tick,
+    arriving while the server already runs the page the student was sent to."""
+
+    def __init__(self, page):
+        self.page_hash = ""  # the page the server's last navigation resolved
+        self.ticking: dict[str, str] = {}  # page hash -> a run_every fragment drawn there
+        self.last_rerun = None  # the tab's last rerun_script (its query string and widgets)
+        self.left = ""  # once armed: the page the tick is from
+        self.sent_at: int | None = None  # the index in ``runs`` at the injection
+        self.runs: list[tuple[str, tuple[str, ...]]] = []  # (page hash, fragments) of each run
+        self.finished: list[tuple[str, ...]] = []  # the fragments of each finished run
+        page.route_web_socket(re.compile(r"/_stcore/stream$"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda message: self._from_page(message, server))
+        server.on_message(lambda message: self._from_server(message, ws, server))
+
+    def _from_page(self, message, server) -> None:
+        if isinstance(message, bytes):
+            back = BackMsg()
+            back.ParseFromString(message)
+            if back.WhichOneof("type") == "rerun_script":
+                self.last_rerun = back.rerun_script
+        server.send(message)
+
+    def _from_server(self, message, ws, server) -> None:
+        msg = ForwardMsg()
+        msg.ParseFromString(message)
+        kind = msg.WhichOneof("type")
+        if kind == "navigation":
+            self.page_hash = msg.navigation.page_script_hash
+        elif kind == "auto_rerun":
+            self.ticking[self.page_hash] = msg.auto_rerun.fragment_id
+        elif kind == "script_finished":
+            self.finished.append(tuple(msg.metadata.run.fragment_ids))
+        elif kind == "new_session":
+            run = (msg.new_session.page_script_hash, tuple(msg.metadata.run.fragment_ids))
+            self.runs.append(run)
+            if self.left and self.sent_at is None and not run[1] and run[0] != self.left:
+                self.sent_at = len(self.runs) - 1
+                server.send(self._tick())
+        ws.send(message)
+
+    def _tick(self) -> bytes:
+        back = BackMsg()
+        tick = back.rerun_script
+        tick.CopyFrom(self.last_rerun)
+        tick.page_script_hash, tick.page_name = self.left, ""
+        tick.fragment_id, tick.is_auto_rerun = self.ticking[self.left], True
+        return back.SerializeToString()
+
+    def arm(self) -> None:
+        """From now on, the first full run of another page gets this page's late tick."""
+        assert self.page_hash in self.ticking, "no run_every fragment on this page"
+        self.left = self.page_hash
+
+    def stale_runs(self) -> list[tuple[str, tuple[str, ...]]]:
+        return [run for run in self.runs[self.sent_at :] if run[0] == self.left] if self.sent_at is not None else []
+
+
+def _until(page, ready, what: str, seconds: float = 30) -> None:
+    """Until ``ready()`` (a condition on what the route saw), within a scaled budget. The
+    short waits let Playwright deliver the route's messages; none decides a verdict."""
+    deadline = time.monotonic() + budget_s(seconds)
+    while not ready():
+        assert time.monotonic() < deadline, f"never: {what}\n{describe_page(page)}"
+        page.wait_for_timeout(50)
+
+
+def test_a_late_tick_of_the_page_left_never_clears_the_page_a_student_was_sent_to(browser, tmp_path):
+    """A student's class page checks every second (a ``run_every`` fragment) and follows a
+    send with ``st.switch_page``. On a busy machine the browser's next tick for that check
+    reaches the server while the lesson's run is in progress; Streamlit ran it after the
+    lesson, under the class page's hash, and the frontend cleared the lesson: the menu and
+    the exercises without the lesson (issue 49, 1.3; posenc_lab/ui/stale_fragments.py). The
+    tick is sent here at that moment, on a quiet machine too."""
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    with class_store.open_store(db) as store:
+        new = store.create_class("Late ticks")
+    with class_server(db) as base, people(browser, (PHONE, True)) as (kim,):
+        late = _LateTick(kim.page)
+        _join_by_link(kim, base, new.code, "Kim")
+        _until(kim.page, lambda: late.page_hash in late.ticking, "the class page's check drawn")
+        late.arm()
+        with class_store.open_store(db) as store:
+            store.send_class(new.code, new.teacher_key, "rope?view=rotation&gap=3")
+        _until(kim.page, lambda: late.sent_at is not None, "the lesson's run started (the late tick sent)")
+
+        # the page's own next check on the lesson, answered: the server has run everything
+        # queued before it, the late tick included
+        def lesson_checked() -> bool:
+            check = late.ticking.get(late.page_hash) if late.page_hash != late.left else None
+            return check is not None and any(check in run for run in late.finished)
+
+        _until(kim.page, lesson_checked, "the lesson's own check answered")
+        assert kim.page.url.split("?")[0].endswith("/rope")
+        # before the fix: the menu, the exercises and Previous / Next, and no lesson
+        headings = kim.page.locator('[data-testid="stMain"] h1')
+        assert headings.count() == 1 and "RoPE" in headings.first.inner_text(), describe_page(kim.page)
+        assert late.stale_runs() == [], "the server ran the class page's check after the lesson"
+        wait_ready(kim.page)
+        kim.shot("h49_late_tick_phone.png")

@@ -187,3 +187,30 @@ def test_one_next_on_a_held_class_sends_it_once(db_url):
     with class_store.open_store(db_url) as db:
         after = db.follow(code)
     assert (after.seq - before.seq, after.address) == (1, "alibi?view=slopes")
+
+
+def test_one_next_sends_once_even_when_the_page_changed_its_address_in_that_run(db_url):
+    """Issue 49, 1.4, seen in the class soak (1 class in 3, twice): the projector on a held
+    class's view pressed Next to a question step; in that press's run the page's address was
+    not the one its bar had last seen (the view came up as another), and the bar sent the
+    class back to the page's new address 58 ms after the plan sent it to the question. The
+    run of a Previous / Next press never sends the page's own address."""
+    from posenc_lab.classroom import follow as class_follow
+
+    teacher, code, key = start_class()
+    _add_view(teacher, "sinusoidal?view=waves")
+    _add_question(teacher, CHOICE.key)
+    _next(teacher)  # to the view: the teacher's page goes there
+    sinusoidal = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "sinusoidal")
+    teacher.switch_page(sinusoidal.path)
+    teacher.run()
+    teacher.toggle(key=class_follow.HOLD).set_value(True).run()
+    with class_store.open_store(db_url) as db:
+        before = db.follow(code)
+    assert before.held and before.address.startswith("sinusoidal?")
+    # as in the soak's run: the bar last saw another address of this page
+    teacher.session_state[class_follow.BAR_SEEN] = (code, "sinusoidal?view=heatmap")
+    _next(teacher)
+    with class_store.open_store(db_url) as db:
+        after = db.follow(code)
+    assert (after.seq - before.seq, after.address) == (1, "class"), "one Next, one send: to the question"

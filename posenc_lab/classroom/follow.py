@@ -53,6 +53,9 @@ GOING_AGAIN_S = 10.0
 HOLD = "class_hold"
 #: (class code, address): where this teacher page was at its bar's last check
 BAR_SEEN = "_class:bar_seen"
+#: the plan step a teacher's Previous / Next press takes this page to on its run (the press's
+#: callback cannot switch pages: ``classroom.plan``); set, the page is about to leave
+PLAN_GOTO = "_plan:goto"
 
 
 def places(course: Course) -> tuple[Lesson, ...]:
@@ -354,11 +357,14 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
         seen = st.session_state.get(BAR_SEEN)
         st.session_state[BAR_SEEN] = (code, mine)
         moved_here = seen != (code, mine)
-        if follow is not None and follow.held and moved_here and not on_address(mine, follow.address):
+        leaving = st.session_state.get(PLAN_GOTO) is not None
+        if follow is not None and follow.held and moved_here and not leaving and not on_address(mine, follow.address):
             # held: the teacher's own moves on this page go to the class as they happen. Only
             # a move made here: a page left standing (the projector, a second laptop) while the
             # plan's Next or another device sent the class on would send it back, a second
-            # step a fraction of a second after the press.
+            # step a fraction of a second after the press. Nor in the run of a Previous / Next
+            # press, which has just sent the class on and leaves this page: whatever this
+            # page's address became in that run, the press acts once.
             db.send_class(code, key, mine)
             _follow_state.clear()
             follow = db.follow(code)

@@ -24,7 +24,7 @@ from posenc_lab.ui.lesson import Course
 
 #: session keys: an address or the class page this page goes to on its next run (a step
 #: taken in a callback, where a page cannot switch), and a note of what an action did
-GOTO = "_plan:goto"
+GOTO = class_follow.PLAN_GOTO
 NOTE = "_plan:note"  # (ok, text), shown once
 P = "plan_"  # the editor's widget keys
 VIEW_KIND, QUESTION_KIND = "A view", "A question"
