@@ -560,6 +560,32 @@ def test_summary_gives_success_rates_and_the_most_common_wrong_answers(store):
     assert (b2.answered, b2.right, b2.wrong) == (4, 4, ())
 
 
+def test_a_vote_again_press_delivered_twice_opens_one_round(store, clock):
+    """Issue 49: one "Vote again" press made round 2 and round 3 (a fresh-clone run with a
+    busy loop beside it: the phone showed "round 3"). A press carries the round it was made
+    on; delivered again, it gets the round the first delivery opened."""
+    from posenc_lab.classroom.store.rounds import AGAIN_WITHIN_S
+
+    new, _ = class_with_students(store, 1)
+    first = store.open_poll(new.code, new.teacher_key, "sin.shuffle", after=None)
+    again = store.open_poll(new.code, new.teacher_key, "sin.shuffle", after=None)  # "Open" delivered twice
+    assert again == first and len(store.rounds(new.code, "sin.shuffle")) == 1
+    store.close_round(new.code, new.teacher_key)
+    clock.now += 1
+    second = store.open_poll(new.code, new.teacher_key, "sin.shuffle", after=first.id)
+    twice = store.open_poll(new.code, new.teacher_key, "sin.shuffle", after=first.id)
+    assert second.number == 2 and twice == second
+    assert [r.number for r in store.rounds(new.code, "sin.shuffle")] == [1, 2]
+    # another question, or the same one pressed on a page that is long out of date, opens one
+    other = store.open_poll(new.code, new.teacher_key, "rope.relative", after=first.id)
+    assert other.number == 1 and other.poll_key == "rope.relative"
+    clock.now += AGAIN_WITHIN_S + 1
+    third = store.open_poll(new.code, new.teacher_key, "sin.shuffle", after=first.id)
+    assert third.number == 3
+    # without ``after`` (a plan's step, the store's other callers) a round always opens
+    assert store.open_poll(new.code, new.teacher_key, "sin.shuffle").number == 4
+
+
 def test_class_record_holds_students_marks_rounds_and_votes(store, clock):
     new = store.create_class("Tuesday")
     ada = store.join(new.code, "Ada", client="a")

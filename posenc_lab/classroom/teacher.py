@@ -274,11 +274,12 @@ def _qr_png(text: str) -> bytes:
     return buffer.getvalue()
 
 
-def _act(action: str, code: str, key: str, poll_key: str | None = None) -> None:
-    """A teacher's button for the open question."""
+def _act(action: str, code: str, key: str, poll_key: str | None = None, after: str | None = None) -> None:
+    """A teacher's button for the open question; ``after``: the class's round the button was
+    drawn on (a press that reaches the server twice opens one round)."""
     with views._teacher_call() as db:
         if action in ("open", "again"):
-            db.open_poll(code, key, poll_key)
+            db.open_poll(code, key, poll_key, after=after)
         elif action == "close":
             db.close_round(code, key)
         elif action == "reveal":
@@ -320,7 +321,7 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         icon=":material/how_to_vote:",
         disabled=ended or voting,
         on_click=_act,
-        args=("open", code, key, chosen),
+        args=("open", code, key, chosen, current.id if current is not None else None),
         help="Shows this question on every student's screen and starts counting (a new round).",
     )
     row.button(
@@ -336,7 +337,7 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         icon=":material/replay:",
         disabled=ended or not is_current or voting or current.revealed is not None,
         on_click=_act,
-        args=("again", code, key, chosen),
+        args=("again", code, key, chosen, current.id if current is not None else None),
         help="A second round on the same question after discussion; the chart shows both rounds.",
     )
     row.button(

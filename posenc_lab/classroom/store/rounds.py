@@ -24,6 +24,11 @@ def _top_wrong(rows: list[tuple], item) -> tuple[tuple[str, int], ...]:
     return tuple(mine[:3])
 
 
+#: seconds within which a teacher's press on a round that has since been replaced by a new
+#: round of the same question is taken as that press delivered again (one press, one round)
+AGAIN_WITHIN_S = 5.0
+
+
 class Rounds:
     """Rounds, votes, exercise attempts and the results (a part of ``Store``)."""
 
@@ -34,7 +39,13 @@ class Rounds:
 
     _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed"
 
-    def open_poll(self, code: str, teacher_key: str, poll_key: str) -> Round:
+    def open_poll(self, code: str, teacher_key: str, poll_key: str, *, after: str | None | bool = True) -> Round:
+        """Open a new round of ``poll_key`` (closing any open one) and make it the current.
+
+        ``after``: the id of the class's current round when the teacher pressed (None: no
+        round yet). If another round of this question has been opened since, within
+        ``AGAIN_WITHIN_S``, that round is returned and none is opened: a press that reaches
+        the server twice opens one round. True (the default) always opens one."""
         _check_key(poll_key, "poll_key")
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
@@ -42,6 +53,11 @@ class Rounds:
             # SQLite's BEGIN IMMEDIATE already does
             tx.run("UPDATE classes SET expires = expires WHERE code = ?", code)
             now = self._clock()
+            current = self._current_round_id(tx, code)
+            if after is not True and current is not None and current != after:
+                since = self._round(tx.one(f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE id = ?", current))
+                if since.poll_key == poll_key and now - since.opened < AGAIN_WITHIN_S:
+                    return since
             tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL", now, code)
             number = 1 + (
                 tx.value("SELECT MAX(number) FROM rounds WHERE code = ? AND poll_key = ?", code, poll_key) or 0
