@@ -602,6 +602,7 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         wait_still(teacher.page)
         box.focus()
         teacher.page.keyboard.press("ArrowDown")
+        _list_stays_open_while_checks_run(teacher.page)
         teacher.page.get_by_role("option", name=re.compile(r"www\.evil\.example")).click()
         wait_idle(teacher.page)
         teacher.click("Remove from the class")
@@ -629,6 +630,39 @@ def test_the_key_stays_off_the_projected_page_and_the_teacher_runs_the_class(bro
         for person in (teacher, laptop, kim, late):
             person.no_exception()
             assert not person.outside, f"requests left localhost: {person.outside[:5]}"
+
+
+#: the page's runs counted as they end, and what moved: each scroll of the main column and
+#: each time the open list's options went away (a drop-down closes when what it drops from scrolls)
+WATCH_LIST_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const main = document.querySelector('[data-testid="stMain"]');
+  const w = window.__listWatch = {runs: 0, scrolls: [], closed: 0, height: main.scrollHeight};
+  new MutationObserver(() => { if (app.dataset.testScriptState === 'notRunning') w.runs++; })
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  main.addEventListener('scroll', () => w.scrolls.push([main.scrollTop, main.scrollHeight]));
+  new MutationObserver(() => { if (!document.querySelector('[role="option"]')) w.closed++; })
+    .observe(document.body, {childList: true, subtree: true});
+}"""
+
+#: runs of the teacher page's checks to watch an open list through: its one-second checks
+#: run about twice a second together, so twenty take in the five-second ones more than once
+CHECK_RUNS = 20
+
+
+def _list_stays_open_while_checks_run(page) -> None:
+    """A drop-down the teacher has opened stays open while the page's checks run. Each check
+    drew an ``st.empty`` place empty before filling it: the page shrank for a moment, the
+    main column (scrolled to its end) scrolled, and the list closed by itself within about
+    two seconds, under the teacher's click."""
+    wait_shown(page.get_by_role("option").first)
+    page.evaluate(WATCH_LIST_JS)
+    wait_until(page, f"() => window.__listWatch.runs >= {CHECK_RUNS}", what=f"{CHECK_RUNS} runs of the page's checks")
+    watch = page.evaluate("() => window.__listWatch")
+    assert not watch["closed"] and not watch["scrolls"], (
+        f"while {watch['runs']} checks ran, the list closed {watch['closed']} times and the page scrolled "
+        f"(top, height): {watch['scrolls'][:6]} (height {watch['height']} before)"
+    )
 
 
 def test_the_teacher_key_is_in_no_request_and_no_history(tmp_path):

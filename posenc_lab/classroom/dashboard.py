@@ -33,8 +33,10 @@ def _roster(course: Course, code: str, key: str) -> None:
 
 @st.fragment(run_every=views.DASHBOARD_EVERY_S)
 def _dashboard(course: Course, code: str, key: str) -> None:
-    # the same places at every state (a fragment that reruns every few seconds)
-    head, table, by_question, joined = st.container(), st.empty(), st.container(), st.empty()
+    # the same places at every state (a fragment that reruns every few seconds), each a
+    # container: what a run draws replaces what the run before drew in it, with no moment
+    # empty in between (an st.empty place is; the page then shrank and scrolled)
+    head, table, by_question, joined = st.container(), st.container(), st.container(), st.container()
     db = session.database()
     if db is None:
         return

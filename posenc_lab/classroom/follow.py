@@ -490,7 +490,7 @@ def roster(course: Course, db: class_store.Store, code: str, key: str) -> None:
     rows = db.roster(code, key)
     # drawn in a fragment that reruns every few seconds: the same places at every state
     st.subheader("Where your students are")
-    hands_place, sent_place, table_place = st.container(), st.empty(), st.container()
+    hands_place, sent_place, table_place = st.container(), st.container(), st.container()
     hands = sum(1 for p in rows if p.hand is not None)
     if hands:
         line = hands_place.container(horizontal=True, vertical_alignment="center", gap="small")

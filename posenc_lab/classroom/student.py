@@ -227,7 +227,7 @@ def _banner(course: Course, code: str, url_path: str) -> None:
     # the same places at every state (the "Back to your class" line or not; a link, a line,
     # nothing): a check that reruns every second never changes the shape of the page under
     # a run the student started
-    back, slot = st.container(), st.empty()
+    back, slot = st.container(), st.container()
     with back:
         class_follow.student_check(course, code, url_path)
     class_follow.hand_check()

@@ -248,8 +248,10 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
 def _joined_line(code: str, before: str, after: str) -> None:
     """ "**12** joined", counted as students join (every second, without the teacher's click),
     with the refused joins; ``before`` and ``after`` are the line's own Markdown around it.
-    One element at every state: the line, or an empty place when the class cannot be read."""
-    line = st.empty()
+    One place at every state (a container: a check's run replaces the line in it, where an
+    ``st.empty`` is first drawn empty and blanks the line for a moment, which moved the page
+    under a teacher's open list and closed it)."""
+    line = st.container()
     db = session.database()
     try:
         if db is None:
