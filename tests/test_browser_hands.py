@@ -21,6 +21,7 @@ from browser_support import (
     KEY_SLIDER,
     SIDEBAR_SLIDER,
     SIGNATURE_JS,
+    PageTimeout,
     ViewTab,
     budget_ms,
     budget_s,
@@ -243,8 +244,23 @@ def _bursts_leave_the_page_whole(page) -> None:
             assert now["exception"] == 0, f"an exception after {key} x{presses}"
             assert now["charts"] == start["charts"], f"charts after {key}: {now['charts']} of {start['charts']}"
     assert thumb.input_value() == value
-    assert page.url == address
-    assert now["signature"] == start["signature"], "back at the start, the charts differ from the start's"
+    assert page.url == address, f"the slider is back at {value}, the address is not"
+    # the charts of the starting values, awaited: a run is over once its messages are sent,
+    # and the chart they carry is drawn after that; a chart left at another value never
+    # comes back, and the message says what it drew (the sums of SIGNATURE_JS)
+    try:
+        wait_until(
+            page,
+            f"start => ({SIGNATURE_JS})() === start",
+            arg=start["signature"],
+            timeout_ms=budget_ms(15_000),
+            what="the starting values' charts back",
+        )
+    except PageTimeout as exc:
+        raise AssertionError(
+            f"back at the start ({page.url}), the charts differ from the start's: "
+            f"{page.evaluate(SIGNATURE_JS)} where the start drew {start['signature']}"
+        ) from exc
     assert not [e for e in errors if "ForwardMsg" in e or "delta path" in e or "setIn" in e], errors
     page.remove_listener("console", listen)
 
