@@ -115,3 +115,29 @@ def test_the_teachers_bar_on_a_lesson_keeps_its_place_sent_held_and_ended(db_url
         db.end_class(code, key)
     seen["ended"] = _fragments(_fresh(teacher))
     assert len(set(seen.values())) == 1, seen
+
+
+def test_no_class_page_draws_a_place_empty_before_filling_it():
+    """Class mode's places are containers, never ``st.empty()``: a check that reruns every
+    second or five sends an ``st.empty()`` place empty first and fills it after, so for a
+    moment the page is shorter. On the teacher's page, scrolled to its end, the main column
+    then scrolled by itself (966 -> 940 -> 966 px) and an open drop-down ("Remove a student")
+    closed about two seconds after it opened (``tests/test_browser_class.py`` watches it in
+    Chromium). A container keeps what the run before drew until the new element replaces it."""
+    import ast
+    from pathlib import Path
+
+    package = Path(class_views.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "empty"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "st"
+            ):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert len(list(package.rglob("*.py"))) > 10, "the class package was not found"
+    assert not found, f"st.empty() places in class mode: {found}"
