@@ -317,13 +317,15 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         row = st.container(horizontal=True, gap="small", vertical_alignment="center", key="class_question_buttons")
     is_current = current is not None and current.poll_key == chosen
     voting = is_current and current.closed is None
+    # the round the Open / Vote again buttons are drawn on: a press delivered twice opens one
+    drawn_on = current.id if current is not None else None
     row.button(
         "Open the vote",
         type="primary",
         icon=":material/how_to_vote:",
         disabled=ended or voting,
         on_click=_act,
-        args=("open", code, key, chosen, current.id if current is not None else None),
+        args=("open", code, key, chosen, drawn_on),
         help="Shows this question on every student's screen and starts counting (a new round).",
     )
     row.button(
@@ -339,7 +341,7 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         icon=":material/replay:",
         disabled=ended or not is_current or voting or current.revealed is not None,
         on_click=_act,
-        args=("again", code, key, chosen, current.id if current is not None else None),
+        args=("again", code, key, chosen, drawn_on),
         help="A second round on the same question after discussion; the chart shows both rounds.",
     )
     row.button(
