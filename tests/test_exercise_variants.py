@@ -1,0 +1,160 @@
+"""The variant exercises: every variant's key against a plain-loop computation written here
+(not posenc), every known wrong turn answered with its own nudge, and the draw from a
+seed (the same again, another on the next attempt, only fair variants)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from posenc_lab import course as lessons
+from posenc_lab.ui import exercise_kinds as kinds
+from posenc_lab.ui import mastery
+from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
+
+#: seeds drawn per exercise: thousands of variants (each distinct one checked once)
+DRAWS = 3000
+
+
+# independent computations, one per exercise: the answer, and the wrong turns a student
+# may take, each with the value it gives and a phrase of the nudge that names it
+
+
+def _sinusoid_row(p: int, d_model: int) -> list[float]:
+    row = []
+    for j in range(d_model):
+        angle = p / 10000.0 ** (2 * (j // 2) / d_model)
+        row.append(math.sin(angle) if j % 2 == 0 else math.cos(angle))
+    return row
+
+
+def _pe_entry(p, dim, d_model):
+    angle = p / 10000.0 ** (2 * (dim // 2) / d_model)
+    wave, other = (math.sin, math.cos) if dim % 2 == 0 else (math.cos, math.sin)
+    turns = [
+        (wave(math.radians(angle)), "degrees"),
+        (other(angle), "That is " + ("cos" if dim % 2 == 0 else "sin")),
+        (wave(0.0), "position 0"),
+    ]
+    if dim >= 2:
+        turns.append((wave(p / 10000.0 ** (2 * dim / d_model)), f"pair i = {dim // 2}"))
+    return _sinusoid_row(p, d_model)[dim], turns
+
+
+def _wavelength(pair, d_model):
+    # the positions it takes the pair's angle to grow by 2 pi, one position at a time
+    step = 1 / 10000.0 ** (2 * pair / d_model)
+    turn = 2 * math.pi / step
+    turns = [
+        (2 * math.pi * 10000.0, "2π · base"),
+        (turn / (2 * math.pi), "inverse of the frequency"),
+        (2 * math.pi * 10000.0 ** (pair / d_model), "i/d"),
+        (2 * math.pi * 10000.0 ** (2 * (pair - 1) / d_model), "one pair off"),
+    ]
+    if pair + 1 < d_model // 2:
+        turns.append((2 * math.pi * 10000.0 ** (2 * (pair + 1) / d_model), "one pair off"))
+    return turn, turns
+
+
+ORACLES = {
+    "sin_pe_value": _pe_entry,
+    "sin_wavelength": _wavelength,
+}
+#: numeric exercises that stay one fixed question so far (the README lists them)
+FIXED = {
+    "learned_param_count",
+    "rel_t5_bucket",
+    "rope_slowest_turns",
+    "images_mrope_resume",
+    "alibi_furthest_head",
+    "alibi_span_head8",
+    "models_llama31_unchanged",
+}
+
+
+def _top_level():
+    return [ex for ex in lessons.all_exercises() if not isinstance(ex, Guided)]
+
+
+VARIANT_EXERCISES = [ex for ex in _top_level() if ex.params]
+
+
+def test_every_numeric_exercise_has_variants_or_a_reason():
+    for ex in _top_level():
+        if isinstance(ex, Numeric):
+            assert ex.params or ex.key in FIXED, f"{ex.key}: a numeric exercise without variants"
+    assert {ex.key for ex in VARIANT_EXERCISES} == set(ORACLES)
+
+
+@pytest.mark.parametrize("ex", VARIANT_EXERCISES, ids=[ex.key for ex in VARIANT_EXERCISES])
+def test_every_drawn_variant_is_fair_and_its_key_right(ex):
+    pool = kinds.variants(ex)
+    assert len(pool) >= 10, f"{ex.key}: too few fair variants to practise on"
+    assert kinds.defaults(ex) in pool, f"{ex.key}: the variant a class sees is fair too"
+    rng = random.Random(53)
+    drawn = {}
+    for _ in range(DRAWS):
+        seed = f"{rng.getrandbits(64):016x}"
+        attempt = rng.randrange(50)
+        params = kinds.draw(ex, seed, attempt)
+        assert params == kinds.draw(ex, seed, attempt), "the same seed and attempt give the same variant"
+        assert params != kinds.draw(ex, seed, attempt + 1), "the next attempt gives another variant"
+        drawn[tuple(sorted(params.items()))] = params
+    assert len(drawn) >= min(len(pool), 10)
+    for params in drawn.values():
+        assert params in pool
+        _check_variant(ex, params)
+
+
+def _check_variant(ex, params):
+    shown = kinds.concrete(ex, params)
+    assert not shown.params and dict(shown.chosen) == params
+    expected, turns = ORACLES[ex.key](**params)
+    if isinstance(ex, Numeric):
+        answer = float(shown.answer())
+        assert abs(answer - expected) <= 1e-9 * max(1.0, abs(expected)), (ex.key, params, answer, expected)
+        assert answer != 0, (ex.key, params)
+        ok, text, _ = kinds.numeric_feedback(shown, expected, {})
+        assert ok, (ex.key, params, text)
+        for value, phrase in turns:
+            ok, text, _ = kinds.numeric_feedback(shown, value, {})
+            assert not ok, f"{ex.key} {params}: the wrong turn {phrase!r} ({value}) is told right"
+            assert phrase in text, f"{ex.key} {params}: {value} should be told {phrase!r}, got {text!r}"
+    else:
+        assert isinstance(shown, MultipleChoice)
+        texts = [c.text for c in shown.choices]
+        assert len(set(texts)) == len(texts), (ex.key, params, texts)
+        assert shown.answer_index == ex.answer_index, "the right choice keeps its index"
+        assert texts[shown.answer_index] == expected, (ex.key, params, texts)
+        assert {t for t in texts if t != expected} >= set(turns), (ex.key, params, texts)
+
+
+def test_the_practice_record_counts_three_fresh_right_answers_in_a_row():
+    record: set[str] = set()
+    keys = ["a", "b"]
+    for n, right in enumerate([True, True]):
+        mastery.record_check(record, "a", n, right)
+    assert mastery.streak(record, keys) == 2 and not mastery.mastered(record, keys)
+    mastery.record_check(record, "b", 0, False)  # a wrong one in between breaks the row
+    mastery.record_check(record, "b", 0, True)  # right after a miss: not fresh, not counted
+    assert mastery.streak(record, keys) == 0
+    assert mastery.wrong_count(record, "b", 0) == 1
+    mastery.record_check(record, "b", 0, False)
+    assert mastery.wrong_count(record, "b", 0) == mastery.WRONG_BEFORE_SOLUTION
+    for n in (1, 2, 3):
+        mastery.record_check(record, "b", n, True)
+        mastery.record_check(record, "b", n, True)  # a second check of the same variant adds nothing
+    assert mastery.streak(record, keys) == 3 and mastery.mastered(record, keys)
+
+
+def test_the_practice_record_keeps_the_last_variants_and_the_current_attempt():
+    record: set[str] = set()
+    for _ in range(20):
+        mastery.try_another(record, "a")
+        mastery.record_check(record, "a", mastery.attempt(record, "a"), True)
+    kept = mastery.prune(record | {"junk", "a|x|r|1", "other|1|r|2"}, {"a"})
+    assert mastery.attempt(kept, "a") == 20
+    assert {e.n for e in mastery.parse(kept)} == set(range(20 - mastery.KEEP + 1, 21))
+    assert mastery.mastered(kept, ["a"])
