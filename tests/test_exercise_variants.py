@@ -8,6 +8,7 @@ import math
 import random
 
 import pytest
+from test_claims import press_slopes
 
 from posenc_lab import course as lessons
 from posenc_lab.ui import exercise_kinds as kinds
@@ -58,18 +59,45 @@ def _wavelength(pair, d_model):
     return turn, turns
 
 
+def _table_size(max_len, d_model):
+    count = 0
+    for _ in range(max_len):  # one row of d_model numbers per position
+        count += d_model
+    return count, [(max_len + d_model, "You added"), (max_len, "rows or columns"), (d_model, "rows or columns")]
+
+
+def _furthest_head(heads):
+    slopes = press_slopes(heads)
+    best = min(range(heads), key=lambda h: slopes[h]) + 1
+    assert 1 < best < heads, "no boundary: neither the first head nor the last"
+    return best, [(heads, "extra heads"), (1, "a smaller slope"), (heads + 1, f"numbered 1 to {heads}")]
+
+
+def _span(power, context):
+    m = 2.0**-power
+    weights = [math.exp(-m * j) for j in range(context)]
+    total, running, d = sum(weights), 0.0, 0
+    while True:  # the shortest distance that holds 90% of the weight
+        running += weights[d]
+        if running >= 0.9 * total:
+            break
+        d += 1
+    assert 0 < d < context - 1
+    return d, [(round(math.log(10) / m), "approximation")]
+
+
 ORACLES = {
     "sin_pe_value": _pe_entry,
     "sin_wavelength": _wavelength,
+    "learned_param_count": _table_size,
+    "alibi_furthest_head": _furthest_head,
+    "alibi_span_head8": _span,
 }
 #: numeric exercises that stay one fixed question so far (the README lists them)
 FIXED = {
-    "learned_param_count",
     "rel_t5_bucket",
     "rope_slowest_turns",
     "images_mrope_resume",
-    "alibi_furthest_head",
-    "alibi_span_head8",
     "models_llama31_unchanged",
 }
 

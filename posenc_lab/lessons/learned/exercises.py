@@ -13,20 +13,32 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
+
+#: the skill the exercises practise (the lesson's ``skills``)
+SKILLS = {"table_size": "Count a learned table's parameters"}
+MAX_LENS = (256, 512, 1024, 2048)
+WIDTHS = (128, 256, 512, 768, 1024)
 
 
-def _params_answer() -> float:
+def _params_answer(max_len: int, d_model: int) -> float:
     # one trainable row of d_model numbers per position 0..max_len-1
-    return float(posenc.learned_table(2048, 1024).size)
+    return float(posenc.learned_table(max_len, d_model).size)
 
 
-def _params_nudge(given: float, answer: float) -> str | None:
-    if given == 2048 + 1024:
+def _params_nudge(given: float, answer: float, max_len: int, d_model: int) -> str | None:
+    if given == max_len + d_model:
         return "You added. The table has max_len rows, and each row holds d_model numbers."
-    if given in (2048, 1024):
+    if given in (max_len, d_model):
         return "That counts rows or columns only. The table is max_len × d_model."
     return too_far(given, answer) + " Count the entries of a max_len × d_model table."
+
+
+def _params_explain(answer: float, max_len: int, d_model: int) -> str:
+    return (
+        f"{max_len} × {d_model} = {answer:,.0f}. Sinusoidal, RoPE and ALiBi add none; GPT-2 small's table is "
+        "1,024 × 768 = 786,432."
+    )
 
 
 EXERCISES = (
@@ -62,19 +74,20 @@ EXERCISES = (
     Numeric(
         key="learned_param_count",
         title="What the table costs",
-        question="How many trainable numbers does a learned position table with max_len = 2048 and "
-        "$d_{model}$ = 1024 add?",
+        question=lambda max_len, d_model: (
+            f"How many trainable numbers does a learned position table with max_len = {max_len} and "
+            f"$d_{{model}}$ = {d_model} add?"
+        ),
         answer=_params_answer,
         tolerance=0.0,
         hint="One trainable vector per position, each as wide as the model.",
-        explain=lambda answer: (
-            f"2048 × 1024 = {answer:,.0f}. Sinusoidal, RoPE and ALiBi add none; GPT-2 small's table is "
-            "1,024 × 768 = 786,432."
-        ),
+        explain=_params_explain,
         nudge=_params_nudge,
         integer=True,
         fmt="%d",
         step=1,
+        params=(Param("max_len", MAX_LENS, 2048), Param("d_model", WIDTHS, 1024)),
+        skill="table_size",
     ),
 )
 
