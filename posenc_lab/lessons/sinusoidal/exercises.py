@@ -66,9 +66,10 @@ def _pe_fair(p: int, dim: int, d_model: int) -> bool:
 
 
 def _pe_question(p: int, dim: int, d_model: int) -> str:
+    index = "2i" if dim % 2 == 0 else "2i+1"
     return (
-        f"For $d_{{model}} = {d_model}$ and base 10000, what is $PE_{{(p={p},\\,{dim})}}$, dimension {dim} of "
-        f"position {p}?"
+        f"For $d_{{model}} = {d_model}$ and base 10000, what is $PE_{{(p={p},\\,{index}={dim})}}$, "
+        f"dimension {dim} of position {p}?"
     )
 
 
