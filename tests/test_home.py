@@ -209,7 +209,9 @@ def test_the_path_shows_each_lessons_progress_once_the_student_has_started():
     # one under each lesson's link, in the path's order
     assert len(shown) == len(lessons.LESSONS), shown
     said = dict(zip([lesson.url_path for lesson in lessons.LESSONS], shown, strict=True))
-    assert said["rope"] == f"1 of {len(rope.exercises)} exercises solved"
+    assert said["rope"] == f"1 of {len(rope.exercises)} exercises solved" + "".join(
+        f"  \n**{label}**: 0 of 3 right in a row" for label in rope.skills.values()
+    )
     n_sin = len(sinusoidal.exercises)
     # a lesson with skills lists each one's mastery under the count (solved is not mastered)
     assert said["sinusoidal"] == f":material/check_circle: {n_sin} of {n_sin} exercises solved" + "".join(

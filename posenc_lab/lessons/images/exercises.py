@@ -10,27 +10,71 @@ from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import claims
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
+
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"mrope": "Place text after a video in M-RoPE"}
+#: the resume question: text tokens before the video, and its grid of temporal patches x
+#: rows x columns of merged patches
+RESUME_BEFORE = tuple(range(3, 13))
+RESUME_FRAMES = (2, 3, 4)
+RESUME_SIDES = tuple(range(2, 9))
 
 
-def _resume_answer() -> float:
-    # text after a 2 x 3 x 4 image that follows 5 text tokens: its first position
-    return float(posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1])
+def _resume_answer(before: int, t: int, h: int, w: int) -> float:
+    # the text after the video: its first position
+    return float(posenc.rope.qwen2_vl_positions(before, (t, h, w), 1)[0, -1])
 
 
-def _resume_nudge(given: float, answer: float) -> str:
-    if given == 5 + 2 * 3 * 4:
-        return "That counts every patch. The image's positions run over time, rows and columns at once."
-    if given == answer - 1:
+def _resume_turns(before: int, t: int, h: int, w: int) -> dict[str, int]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    return {
+        "every_patch": before + t * h * w,  # a position per patch, as 1-D RoPE gives
+        "largest": before + max(t, h, w) - 1,  # the video's largest position itself
+        "axes_added": before + t + h + w,  # the three axes laid end to end
+    }
+
+
+def _resume_fair(before: int, t: int, h: int, w: int) -> bool:
+    values = [before + max(t, h, w), *_resume_turns(before, t, h, w).values()]
+    # each wrong turn gives its own number, none the answer: every nudge names the turn taken
+    return len(set(values)) == len(values)
+
+
+def _resume_question(before: int, t: int, h: int, w: int) -> str:
+    return (
+        f"In Qwen2-VL, {before} text tokens are followed by a video of {t} temporal patches (grid_t = {t}, each "
+        f"of 2 frames) of {h} x {w} merged patches, and then text. What is the first position of the text after "
+        "the video?"
+    )
+
+
+def _resume_explain(answer: float, before: int, t: int, h: int, w: int) -> str:
+    return (
+        f"{answer:.0f}: the video used positions {before} + 0..max({t}, {h}, {w}) - 1, so at most {answer - 1:.0f}; "
+        f"the text resumes at {answer:.0f}, not at {before} + {t * h * w} = {before + t * h * w}."
+    )
+
+
+def _resume_nudge(given: float, answer: float, before: int, t: int, h: int, w: int) -> str:
+    turns = _resume_turns(before, t, h, w)
+    if given == turns["every_patch"]:
+        return "That counts every patch. The video's positions run over time, rows and columns at once."
+    if given == turns["largest"]:
         return "That is the video's largest position. The text resumes one past it."
+    if given == turns["axes_added"]:
+        return (
+            "That lays time, rows and columns end to end. They run side by side, each counting from "
+            f"{before}: only the longest one sets how far the video reaches."
+        )
     if given > answer:
         return too_far(given, answer) + (
-            " The video does not take a position per patch: its time, row and column indices each count "
-            "from 5, so its longest axis sets how far its positions reach."
+            f" The video does not take a position per patch: its time, row and column indices each count "
+            f"from {before}, so its longest axis sets how far its positions reach."
         )
     return too_far(given, answer) + (
-        " The text resumes one past the video's largest position on any axis: which of time (2), rows (3) "
-        "and columns (4) reaches furthest from 5?"
+        f" The text resumes one past the video's largest position on any axis: which of time ({t}), rows ({h}) "
+        f"and columns ({w}) reaches furthest from {before}?"
     )
 
 
@@ -55,22 +99,25 @@ EXERCISES = (
     Numeric(
         key="images_mrope_resume",
         title="Where the text resumes",
-        question=(
-            "In Qwen2-VL, 5 text tokens are followed by a video of 2 temporal patches (grid_t = 2, each of 2 "
-            "frames) of 3 x 4 merged patches, and then text. What is the first position of the text after the "
-            "video?"
-        ),
+        question=_resume_question,
         answer=_resume_answer,
         tolerance=0.0,
         integer=True,
         fmt="%d",
         step=1,
-        hint="The video's tokens start at 5 on every axis; the text resumes one past the largest position used.",
-        explain=lambda answer: (
-            f"{answer:.0f}: the video used positions 5 + 0..max(2, 3, 4) - 1, so at most 8; the text "
-            "resumes at 9, not at 5 + 24 = 29."
+        hint=lambda before, t, h, w: (
+            f"The video's tokens start at {before} on every axis; the text resumes one past the largest position used."
         ),
+        explain=_resume_explain,
         nudge=_resume_nudge,
+        params=(
+            Param("before", RESUME_BEFORE, 5),
+            Param("t", RESUME_FRAMES, 2),
+            Param("h", RESUME_SIDES, 3),
+            Param("w", RESUME_SIDES, 4),
+        ),
+        fair=_resume_fair,
+        skill="mrope",
     ),
     MultipleChoice(
         key="images_nope_causal",

@@ -13,44 +13,113 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.relative import compute as compute_relative
 from posenc_lab.lessons.relative import figures as relfig
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param
 
 T5_SETTINGS = dict(bidirectional=True, num_buckets=32, max_distance=128)
+#: T5's encoder: n = 16 buckets per direction, the first e = 8 of them exact
+T5_PER_SIDE, T5_EXACT = 16, 8
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"t5_bucket": "Find a T5 bucket"}
+#: offsets j - i of the bucket question: in the log-spaced range, before or after the query,
+#: short of bucket 8 and 15's edges (12 to 90 apart: buckets 9 to 14 on either side)
+T5_OFFSETS = tuple(r for r in range(-90, 91) if abs(r) >= 12)
+#: how close the log term may come to a whole number: a student working to two decimals
+#: must not floor it to the other bucket (float32 in T5 itself lands on either side of 2.0)
+T5_FLOOR_MARGIN = 0.05
 
 
-def _t5_answer() -> float:
-    return float(posenc.t5_bucket(-20, **T5_SETTINGS))
+def _t5_inside(r: int) -> float:
+    # log(|r| / e) / log(max_distance / e) * (n - e), the term T5 floors
+    return math.log(abs(r) / T5_EXACT) / math.log(T5_SETTINGS["max_distance"] / T5_EXACT) * (T5_PER_SIDE - T5_EXACT)
 
 
-def _t5_explain(answer: float) -> str:
-    offsets = np.arange(-T5_SETTINGS["max_distance"], 1)
-    shared = offsets[posenc.t5_bucket(offsets, **T5_SETTINGS) == int(answer)]
-    inside = math.log(20 / 8) / math.log(128 / 8) * 8
+def _t5_answer(r: int) -> float:
+    return float(posenc.t5_bucket(r, **T5_SETTINGS))
+
+
+def _t5_side(r: int) -> int:
+    # keys after the query (j - i > 0) take the upper n buckets
+    return T5_PER_SIDE if r > 0 else 0
+
+
+def _t5_turns(r: int) -> dict[str, float]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    floor = math.floor(_t5_inside(r))
+    side = _t5_side(r)
+    return {
+        "side": T5_PER_SIDE - side + T5_EXACT + floor,  # the other direction's bucket
+        "distance": float(abs(r)),  # the distance taken as its own bucket
+        "no_exact": side + floor,  # the log term without the e = 8 exact buckets before it
+    }
+
+
+def _t5_fair(r: int) -> bool:
+    inside = _t5_inside(r)
+    if abs(inside - round(inside)) < T5_FLOOR_MARGIN:
+        return False
+    answer = _t5_side(r) + T5_EXACT + math.floor(inside)
+    values = [answer, *_t5_turns(r).values()]
+    # each wrong turn gives its own number, none the answer: every nudge names the turn taken
+    return len(set(values)) == len(values)
+
+
+def _t5_where(r: int) -> str:
+    return "before" if r < 0 else "after"
+
+
+def _t5_question(r: int) -> str:
     return (
-        f"Bucket {answer:.0f} = 8 + ⌊log(20/8) / log(128/8) · 8⌋ = 8 + ⌊{inside:.2f}⌋. It holds the "
-        f"{shared.size} offsets {shared.min()} to {shared.max()}: far apart, T5 stops telling neighbouring "
-        "distances apart."
+        f"T5's encoder (bidirectional, num_buckets = 32, max_distance = 128). A key {abs(r)} positions "
+        f"**{_t5_where(r)}** the query, so $j - i = {r}$: which bucket does it get?"
     )
 
 
-def _t5_nudge(given: float, answer: float) -> str | None:
-    if given == answer + 16:
-        return "That is the bucket of a key 20 *after* the query. Here j − i = −20, a key before it: no + 16."
-    if given == 20:
-        return "Only distances below e = 8 get a bucket of their own; 20 is in the log-spaced range."
-    if 8 <= given <= 15:
-        return "Right range (the log-spaced buckets 8 to 15), wrong bucket: recompute the floor of the log formula."
-    return "Keys before the query use buckets 0 to 15, and distances of 8 or more fall in the log-spaced 8 to 15."
+def _signed(r: int) -> str:
+    return f"{r}".replace("-", "−")
+
+
+def _t5_explain(answer: float, r: int) -> str:
+    offsets = np.arange(-T5_SETTINGS["max_distance"], T5_SETTINGS["max_distance"] + 1)
+    shared = offsets[posenc.t5_bucket(offsets, **T5_SETTINGS) == int(answer)]
+    side = f"{T5_PER_SIDE} + " if r > 0 else ""
+    inside = _t5_inside(r)
+    return (
+        f"Bucket {answer:.0f} = {side}8 + ⌊log({abs(r)}/8) / log(128/8) · 8⌋ = {side}8 + ⌊{inside:.2f}⌋. It holds "
+        f"the {shared.size} offsets {_signed(int(shared.min()))} to {_signed(int(shared.max()))}: far apart, T5 "
+        "stops telling neighbouring distances apart."
+    )
+
+
+def _t5_nudge(given: float, answer: float, r: int) -> str | None:
+    turns = _t5_turns(r)
+    if given == turns["side"]:
+        if r < 0:
+            return (
+                f"That is the bucket of a key {-r} *after* the query. Here j − i = {_signed(r)}, a key before it: "
+                "no + 16."
+            )
+        return f"That is the bucket of a key {r} *before* the query. Here j − i = {r}, a key after it: add n = 16."
+    if given == turns["distance"]:
+        return f"Only distances below e = 8 get a bucket of their own; {abs(r)} is in the log-spaced range."
+    if given == turns["no_exact"]:
+        return "That leaves out the 8 exact buckets: the log-spaced ones start at e = 8, so add 8."
+    low = _t5_side(r) + T5_EXACT
+    if low <= given < low + T5_PER_SIDE - T5_EXACT:
+        return (
+            f"Right range (the log-spaced buckets {low} to {low + T5_PER_SIDE - T5_EXACT - 1}), wrong bucket: "
+            "recompute the floor of the log formula."
+        )
+    return (
+        f"Keys {_t5_where(r)} the query use buckets {_t5_side(r)} to {_t5_side(r) + T5_PER_SIDE - 1}, and "
+        f"distances of 8 or more fall in the log-spaced {low} to {low + T5_PER_SIDE - T5_EXACT - 1}."
+    )
 
 
 EXERCISES = (
     Numeric(
         key="rel_t5_bucket",
         title="Predict a T5 bucket",
-        question=(
-            "T5's encoder (bidirectional, num_buckets = 32, max_distance = 128). A key 20 positions **before** "
-            "the query, so $j - i = -20$: which bucket does it get?"
-        ),
+        question=_t5_question,
         latex=r"\mathrm{bucket}(r) = e + \left\lfloor \frac{\log(|r|/e)}{\log(\mathrm{max\_distance}/e)}\,(n-e)"
         r"\right\rfloor,\quad n = 16,\ e = 8",
         answer=_t5_answer,
@@ -64,6 +133,9 @@ EXERCISES = (
         integer=True,
         fmt="%d",
         step=1,
+        params=(Param("r", T5_OFFSETS, -20),),
+        fair=_t5_fair,
+        skill="t5_bucket",
     ),
     MultipleChoice(
         key="rel_shaw_clip",
