@@ -137,6 +137,69 @@ def _kept(head_dim, theta, high, window):
     return kept, [(head_dim // 2, "Not all"), (0, "Some are kept"), (blended, "blended"), (inverse, "2π times")]
 
 
+# the multiple choices: the right option's text and the wrong options' texts, each built here
+# from a plain computation
+
+
+def _shaw(k, past, far, side):
+    read = []
+    for distance in (k + past, far):  # both keys on one side of the query, clipped to [-K, K]
+        offset = side * distance
+        read.append(max(-k, min(k, offset)))
+    assert read[0] == read[1] == side * k, "both read the edge vector"
+    return f"The same one, $w_{{{read[0]}}}$.", [
+        f"$w_{{{side * (k + past)}}}$ and $w_{{{side * far}}}$.",
+        f"$w_{{{read[0]}}}$ and $w_{{{-read[0]}}}$.",
+    ]
+
+
+def _raster(rows, cols):
+    order = {}
+    for r in range(rows):  # read row by row: the n-th patch read gets position n
+        for c in range(cols):
+            order[r, c] = len(order)
+    gaps = {order[r + 1, c] - order[r, c] for r in range(rows - 1) for c in range(cols)}
+    assert len(gaps) == 1, "one distance for every patch"
+    return f"{gaps.pop()} positions", ["1 position", f"{rows} positions"]
+
+
+def _harmonics(pairs, longest):
+    shortest, n = longest // pairs, 4 * longest
+    codes = []
+    for p in range(n):  # sin and cos of p times 1, 2, ..., pairs times 2 pi / longest
+        codes.append([f(2 * math.pi * m * p / longest) for m in range(1, pairs + 1) for f in (math.sin, math.cos)])
+    period = next(
+        k
+        for k in range(1, n)
+        if all(abs(a - b) < 1e-9 for p in range(n - k) for a, b in zip(codes[p], codes[p + k], strict=True))
+    )
+    return f"Position p + {period} has the same code as position p: it repeats every {period}.", [
+        f"The code repeats every {shortest} positions, the shortest wavelength.",
+        f"The code repeats every {pairs} positions, one per pair.",
+    ]
+
+
+def _t5_table(buckets, max_distance, trained):
+    return f"{buckets}, one per bucket, whatever the length", [
+        f"2 x {trained} - 1 = {2 * trained - 1}, one per possible offset",
+        f"2k + 1 = {2 * max_distance + 1} for a clipping distance k = {max_distance}",
+    ]
+
+
+def _window(window, layers):
+    reach = 1  # the token itself; every layer adds the window's other window - 1 tokens
+    for _ in range(layers):
+        reach += window - 1
+    return f"{reach:,} tokens", [f"{window:,} tokens", f"{8 * window:,} tokens", f"{window * layers:,} tokens"]
+
+
+def _past(max_len, extra):
+    missing = [p for p in range(max_len + extra) if p >= max_len]  # rows 0..max_len-1 exist
+    return f"There is no row for positions {missing[0]} to {missing[-1]}: nothing was learned for them.", [
+        f"It can: NumPy wraps index {missing[-1]} around to one of the existing rows."
+    ]
+
+
 ORACLES = {
     "sin_pe_value": _pe_entry,
     "sin_wavelength": _wavelength,
@@ -147,6 +210,12 @@ ORACLES = {
     "rope_slowest_turns": _slowest_turns,
     "images_mrope_resume": _resume,
     "models_llama31_unchanged": _kept,
+    "rel_shaw_clip": _shaw,
+    "images_raster_below": _raster,
+    "design_harmonics": _harmonics,
+    "claims_t5_table": _t5_table,
+    "models_mistral_window": _window,
+    "learned_past_max_len": _past,
 }
 
 

@@ -4,6 +4,8 @@ The kinds and how they are checked: ``ui.exercise_kinds``."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import posenc
 from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
@@ -13,7 +15,7 @@ from posenc_lab.lessons.images import compute as compute_images
 from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
 
 #: the skills the exercises practise (the lesson's ``skills``)
-SKILLS = {"mrope": "Place text after a video in M-RoPE"}
+SKILLS = {"raster": "Read a grid row by row", "mrope": "Place text after a video in M-RoPE"}
 #: the resume question: text tokens before the video, and its grid of temporal patches x
 #: rows x columns of merged patches
 RESUME_BEFORE = tuple(range(3, 13))
@@ -78,23 +80,51 @@ def _resume_nudge(given: float, answer: float, before: int, t: int, h: int, w: i
     )
 
 
+#: the raster question: a grid of rows x columns of patches, never square (a row's length and
+#: the number of rows are two different options)
+RASTER_SIDES = tuple(range(4, 25))
+
+
+def _below_gaps(rows: int, cols: int) -> set[int]:
+    """Every distance from a patch to the one below it, in 1-D positions read row by row (the
+    lesson's raster order, row * cols + col)."""
+    positions = np.arange(rows * cols).reshape(rows, cols)
+    return {int(g) for g in np.unique(positions[1:] - positions[:-1])}
+
+
+def _below_choices(rows: int, cols: int) -> tuple[Choice, ...]:
+    (gap,) = _below_gaps(rows, cols)  # one distance for every patch: the grid is fixed
+    return (
+        Choice(
+            f"{gap} positions",
+            f"A whole row of {cols} patches lies between them in reading order.",
+            right=True,
+        ),
+        Choice(
+            f"{rows} positions",
+            f"That is the number of rows. The patch below comes one row later, and a row holds {cols} patches.",
+        ),
+        Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
+        Choice(
+            "It depends on the patch's row",
+            "Not in a fixed grid: every patch is exactly one row length before the one below it.",
+        ),
+    )
+
+
 EXERCISES = (
     MultipleChoice(
         key="images_raster_below",
         title="Read row by row",
-        question=(
-            "A 16 x 16 grid of patches is read row by row and given 1-D RoPE positions. How far apart are "
-            "a patch and the patch just below it?"
+        question=lambda rows, cols: (
+            f"A grid of {rows} rows of {cols} patches is read row by row and given 1-D RoPE positions. How far "
+            "apart are a patch and the patch just below it?"
         ),
-        choices=(
-            Choice("16 positions", "A whole row of 16 patches lies between them in reading order.", right=True),
-            Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
-            Choice(
-                "It depends on the patch's row",
-                "Not in a fixed grid: every patch is exactly one row length before the one below it.",
-            ),
-        ),
+        choices=_below_choices,
         hint="Count the patches read between the two.",
+        params=(Param("rows", RASTER_SIDES, 12), Param("cols", RASTER_SIDES, 16)),
+        fair=lambda rows, cols: rows != cols,
+        skill="raster",
     ),
     Numeric(
         key="images_mrope_resume",

@@ -16,7 +16,10 @@ from posenc_lab.lessons.images import compute as compute_images
 from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
 
 #: the skill the exercises practise (the lesson's ``skills``)
-SKILLS = {"table_size": "Count a learned table's parameters"}
+SKILLS = {
+    "table_size": "Count a learned table's parameters",
+    "past_max_len": "Find the positions a table lacks",
+}
 MAX_LENS = (256, 512, 1024, 2048)
 WIDTHS = (128, 256, 512, 768, 1024)
 
@@ -41,35 +44,50 @@ def _params_explain(answer: float, max_len: int, d_model: int) -> str:
     )
 
 
+#: the past-max_len question: the text runs this many tokens past the table (fewer than max_len)
+PAST_EXTRAS = (16, 50, 88, 100, 300)
+
+
+def _past_choices(max_len: int, extra: int) -> tuple[Choice, ...]:
+    # a table of max_len rows (posenc's), and a text whose positions run to max_len + extra - 1
+    rows, last = posenc.learned_table(max_len, 1).shape[0], max_len + extra - 1
+    return (
+        Choice(
+            f"There is no row for positions {rows} to {last}: nothing was learned for them.",
+            "The table has max_len rows, and nothing was ever learned for later positions: a learned "
+            "table is looked up, not computed. posenc.lookup_learned raises "
+            "PositionOutOfRange; real models refuse the input or cut it to max_len.",
+            right=True,
+        ),
+        Choice(
+            "The rows past max_len are still random noise, since training never updated them.",
+            "There are no rows past max_len at all. Random noise is what the rows that do exist hold before training.",
+        ),
+        Choice(
+            f"It can: NumPy wraps index {last} around to one of the existing rows.",
+            f"NumPy raises IndexError for {last} in a {rows}-row table; it wraps only negative indices, and "
+            "table[-1] silently giving the last row is a classic bug, not a position.",
+        ),
+        Choice(
+            "Its gradients explode on inputs longer than the ones it was trained on.",
+            "Training has nothing to do with it: the lookup itself fails, since there is nothing to look up.",
+        ),
+    )
+
+
 EXERCISES = (
     MultipleChoice(
         key="learned_past_max_len",
         title="Past max_len",
-        question="A model with learned positions and max_len = 512 gets a text of 600 tokens. Why can't it use them?",
-        choices=(
-            Choice(
-                "There is no row for positions 512 to 599: nothing was learned for them.",
-                "The table has max_len rows, and nothing was ever learned for later positions: a learned "
-                "table is looked up, not computed. posenc.lookup_learned raises "
-                "PositionOutOfRange; real models refuse the input or cut it to max_len.",
-                right=True,
-            ),
-            Choice(
-                "The rows past max_len are still random noise, since training never updated them.",
-                "There are no rows past max_len at all. Random noise is what the rows that do exist hold "
-                "before training.",
-            ),
-            Choice(
-                "It can: NumPy wraps index 600 around to one of the existing rows.",
-                "NumPy raises IndexError for 600 in a 512-row table; it wraps only negative indices, and "
-                "table[-1] silently giving the last row is a classic bug, not a position.",
-            ),
-            Choice(
-                "Its gradients explode on inputs longer than the ones it was trained on.",
-                "Training has nothing to do with it: the lookup itself fails, since there is nothing to look up.",
-            ),
+        question=lambda max_len, extra: (
+            f"A model with learned positions and max_len = {max_len} gets a text of {max_len + extra} tokens. Why "
+            "can't it use them?"
         ),
+        choices=_past_choices,
         hint="What does the heatmap draw below the orange line, and why?",
+        params=(Param("max_len", MAX_LENS, 512), Param("extra", PAST_EXTRAS, 88)),
+        fair=lambda max_len, extra: extra < max_len,
+        skill="past_max_len",
     ),
     Numeric(
         key="learned_param_count",

@@ -24,7 +24,7 @@ def _llama31() -> dict:
 
 
 #: the skills the exercises practise (the lesson's ``skills``)
-SKILLS = {"llama3_kept": "Count the pairs a scaling keeps"}
+SKILLS = {"llama3_kept": "Count the pairs a scaling keeps", "window": "Follow a sliding window through layers"}
 #: the kept-pairs question: Llama 3's rope_scaling (llama3, factor 8, low_freq_factor 1) on
 #: other head widths, bases, cut-offs and training windows; Llama 3.1 8B's as first written
 KEPT_HEAD_DIMS = (64, 128)
@@ -135,6 +135,55 @@ def _unchanged_nudge(given: float, answer: float, head_dim: int, theta: float, h
     )
 
 
+#: the window question: a model whose every layer slides a window (Mistral 7B v0.1's as first
+#: written); its longest input is 8 windows, as Mistral's 32,768 is
+WINDOWS = (512, 1024, 2048, 4096, 8192)
+WINDOW_LAYERS = (12, 16, 24, 32, 40, 48)
+MISTRAL = MODELS["mistral"]["config"]
+#: max_position_embeddings in windows (Mistral 7B v0.1: 32,768 = 8 x 4,096)
+WINDOW_INPUT = MISTRAL["max_position_embeddings"] // MISTRAL["sliding_window"]
+
+
+def _window_model(window: int, layers: int) -> str:
+    if (window, layers) == (MISTRAL["sliding_window"], MISTRAL["num_hidden_layers"]):
+        return MODELS["mistral"]["name"]
+    return "A model"
+
+
+def _window_question(window: int, layers: int) -> str:
+    return (
+        f"{_window_model(window, layers)} lets each of its {layers} layers attend to the last {window:,} tokens "
+        f"only (sliding_window {window}; max_position_embeddings {WINDOW_INPUT * window:,}). How far back can "
+        "information reach the last layer's output?"
+    )
+
+
+def _window_choices(window: int, layers: int) -> tuple[Choice, ...]:
+    reach = measure.window_reach(window, layers)
+    return (
+        Choice(
+            f"{reach:,} tokens",
+            f"({window:,} - 1) x {layers} + 1: the window counts the token itself, so each layer passes on what it "
+            f"saw {window - 1:,} tokens back, and the reach adds up layer by layer (the choices lesson's window "
+            "view follows the masks to the same number).",
+            right=True,
+        ),
+        Choice(
+            f"{window:,} tokens",
+            "That is one layer's reach; the next layer reads tokens that already saw further.",
+        ),
+        Choice(
+            f"{WINDOW_INPUT * window:,} tokens",
+            "That is max_position_embeddings, the longest input, not the window's reach.",
+        ),
+        Choice(
+            f"{window * layers:,} tokens",
+            f"That counts all {window:,} tokens of the window again in every layer. The token itself is in each "
+            f"layer's window, so a layer adds only {window - 1:,}.",
+        ),
+    )
+
+
 def _window_answer() -> float:
     out = measure.positions(MODELS["mistral"]["config"])
     return float(measure.window_reach(out["window"], out["sliding_layers"]))
@@ -165,22 +214,17 @@ EXERCISES = (
     MultipleChoice(
         key="models_mistral_window",
         title="How far a sliding window reaches",
-        question=(
-            "Mistral 7B v0.1 lets each of its 32 layers attend to the last 4,096 tokens only (sliding_window "
-            "4096). How far back can information reach the last layer's output?"
+        question=_window_question,
+        choices=_window_choices,
+        hint=lambda window, layers: (
+            f"Token t sees t - {window - 1:,} in one layer; what did t - {window - 1:,} see in the layer below?"
         ),
-        choices=(
-            Choice(
-                "131,041 tokens",
-                "(4,096 - 1) x 32 + 1: the window counts the token itself, so each layer passes on what it saw "
-                "4,095 tokens back, and the reach adds up layer by layer (the choices lesson's window view follows "
-                "the masks to the same number).",
-                right=True,
-            ),
-            Choice("4,096 tokens", "That is one layer's reach; the next layer reads tokens that already saw further."),
-            Choice("32,768 tokens", "That is max_position_embeddings, the longest input, not the window's reach."),
+        params=(
+            Param("window", WINDOWS, MISTRAL["sliding_window"]),
+            Param("layers", WINDOW_LAYERS, MISTRAL["num_hidden_layers"]),
         ),
-        hint="Token t sees t - 4,096 in one layer; what did t - 4,096 see in the layer below?",
+        fair=lambda window, layers: layers != WINDOW_INPUT,
+        skill="window",
     ),
     MultipleChoice(
         key="models_yarn_which_pairs",

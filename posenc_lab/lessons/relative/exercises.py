@@ -19,7 +19,7 @@ T5_SETTINGS = dict(bidirectional=True, num_buckets=32, max_distance=128)
 #: T5's encoder: n = 16 buckets per direction, the first e = 8 of them exact
 T5_PER_SIDE, T5_EXACT = 16, 8
 #: the skills the exercises practise (the lesson's ``skills``)
-SKILLS = {"t5_bucket": "Find a T5 bucket"}
+SKILLS = {"t5_bucket": "Find a T5 bucket", "clip": "Clip an offset (Shaw et al.)"}
 #: offsets j - i of the bucket question: in the log-spaced range, before or after the query,
 #: short of bucket 8 and 15's edges (12 to 90 apart: buckets 9 to 14 on either side)
 T5_OFFSETS = tuple(r for r in range(-90, 91) if abs(r) >= 12)
@@ -115,6 +115,62 @@ def _t5_nudge(given: float, answer: float, r: int) -> str | None:
     )
 
 
+#: the clipping question: clipping distance K, a near key just past it and a far one, on
+#: one side of the query (+1: after, -1: before)
+SHAW_CLIPS = tuple(range(2, 9))
+SHAW_NEAR_PAST = (1, 2, 3)  # the near key lies K + 1 to K + 3 away
+SHAW_FAR = (20, 30, 40, 50, 60)
+SHAW_SIDES = (1, -1)
+
+
+def _shaw_vector(offset: int, k: int) -> int:
+    """The vector a key at ``offset`` = j - i reads: posenc's clipped offset of that (query, key) pair."""
+    query, key = (0, offset) if offset >= 0 else (-offset, 0)
+    # a square (T, T) grid of positions 0..T-1: entry [i, j] is j - i, clipped to [-K, K]
+    return int(posenc.relative_positions(abs(offset) + 1, max_distance=k)[query, key])
+
+
+def _w(index: int) -> str:
+    return f"$w_{{{index}}}$"
+
+
+def _shaw_question(k: int, past: int, far: int, side: int) -> str:
+    where = "after" if side > 0 else "before"
+    return (
+        f"Shaw et al. with clipping distance K = {k}. One query; a key {k + past} positions {where} it and "
+        f"another {far} positions {where} it. Which relative vectors do the two keys read?"
+    )
+
+
+def _shaw_choices(k: int, past: int, far: int, side: int) -> tuple[Choice, ...]:
+    near, distant = side * (k + past), side * far
+    edge, other = _shaw_vector(near, k), _shaw_vector(-near, k)
+    sign, where = ("positive", "after") if side > 0 else ("negative", "before")
+    opposite = "before" if side > 0 else "after"
+    return (
+        Choice(
+            f"The same one, {_w(edge)}.",
+            f"Both clip to {_signed(edge)}: clip({_signed(near)}, −{k}, {k}) = clip({_signed(distant)}, −{k}, {k}) = "
+            f"{_signed(_shaw_vector(distant, k))}. Beyond K all keys on one side share the edge vector, so only "
+            "their content can tell them apart.",
+            right=True,
+        ),
+        Choice(
+            f"{_w(near)} and {_w(distant)}.",
+            f"Only 2K + 1 = {2 * k + 1} vectors exist, for offsets −{k} to {k}; larger offsets are clipped to ±{k}.",
+        ),
+        Choice(
+            f"{_w(edge)} and {_w(other)}.",
+            f"Both keys come {where} the query ({sign} offsets), so both clip to {_signed(edge)}. {_w(other)} serves "
+            f"keys {k} or more positions {opposite} it.",
+        ),
+        Choice(
+            "None: keys beyond K get no position at all.",
+            f"Clipping reuses the edge vector; it does not drop it. Far keys still read {_w(edge)}.",
+        ),
+    )
+
+
 EXERCISES = (
     Numeric(
         key="rel_t5_bucket",
@@ -140,32 +196,16 @@ EXERCISES = (
     MultipleChoice(
         key="rel_shaw_clip",
         title="Shaw's clipping",
-        question=(
-            "Shaw et al. with clipping distance K = 3. One query; a key 4 positions after it and another 40 "
-            "positions after it. Which relative vectors do the two keys read?"
-        ),
-        choices=(
-            Choice(
-                "The same one, $w_3$.",
-                "Both clip to +3: clip(4, −3, 3) = clip(40, −3, 3) = 3. Beyond K all keys on one side share the edge "
-                "vector, so only their content can tell them apart.",
-                right=True,
-            ),
-            Choice(
-                "$w_4$ and $w_{40}$.",
-                "Only 2K + 1 = 7 vectors exist, for offsets −3 to 3; larger offsets are clipped to ±3.",
-            ),
-            Choice(
-                "$w_3$ and $w_{-3}$.",
-                "Both keys come after the query (positive offsets), so both clip to +3. $w_{-3}$ serves keys "
-                "3 or more positions before it.",
-            ),
-            Choice(
-                "None: keys beyond K get no position at all.",
-                "Clipping reuses the edge vector; it does not drop it. Far keys still read $w_3$.",
-            ),
-        ),
+        question=_shaw_question,
+        choices=_shaw_choices,
         hint="Apply clip(j − i, −K, K) to both offsets.",
+        params=(
+            Param("k", SHAW_CLIPS, 3),
+            Param("past", SHAW_NEAR_PAST, 1),
+            Param("far", SHAW_FAR, 40),
+            Param("side", SHAW_SIDES, 1),
+        ),
+        skill="clip",
     ),
 )
 
