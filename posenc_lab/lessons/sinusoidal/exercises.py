@@ -178,8 +178,9 @@ EXERCISES = (
         key="sin_pe_value",
         title="One entry of the table",
         question=_pe_question,
-        latex=r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{10000^{2i/d}}\right),\quad "
-        r"PE_{(p,\,2i+1)} = \cos\!\left(\frac{p}{10000^{2i/d}}\right)",
+        # one formula a line, aligned at "=": side by side they wrap mid-formula on a phone
+        latex=r"\begin{aligned} PE_{(p,\,2i)} &= \sin\!\left(\frac{p}{10000^{2i/d}}\right) \\ "
+        r"PE_{(p,\,2i+1)} &= \cos\!\left(\frac{p}{10000^{2i/d}}\right) \end{aligned}",
         answer=_pe_answer,
         tolerance=PE_TOLERANCE,
         hint=_pe_hint,
