@@ -135,6 +135,25 @@ def test_a_wrong_answer_in_between_breaks_the_row_and_two_offer_the_worked_solut
     assert "mastered" in _skill_line(at)
 
 
+def test_one_skipped_variant_is_forgiven_and_a_second_breaks_the_row():
+    at = _session()
+    _check(at, _right(0, at))
+    _another(at)
+    _another(at)  # variant 1 left unanswered: forgiven, and the line says the next one is not
+    assert _skill_line(at) == (
+        f"**{LABEL}**: 1 of 3 right in a row (one variant skipped unanswered; skip another and the row starts again)"
+    )
+    _check(at, _right(2, at))
+    assert _skill_line(at).startswith(f"**{LABEL}**: 2 of 3 right in a row (one variant skipped")
+    _another(at)
+    _another(at)  # variant 3 skipped too: the row starts again
+    assert _skill_line(at) == f"**{LABEL}**: 0 of 3 right in a row"
+    for attempt in (4, 5, 6):
+        _check(at, _right(attempt, at))
+        _another(at)  # after a check: practising more costs nothing
+    assert "mastered" in _skill_line(at)
+
+
 def test_forget_my_progress_clears_the_practice():
     first = _session()
     for attempt in range(3):

@@ -294,6 +294,34 @@ def test_the_practice_record_counts_three_fresh_right_answers_in_a_row():
     assert mastery.streak(record, keys) == 3 and mastery.mastered(record, keys)
 
 
+def test_one_skip_in_a_row_is_forgiven_and_a_second_breaks_it():
+    record: set[str] = set()
+    both = ["a", "b"]  # one skill's two exercises
+
+    def check(key):
+        mastery.record_check(record, key, mastery.attempt(record, key), True)
+
+    check("a")
+    mastery.try_another(record, "a")  # after a check: no skip
+    assert mastery.row(record, both) == (1, 0)
+    mastery.try_another(record, "a")  # variant 1 left unchecked: a skip, forgiven
+    assert [(e.key, e.n, e.kind) for e in mastery.skips(record, both)] == [("a", 1, "s")]
+    check("a")
+    assert mastery.row(record, both) == (2, 1)
+    mastery.try_another(record, "a")
+    mastery.try_another(record, "a")  # variant 3 skipped: the second skip of the row breaks it
+    assert mastery.row(record, both) == (0, 0), "a new row, with its own skip to forgive"
+    for _ in range(mastery.IN_A_ROW):
+        check("b")
+        mastery.try_another(record, "b")
+    assert mastery.row(record, both) == (mastery.IN_A_ROW, 0) and mastery.mastered(record, both)
+    mastery.try_another(record, "a")  # a's variant 4 skipped: a skip of the skill's row
+    assert mastery.row(record, both) == (mastery.IN_A_ROW, 1)
+    mastery.try_another(record, "b")  # b's variant 3 skipped: the second
+    assert mastery.row(record, both) == (0, 0) and not mastery.mastered(record, both)
+    assert mastery.row(record, ["b"]) == (mastery.IN_A_ROW, 1), "a skill without a sees none of its skips"
+
+
 def test_the_practice_record_keeps_the_last_variants_and_the_current_attempt():
     record: set[str] = set()
     for _ in range(20):
@@ -303,3 +331,5 @@ def test_the_practice_record_keeps_the_last_variants_and_the_current_attempt():
     assert mastery.attempt(kept, "a") == 20
     assert {e.n for e in mastery.parse(kept)} == set(range(20 - mastery.KEEP + 1, 21))
     assert mastery.mastered(kept, ["a"])
+    # the oldest variant kept was asked for after one whose check is pruned: not a skip
+    assert mastery.row(kept, ["a"]) == (mastery.KEEP, 0)

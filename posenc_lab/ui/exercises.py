@@ -15,7 +15,8 @@ shares.
 A variant exercise (``exercise_kinds.Param``) shows the variant ``exercise_kinds.draw``
 picks from the browser's seed and the exercise's attempt number, which the practice record
 keeps (``ui.mastery``, in the session under ``_ex:practice`` and in the browser beside the
-solved keys): a reload shows the same variant, "Try another" the next one. Its first check
+solved keys): a reload shows the same variant, "Try another" the next one (one variant
+skipped unanswered is forgiven in a row, a second breaks it: ``ui.mastery``). Its first check
 counts toward its skill's mastery, shown at the top of the lesson's exercises and on the
 home page; after two wrong answers on a variant its worked solution is offered.
 
@@ -118,27 +119,36 @@ def skill_keys(lesson, skill: str) -> list[str]:
     return [ex.key for ex in lesson.exercises if not isinstance(ex, Guided) and ex.skill == skill]
 
 
-def skill_progress(lesson) -> list[tuple[str, int, bool]]:
-    """Each skill ``lesson`` names: (its label, right first answers in a row, mastered?)."""
+def skill_progress(lesson) -> list[tuple[str, int, bool, bool]]:
+    """Each skill ``lesson`` names: (its label, right first answers in a row, mastered?, has
+    the row right answers and used up the skips it forgives?)."""
     practice = _practice()
     rows = []
     for skill, label in lesson.skills.items():
         keys = skill_keys(lesson, skill)
-        rows.append((label, mastery.streak(practice, keys), mastery.mastered(practice, keys)))
+        streak, forgiven = mastery.row(practice, keys)
+        done = streak >= mastery.IN_A_ROW
+        # the note matters once there is a row to lose
+        rows.append((label, streak, done, streak > 0 and forgiven >= mastery.FREE_SKIPS))
     return rows
 
 
-def mastery_text(label: str, streak: int, done: bool) -> str:
-    """A skill's line: mastered, or how far its row of right answers has got."""
+def mastery_text(label: str, streak: int, done: bool, skip_used: bool = False) -> str:
+    """A skill's line: mastered, or how far its row of right answers has got (and, once the
+    row has forgiven a skip, that the next one starts it again: the student knows the rule
+    before it bites)."""
     if done:
         return f":material/workspace_premium: **{label}**: mastered"
-    return f"**{label}**: {min(streak, mastery.IN_A_ROW)} of {mastery.IN_A_ROW} right in a row"
+    text = f"**{label}**: {min(streak, mastery.IN_A_ROW)} of {mastery.IN_A_ROW} right in a row"
+    if skip_used:
+        text += " (one variant skipped unanswered; skip another and the row starts again)"
+    return text
 
 
 def mastered_count(course: Course) -> tuple[int, int]:
     """(skills mastered, skills named) over the course's lessons."""
     rows = [row for lesson in course.lessons for row in skill_progress(lesson)]
-    return sum(done for _, _, done in rows), len(rows)
+    return sum(done for _, _, done, _ in rows), len(rows)
 
 
 def practised(course: Course) -> bool:
@@ -255,8 +265,8 @@ def render(lesson) -> None:
     with st.expander(
         f"Exercises ({done} of {len(exercises)} solved)", icon=":material/edit:", expanded=False, key="ex_panel"
     ):
-        for label, streak, skill_done in skill_progress(lesson):
-            st.caption(mastery_text(label, streak, skill_done))
+        for skill in skill_progress(lesson):
+            st.caption(mastery_text(*skill))
         for number, ex in enumerate(exercises, start=1):
             if number > 1:
                 st.divider()
@@ -364,7 +374,8 @@ def _check_and_hint(ex: MultipleChoice | Numeric, check, course: Course, n: int 
             on_click=_try_another,
             args=(ex,),
             icon=":material/autorenew:",
-            help="The same question with other numbers",
+            help="The same question with other numbers. Skipping one unanswered is forgiven once in a row of "
+            "right answers; a second skip starts the row again.",
         )
     if row.toggle("Show a hint", key=_widget(ex.key, "hint")):
         st.info(ex.hint, icon=":material/lightbulb:")

@@ -35,6 +35,8 @@ IN_A_ROW = 3
 KEEP = 6
 #: wrong answers on one variant after which its worked solution is offered
 WRONG_BEFORE_SOLUTION = 2
+#: skipped variants a row forgives; one more breaks it
+FREE_SKIPS = 1
 ENTRY = re.compile(r"([a-z0-9_]{1,60})\|(\d{1,6})\|([arwx])\|(\d{1,9})")
 
 
@@ -101,8 +103,29 @@ def record_check(record: set[str], key: str, n: int, right: bool) -> None:
         record.add(str(Entry(key, n, "x", _next_seq(entries))))
 
 
-def streak(record: Iterable[str], keys: Collection[str]) -> int:
-    """Right first checks in a row, newest last, over the exercises ``keys`` (a skill's)."""
+def skips(record: Iterable[str], keys: Collection[str]) -> list[Entry]:
+    """The skipped variants of the exercises ``keys``, each as its skip happened: an entry of
+    kind ``s`` for variant n, with the seq of the "Try another" that left it unchecked."""
+    entries = parse(record, keys)
+    checked = {(e.key, e.n) for e in entries if e.kind in "rw"}
+    newest: dict[str, int] = {}
+    for e in entries:
+        newest[e.key] = max(newest.get(e.key, 0), e.n)
+    out = []
+    for e in entries:
+        left = e.n - 1  # the variant shown until this "Try another"
+        # a variant older than the record keeps (``prune``) may have lost its check: not a skip
+        if e.kind == "a" and left > newest[e.key] - KEEP and (e.key, left) not in checked:
+            out.append(Entry(e.key, left, "s", e.seq))
+    return out
+
+
+def row(record: Iterable[str], keys: Collection[str]) -> tuple[int, int]:
+    """The current row over the exercises ``keys`` (a skill's): (right first checks in it,
+    skips it forgave). A wrong first check ends a row, and so does a skip beyond the
+    ``FREE_SKIPS`` it forgives. Read from the variants the record keeps (``prune``), so the
+    browser's pruned copy and the session's tell the same row."""
+    record = prune(record, keys)
     firsts: dict[tuple[str, int], Entry] = {}
     for e in parse(record, keys):
         if e.kind in "rw":
@@ -110,12 +133,22 @@ def streak(record: Iterable[str], keys: Collection[str]) -> int:
             old = firsts.get((e.key, e.n))
             if old is None or e.seq < old.seq:
                 firsts[e.key, e.n] = e
-    count = 0
-    for e in sorted(firsts.values(), key=lambda e: e.seq, reverse=True):
-        if e.kind != "r":
-            break
-        count += 1
-    return count
+    count = skipped = 0
+    # oldest first: a row runs from its start to the wrong answer or the skip too many that
+    # ends it, and the next row starts afresh (no right answers, no skips forgiven yet)
+    for e in sorted([*firsts.values(), *skips(record, keys)], key=lambda e: e.seq):
+        if e.kind == "r":
+            count += 1
+        elif e.kind == "w" or skipped == FREE_SKIPS:
+            count = skipped = 0
+        else:
+            skipped += 1
+    return count, skipped
+
+
+def streak(record: Iterable[str], keys: Collection[str]) -> int:
+    """Right first checks in a row, newest last, over the exercises ``keys`` (a skill's)."""
+    return row(record, keys)[0]
 
 
 def mastered(record: Iterable[str], keys: Collection[str]) -> bool:
