@@ -1,5 +1,9 @@
 """The exercises at the end of each lesson: the bank itself, and every exercise under AppTest
-(hint first, a wrong answer with its own explanation, then the right one, counted on the home page)."""
+(hint first, a wrong answer with its own explanation, then the right one, counted on the home page).
+
+A variant exercise is checked here as first written (``exercise_kinds.concrete`` at its
+defaults: the values below) and, under AppTest, at the variant the session's seed draws;
+``test_exercise_variants`` checks every variant."""
 
 from __future__ import annotations
 
@@ -9,13 +13,15 @@ import re
 import numpy as np
 import pytest
 from app_helpers import CHEAP, assert_clean, open_page
+from test_exercise_variants import ORACLES
 
 import posenc
 from posenc_lab import course as lessons
 from posenc_lab.course import BANK, LESSONS
 from posenc_lab.lessons.rope import exercises as rope_exercises
 from posenc_lab.ui import exercise_kinds
-from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
+from posenc_lab.ui import progress as stored_progress
+from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric, concrete
 
 HOME = "posenc_lab/lessons/home/page.py"
 TOTAL = len(lessons.all_exercises())
@@ -45,7 +51,9 @@ WRONG = {
     "images_mrope_resume": (5 + 2 * 3 * 4, "counts every patch"),
     "models_llama31_unchanged": (64, "Not all"),
 }
-FLAT = [(path, ex) for path, exercises in BANK.items() for ex in exercises if not isinstance(ex, Guided)]
+FLAT = [(path, concrete(ex)) for path, exercises in BANK.items() for ex in exercises if not isinstance(ex, Guided)]
+#: the bank's exercises as written, variant ones with their parameters
+WRITTEN = {ex.key: ex for ex in lessons.all_exercises()}
 
 
 # helpers
@@ -73,14 +81,28 @@ def _answer(at, ex: MultipleChoice | Numeric, value) -> None:
     assert_clean(at)
 
 
-def _right_value(ex: MultipleChoice | Numeric):
-    return ex.answer_index if isinstance(ex, MultipleChoice) else RIGHT[ex.key]
+def _variant(at, ex: MultipleChoice | Numeric) -> dict:
+    """The parameters of the variant the page shows at first (attempt 0 of the session's seed)."""
+    written = WRITTEN.get(ex.key, ex)
+    if not getattr(written, "params", ()):
+        return {}
+    return exercise_kinds.draw(written, at.session_state[stored_progress.SEED], 0)
 
 
-def _wrong_value(ex: MultipleChoice | Numeric):
+def _right_value(ex: MultipleChoice | Numeric, at=None):
     if isinstance(ex, MultipleChoice):
-        return next(i for i, c in enumerate(ex.choices) if not c.right)
-    return WRONG[ex.key][0]
+        return ex.answer_index
+    params = _variant(at, ex) if at is not None else {}
+    return round(ORACLES[ex.key](**params)[0], 6) if params else RIGHT[ex.key]
+
+
+def _wrong_value(ex: MultipleChoice | Numeric, at=None):
+    """A wrong answer, and a phrase of its nudge (the option's why, for a choice)."""
+    if isinstance(ex, MultipleChoice):
+        index = next(i for i, c in enumerate(ex.choices) if not c.right)
+        return index, ex.choices[index].why
+    params = _variant(at, ex) if at is not None else {}
+    return ORACLES[ex.key](**params)[1][0] if params else WRONG[ex.key]
 
 
 def _home_progress(at) -> str:
@@ -124,7 +146,7 @@ def test_the_required_exercises_are_there():
 
 
 def test_every_choice_explains_itself_and_one_is_right():
-    choices = [ex for ex in lessons.all_exercises() if isinstance(ex, MultipleChoice)]
+    choices = [concrete(ex) for ex in lessons.all_exercises() if isinstance(ex, MultipleChoice)]
     choices += [s for ex in lessons.all_exercises() if isinstance(ex, Guided) for s in ex.steps]
     for ex in [c for c in choices if isinstance(c, MultipleChoice)]:
         assert sum(c.right for c in ex.choices) == 1, ex.key
@@ -162,7 +184,7 @@ def test_far_off_answers_get_told_which_side():
 
 #: every numeric question, guided steps too, with the picks a student starts from
 NUMERICS = [
-    (ex, {p.name: p.default for p in ex.picks})
+    (concrete(ex), {p.name: p.default for p in ex.picks})
     for top in lessons.all_exercises()
     for ex in (top.steps if isinstance(top, Guided) else (top,))
     if isinstance(ex, Numeric)
@@ -208,7 +230,7 @@ def _feedback_texts() -> list[tuple[str, bool, str]]:
     each numeric question's explanation of its answer and its nudge for a wrong one."""
     texts = []
     for top in lessons.all_exercises():
-        for ex in top.steps if isinstance(top, Guided) else (top,):
+        for ex in top.steps if isinstance(top, Guided) else (concrete(top),):
             if isinstance(ex, MultipleChoice):
                 texts += [(ex.key, c.right, c.why) for c in ex.choices]
             else:
@@ -277,24 +299,28 @@ def test_hint_then_wrong_then_right_on_every_exercise(path):
         pytest.skip("only a guided exercise here (tested below)")
     at = _open(path)
     for done, ex in enumerate(flat):
+        variant = _variant(at, ex)
+        if variant:  # the variant the page shows
+            ex = concrete(WRITTEN[ex.key], variant)
         # the hint comes first, on request
         assert ex.hint not in " ".join(_texts(at.info))
         at.toggle(key=f"ex_{ex.key}_hint").set_value(True).run()
         assert any(ex.hint in text for text in _texts(at.info)), ex.key
         assert f"ex_{ex.key}_reveal" not in _toggle_keys(at)
 
-        _answer(at, ex, _wrong_value(ex))
-        errors = " ".join(_texts(_panel(at).error))
-        if isinstance(ex, MultipleChoice):
-            assert ex.choices[_wrong_value(ex)].why in errors, ex.key
-        else:
-            assert WRONG[ex.key][1] in errors, ex.key
+        wrong, phrase = _wrong_value(ex, at)
+        _answer(at, ex, wrong)
+        assert phrase in " ".join(_texts(_panel(at).error)), ex.key
         assert _rights(at) == done, f"{ex.key}: only the earlier exercises are right"
-        # after a wrong attempt the answer can be shown
+        if _variant(at, ex):
+            # a variant's worked solution waits for a second wrong answer on it
+            assert f"ex_{ex.key}_reveal" not in _toggle_keys(at)
+            _answer(at, ex, wrong)
+        # after a wrong attempt (two on a variant) the answer can be shown
         at.toggle(key=f"ex_{ex.key}_reveal").set_value(True).run()
         assert any(text.startswith("**Answer:**") for text in _texts(at.info)), ex.key
 
-        _answer(at, ex, _right_value(ex))
+        _answer(at, ex, _right_value(ex, at))
         successes = " ".join(_texts(_panel(at).success))
         assert _rights(at) == done + 1, ex.key
         # the box says its verdict once (``exercise_kinds.feedback``), never "Right. Right:"
@@ -324,7 +350,7 @@ def test_the_rope_proof_unlocks_step_by_step():
     assert f"ex_{s1.key}_choice" in radios() and f"ex_{s2.key}_choice" not in radios()
     assert any("Step 2 of 4 opens" in c.value for c in at.caption)
 
-    _answer(at, s1, _wrong_value(s1))
+    _answer(at, s1, _wrong_value(s1)[0])
     assert f"ex_{s2.key}_choice" not in radios()
     _answer(at, s1, s1.answer_index)
     assert f"ex_{s2.key}_choice" in radios()
@@ -359,7 +385,7 @@ def test_the_rope_proof_unlocks_step_by_step():
 def test_progress_survives_page_switches():
     at = _open("posenc_lab/lessons/sinusoidal/page.py")
     sin = BANK["posenc_lab/lessons/sinusoidal/page.py"][0]
-    _answer(at, sin, RIGHT[sin.key])
+    _answer(at, sin, _right_value(sin, at))
     at.switch_page("posenc_lab/lessons/learned/page.py").run()
     learned = BANK["posenc_lab/lessons/learned/page.py"][0]
     _answer(at, learned, learned.answer_index)

@@ -209,10 +209,18 @@ def test_the_path_shows_each_lessons_progress_once_the_student_has_started():
     # one under each lesson's link, in the path's order
     assert len(shown) == len(lessons.LESSONS), shown
     said = dict(zip([lesson.url_path for lesson in lessons.LESSONS], shown, strict=True))
-    assert said["rope"] == f"1 of {len(rope.exercises)} exercises solved"
+    assert said["rope"] == f"1 of {len(rope.exercises)} exercises solved" + "".join(
+        f"  \n**{label}**: 0 of 3 right in a row" for label in rope.skills.values()
+    )
     n_sin = len(sinusoidal.exercises)
-    assert said["sinusoidal"] == f":material/check_circle: {n_sin} of {n_sin} exercises solved"
-    assert said["learned"] == f"0 of {len(lessons.lesson_by_url('learned').exercises)} exercises solved"
+    # a lesson with skills lists each one's mastery under the count (solved is not mastered)
+    assert said["sinusoidal"] == f":material/check_circle: {n_sin} of {n_sin} exercises solved" + "".join(
+        f"  \n**{label}**: 0 of 3 right in a row" for label in sinusoidal.skills.values()
+    )
+    learned = lessons.lesson_by_url("learned")
+    assert said["learned"] == f"0 of {len(learned.exercises)} exercises solved" + "".join(
+        f"  \n**{label}**: 0 of 3 right in a row" for label in learned.skills.values()
+    )
     # beside its link: the caption sits in the link's column
     columns = [c for c in at.main.columns if c.get("page_link")]
     rope_column = next(c for c in columns if c.get("page_link")[0].proto.label.endswith(". RoPE"))

@@ -18,7 +18,7 @@ from app_helpers import VIEW_CASES, VIEW_IDS, assert_clean, charts, open_page
 
 from posenc_lab.course import COURSE
 from posenc_lab.ui import exercises as exercise_ui
-from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
+from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric, concrete, variants
 
 #: what TeX source looks like when it is not rendered
 RAW = re.compile(
@@ -91,6 +91,8 @@ def test_no_raw_notation_on_any_view(page, query):
 def _exercise_texts(ex) -> list[str]:
     if isinstance(ex, Guided):
         return [ex.intro, ex.conclusion] + [t for step in ex.steps for t in _exercise_texts(step)]
+    if ex.params:  # every variant's texts (``test_exercise_variants`` checks their numbers)
+        return [t for params in variants(ex) for t in _exercise_texts(concrete(ex, params))]
     texts = [ex.title, ex.question, ex.hint]
     if isinstance(ex, MultipleChoice):
         texts += [t for c in ex.choices for t in (c.text, c.why)]
@@ -104,7 +106,7 @@ def test_no_raw_notation_in_exercises_polls_or_the_dashboards_plain_answers():
     for ex in COURSE.all_exercises():
         found |= {t: raw_notation(t) for t in _exercise_texts(ex)}
         for step in ex.steps if isinstance(ex, Guided) else (ex,):
-            for choice in step.choices if isinstance(step, MultipleChoice) else ():
+            for choice in concrete(step).choices if isinstance(step, MultipleChoice) else ():
                 plain = exercise_ui._plain_text(choice.text)
                 found[plain] = raw_notation(plain, markdown=False)
     for poll in COURSE.all_polls():

@@ -17,8 +17,11 @@ from posenc_lab.ui import exercises as ui_exercises
 from posenc_lab.ui import progress
 from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice
 
-#: every multiple-choice question of the bank: the exercises and the steps of guided ones
-QUESTIONS = ui_exercises.choice_questions(lessons.COURSE)
+#: every multiple-choice question of the bank: the exercises and the steps of guided ones, a
+#: variant exercise as first written (its variants keep the number of choices and the right
+#: one's index: the deal holds for each)
+WRITTEN = ui_exercises.choice_questions(lessons.COURSE)
+QUESTIONS = [kinds.concrete(q) for q in WRITTEN]
 CHOICE_POLLS = [poll for poll in lessons.all_polls() if poll.options]
 SEEDS = [f"{n:016x}" for n in range(2000)]
 
@@ -144,6 +147,12 @@ def _session_with_seed(seed: str, page: str):
     return at
 
 
+def _drawn(ex: MultipleChoice, seed: str) -> MultipleChoice:
+    """The question as a student with ``seed`` sees it first: its first variant, if it has variants."""
+    written = next(q for q in WRITTEN if q.key == ex.key)
+    return kinds.concrete(written, kinds.draw(written, seed, 0)) if written.params else written
+
+
 def _shown(at, ex: MultipleChoice) -> list[str]:
     """The texts of the choices as the page lists them, top to bottom."""
     return at.radio(key=f"ex_{ex.key}_choice").options
@@ -161,22 +170,25 @@ def test_the_page_lists_the_choices_in_the_browsers_order_and_a_reload_keeps_it(
                 shown[ex.key] = _shown(at, ex)
                 assert _shown(again, ex) == shown[ex.key], "a reload keeps the order"
     # what the student sees: the right choice is not always on top
-    places = [shown[ex.key].index(ex.choices[ex.answer_index].text) for ex in QUESTIONS if ex.key in shown]
+    places = [
+        shown[ex.key].index(_drawn(ex, seed).choices[ex.answer_index].text) for ex in QUESTIONS if ex.key in shown
+    ]
     assert len(places) >= 15
     assert Counter(places)[0] <= len(places) / 2, places
     # the order is the one dealt from the seed the browser reported
     orders = kinds.deal_orders(QUESTIONS, seed)
     for ex in QUESTIONS:
         if ex.key in shown:
-            assert shown[ex.key] == [ex.choices[i].text for i in orders[ex.key]]
+            assert shown[ex.key] == [_drawn(ex, seed).choices[i].text for i in orders[ex.key]]
 
 
 def test_the_right_choice_picked_by_its_text_is_right_wherever_it_is_shown():
     lesson = lessons.lesson_by_path("posenc_lab/lessons/learned/page.py")
     ex = next(ex for ex in lesson.exercises if isinstance(ex, MultipleChoice))
-    right_text = ex.choices[ex.answer_index].text
     # a seed that shows the right choice below the top
     seed = next(s for s in SEEDS if kinds.deal_orders(QUESTIONS, s)[ex.key][0] != ex.answer_index)
+    ex = _drawn(ex, seed)  # the variant that student sees
+    right_text = ex.choices[ex.answer_index].text
     at = _session_with_seed(seed, lesson.path)
     radio = at.radio(key=f"ex_{ex.key}_choice")
     assert radio.options.index(right_text) > 0

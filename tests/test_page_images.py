@@ -11,6 +11,7 @@ import posenc
 from posenc_lab.figures.arrays import as_array
 from posenc_lab.lessons.images import compute
 from posenc_lab.lessons.images import exercises as images_exercises
+from posenc_lab.ui.exercise_kinds import concrete
 
 PAGE = "posenc_lab/lessons/images/page.py"
 
@@ -62,7 +63,8 @@ def test_the_intro_names_which_vision_models_use_rows_and_columns():
 
 
 def test_the_video_exercise_counts_temporal_patches():
-    exercise = next(e for e in images_exercises.EXERCISES if e.key == "images_mrope_resume")
+    # as first written: the variant a class sees (test_exercise_variants checks every variant)
+    exercise = concrete(next(e for e in images_exercises.EXERCISES if e.key == "images_mrope_resume"))
     assert "grid_t = 2" in exercise.question and "video of 2 frames" not in exercise.question
     # 2 temporal patches of 3 x 4 after 5 text tokens: the text resumes at 5 + max(2, 3, 4) = 9
     assert exercise.answer() == 9.0 == posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1]

@@ -12,6 +12,14 @@ record (``ui.lesson.Lesson.exercises``). Every key is unique across the lessons
 (``lessons.all_exercises`` checks): it names the exercise's widgets (``ex_<key>_...``)
 and its record of progress.
 
+An exercise may have **variants** (``Param``): its question, choices, hint, answer,
+explanation and nudges are then functions of parameters drawn from their allowed values,
+the answer still computed with posenc. ``variants`` lists the fair combinations (those the
+exercise's ``fair`` accepts), ``draw`` picks one from a student's seed and attempt number,
+and ``concrete`` makes the exercise of one variant, with plain text, which is what is drawn
+and checked. A variant exercise names the skill it practises (``skill``, one of its
+lesson's ``skills``); ``ui.mastery`` counts a skill mastered from its right answers.
+
 Options are written with the right one anywhere (often first); each student sees them in
 an order of their own, drawn from a seed that stays with the student (``deal_orders`` for
 the exercises, ``option_order`` for a poll), so that the place of an option says nothing
@@ -22,10 +30,17 @@ teacher's chart use.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+#: text that may depend on a variant's parameters: a string, or (**params) -> the string
+Text = str | Callable[..., str]
 
 
 def option_order(count: int, seed: str, key: str, *, scale: bool = False) -> list[int]:
@@ -56,21 +71,46 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Param:
+    """A parameter of a variant exercise: the keyword its functions receive, the values a
+    variant may give it, and the value of the exercise as first written (``default``: the
+    variant a class sees, and the one the tests of the fixed exercise used)."""
+
+    name: str
+    values: tuple[Any, ...]
+    default: Any
+
+    def __post_init__(self):
+        if self.default not in self.values:
+            raise ValueError(f"parameter {self.name!r}: its default {self.default!r} is not among its values")
+
+
+@dataclass(frozen=True)
 class MultipleChoice:
     key: str
     title: str
-    question: str  # markdown
-    choices: tuple[Choice, ...]
-    hint: str
+    question: Text  # markdown
+    #: the options, or (**params) -> the options of a variant; the right one stays at the
+    #: same index in every variant (the deal of places reads it, ``deal_orders``)
+    choices: tuple[Choice, ...] | Callable[..., tuple[Choice, ...]]
+    hint: Text
     latex: str = ""
+    params: tuple[Param, ...] = ()
+    #: (**params) -> whether a combination is a fair variant (None: every one is)
+    fair: Callable[..., bool] | None = None
+    skill: str = ""  # the skill a variant exercise practises (its lesson's ``skills``)
+    #: the parameters of the variant this is (``concrete``): ((name, value), ...)
+    chosen: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self):
-        if sum(c.right for c in self.choices) != 1:
+        choices = concrete(self).choices if callable(self.choices) else self.choices
+        if sum(c.right for c in choices) != 1:
             raise ValueError(f"exercise {self.key!r}: exactly one choice must be right")
 
     @property
     def answer_index(self) -> int:
-        return next(i for i, c in enumerate(self.choices) if c.right)
+        choices = concrete(self).choices if callable(self.choices) else self.choices
+        return next(i for i, c in enumerate(choices) if c.right)
 
 
 def deal_orders(questions: Sequence[MultipleChoice], seed: str) -> dict[str, list[int]]:
@@ -95,7 +135,8 @@ def deal_orders(questions: Sequence[MultipleChoice], seed: str) -> dict[str, lis
     load: dict[tuple[int, int], int] = {}  # (number of choices, place) -> right choices dealt
     for key in keys:
         question = by_key[key]
-        count, right = len(question.choices), question.answer_index
+        # a variant question's right choice keeps its index: the deal holds for every variant
+        count, right = len(concrete(question).choices), question.answer_index
         least = min(load.get((count, place), 0) for place in range(count))
         place = rng.choice([p for p in range(count) if load.get((count, p), 0) == least])
         load[count, place] = least + 1
@@ -122,12 +163,17 @@ class Numeric:
 
     key: str
     title: str
-    question: str  # markdown
-    answer: Callable[..., float]  # (**picks) -> the right value, computed with posenc
-    tolerance: float  # absolute: |given - answer| <= tolerance is right
-    hint: str
-    explain: Callable[..., str]  # (answer, **picks) -> why it is right
-    #: (given, answer, **picks) -> a pointer, or None: then the side it fell on and the hint
+    question: Text  # markdown
+    #: (**picks, **params) -> the right value, computed with posenc
+    answer: Callable[..., float]
+    #: absolute: |given - answer| <= tolerance is right (or (**params) -> it, for variants
+    #: whose answers differ in size)
+    tolerance: float | Callable[..., float]
+    hint: Text
+    #: (answer, **picks, **params) -> why it is right: the worked solution of the variant
+    explain: Callable[..., str]
+    #: (given, answer, **picks, **params) -> a pointer, or None: then the side it fell on
+    #: and the hint
     nudge: Callable[..., str | None]
     latex: str = ""
     integer: bool = False
@@ -135,10 +181,17 @@ class Numeric:
     step: float = 0.0001
     picks: tuple[Pick, ...] = ()
     shown: Callable[..., str] | None = None  # (**picks) -> what the student is given to work from
+    params: tuple[Param, ...] = ()
+    #: (**params) -> whether a combination is a fair variant (None: every one is)
+    fair: Callable[..., bool] | None = None
+    skill: str = ""  # the skill a variant exercise practises (its lesson's ``skills``)
+    #: the parameters of the variant this is (``concrete``): ((name, value), ...)
+    chosen: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self):
         # the hint is also what a wrong answer is told to reconsider (``numeric_feedback``)
-        if not self.hint.strip():
+        hint = self.hint(**defaults(self)) if callable(self.hint) else self.hint
+        if not hint.strip():
             raise ValueError(f"exercise {self.key!r}: a numeric exercise needs a hint")
 
 
@@ -153,6 +206,69 @@ class Guided:
 
 
 Exercise = MultipleChoice | Numeric | Guided
+
+
+# variants
+
+
+def defaults(ex: MultipleChoice | Numeric) -> dict[str, Any]:
+    """The parameters of the exercise as first written: the variant a class sees."""
+    return {p.name: p.default for p in ex.params}
+
+
+@functools.cache
+def variants(ex: MultipleChoice | Numeric) -> tuple[dict[str, Any], ...]:
+    """Every fair combination of the parameters' values, in a fixed order (``fair``
+    decides; one empty combination for an exercise without parameters)."""
+    names = [p.name for p in ex.params]
+    combos = (dict(zip(names, values, strict=True)) for values in itertools.product(*(p.values for p in ex.params)))
+    return tuple(c for c in combos if ex.fair is None or ex.fair(**c))
+
+
+def draw(ex: MultipleChoice | Numeric, seed: str, attempt: int) -> dict[str, Any]:
+    """The parameters of the variant a student with ``seed`` sees at ``attempt`` (0, 1, ...).
+
+    The fair variants are dealt in an order of the student's own (``random.Random`` seeded
+    by the string, through SHA-512: the same on every run and in every process), and
+    attempt k takes the k-th: a reload shows the same variant, and "Try another" a variant
+    the student has not seen yet, until all have been seen.
+    """
+    pool = variants(ex)
+    order = list(range(len(pool)))
+    random.Random(f"{seed}:{ex.key}:variants").shuffle(order)
+    return dict(pool[order[attempt % len(order)]])
+
+
+def concrete(ex: MultipleChoice | Numeric, params: dict[str, Any] | None = None) -> MultipleChoice | Numeric:
+    """The exercise of one variant (``params``, by default the exercise as first written),
+    with its texts filled in and its functions bound: what is drawn and checked. An
+    exercise without parameters is itself."""
+    if not ex.params:
+        return ex
+    params = defaults(ex) if params is None else params
+
+    def text(value: Text) -> str:
+        return value(**params) if callable(value) else value
+
+    changes: dict[str, Any] = {
+        "question": text(ex.question),
+        "hint": text(ex.hint),
+        "params": (),
+        "fair": None,
+        "chosen": tuple(params.items()),
+    }
+    if isinstance(ex, MultipleChoice):
+        changes["choices"] = ex.choices(**params) if callable(ex.choices) else ex.choices
+    else:
+        changes.update(
+            tolerance=float(ex.tolerance(**params)) if callable(ex.tolerance) else ex.tolerance,
+            answer=functools.partial(ex.answer, **params),
+            explain=functools.partial(ex.explain, **params),
+            nudge=functools.partial(ex.nudge, **params),
+        )
+        if ex.shown is not None:
+            changes["shown"] = functools.partial(ex.shown, **params)
+    return dataclasses.replace(ex, **changes)
 
 
 def close_to(value: float, target: float, tolerance: float) -> bool:

@@ -12,6 +12,14 @@ and restores the ones the browser holds and the session lacks. The widgets use k
 lesson controls they are not mirrored in the URL: an answer is not part of a view one
 shares.
 
+A variant exercise (``exercise_kinds.Param``) shows the variant ``exercise_kinds.draw``
+picks from the browser's seed and the exercise's attempt number, which the practice record
+keeps (``ui.mastery``, in the session under ``_ex:practice`` and in the browser beside the
+solved keys): a reload shows the same variant, "Try another" the next one (one variant
+skipped unanswered is forgiven in a row, a second breaks it: ``ui.mastery``). Its first check
+counts toward its skill's mastery, shown at the top of the lesson's exercises and on the
+home page; after two wrong answers on a variant its worked solution is offered.
+
 Check buttons work through ``on_click`` callbacks, which run before the script: the
 expander's "(k of n solved)" label and the home page's count are up to date in the very
 run that shows the feedback.
@@ -23,6 +31,7 @@ import streamlit as st
 
 from posenc_lab.figures import notation
 from posenc_lab.ui import exercise_kinds as kinds
+from posenc_lab.ui import mastery
 from posenc_lab.ui import progress as stored_progress
 from posenc_lab.ui.exercise_kinds import Guided, MultipleChoice, Numeric
 from posenc_lab.ui.lesson import Course
@@ -33,6 +42,8 @@ SOLVED = "_ex:solved"
 ATTEMPT = "_ex:attempt:"
 #: + exercise key: True once a wrong answer was checked (offers "Show the answer")
 MISSED = "_ex:missed:"
+#: the practice record of the variant exercises (``ui.mastery``: a set of strings)
+PRACTICE = "_ex:practice"
 #: pixels: room for a number, not a bar across the page
 ANSWER_WIDTH = 260
 PICK_WIDTH = 180
@@ -43,6 +54,15 @@ PICK_WIDTH = 180
 
 def _solved_keys() -> set[str]:
     return st.session_state.setdefault(SOLVED, set())
+
+
+def _practice() -> set[str]:
+    return st.session_state.setdefault(PRACTICE, set())
+
+
+def variant_keys(course: Course) -> set[str]:
+    """The keys of the exercises with variants: those the practice record may name."""
+    return {ex.key for ex in course.all_exercises() if not isinstance(ex, Guided) and ex.params}
 
 
 def progress_keys(course: Course) -> set[str]:
@@ -63,13 +83,13 @@ def keep_progress(course: Course) -> None:
     # a student in a class gets back what the class database holds (another browser, a
     # restarted server), then the browser's own store adds its part and keeps the union
     course.class_mode.restore_solved(_solved_keys(), valid)
-    stored_progress.keep(_solved_keys(), valid)
+    stored_progress.keep(_solved_keys(), valid, _practice(), variant_keys(course))
 
 
 def forget_progress(course: Course) -> None:
     """The home page's "Forget my progress" (a callback): this session's solved exercises,
     their attempts and the browser's stored copy."""
-    stored_progress.forget(_solved_keys())
+    stored_progress.forget(_solved_keys(), _practice())
     for key in [k for k in st.session_state if isinstance(k, str) and k.startswith((ATTEMPT, MISSED))]:
         del st.session_state[key]
     # a student in a class would get the class's record back at once: leave the class too
@@ -92,6 +112,48 @@ def choice_orders(course: Course) -> dict[str, list[int]]:
     browser's seed (``ui.progress.seed``), so that the right choice falls in every place
     alike and a reload keeps the order."""
     return kinds.deal_orders(choice_questions(course), stored_progress.seed())
+
+
+def skill_keys(lesson, skill: str) -> list[str]:
+    """The keys of ``lesson``'s exercises that practise ``skill``."""
+    return [ex.key for ex in lesson.exercises if not isinstance(ex, Guided) and ex.skill == skill]
+
+
+def skill_progress(lesson) -> list[tuple[str, int, bool, bool]]:
+    """Each skill ``lesson`` names: (its label, right first answers in a row, mastered?, has
+    the row right answers and used up the skips it forgives?)."""
+    practice = _practice()
+    rows = []
+    for skill, label in lesson.skills.items():
+        keys = skill_keys(lesson, skill)
+        streak, forgiven = mastery.row(practice, keys)
+        done = streak >= mastery.IN_A_ROW
+        # the note matters once there is a row to lose
+        rows.append((label, streak, done, streak > 0 and forgiven >= mastery.FREE_SKIPS))
+    return rows
+
+
+def mastery_text(label: str, streak: int, done: bool, skip_used: bool = False) -> str:
+    """A skill's line: mastered, or how far its row of right answers has got (and, once the
+    row has forgiven a skip, that the next one starts it again: the student knows the rule
+    before it bites)."""
+    if done:
+        return f":material/workspace_premium: **{label}**: mastered"
+    text = f"**{label}**: {min(streak, mastery.IN_A_ROW)} of {mastery.IN_A_ROW} right in a row"
+    if skip_used:
+        text += " (one variant skipped unanswered; skip another and the row starts again)"
+    return text
+
+
+def mastered_count(course: Course) -> tuple[int, int]:
+    """(skills mastered, skills named) over the course's lessons."""
+    rows = [row for lesson in course.lessons for row in skill_progress(lesson)]
+    return sum(done for _, _, done, _ in rows), len(rows)
+
+
+def practised(course: Course) -> bool:
+    """Whether this browser has any practice on record (the home page then offers to forget it)."""
+    return bool(_practice())
 
 
 def is_solved(ex: kinds.Exercise) -> bool:
@@ -124,9 +186,12 @@ def _picks(ex: Numeric) -> dict[str, int]:
 
 
 def _record(
-    course: Course, key: str, given, picks: dict[str, int], ok: bool | None, text: str, shown: str = ""
+    course: Course, key: str, given, picks: dict, ok: bool | None, text: str, shown: str = "", n: int | None = None
 ) -> None:
     st.session_state[ATTEMPT + key] = {"given": given, "picks": picks, "ok": ok, "text": text}
+    if ok is not None and n is not None:
+        # a variant exercise: its first check counts toward its skill (``ui.mastery``)
+        mastery.record_check(_practice(), key, n, ok)
     if ok is not None:
         # in a class, the teacher's dashboard counts it (``shown``: the answer as a person reads it)
         course.class_mode.record_attempt(key, shown or str(given), ok)
@@ -136,31 +201,43 @@ def _record(
         st.session_state[MISSED + key] = True
 
 
-def _check_choice(ex: MultipleChoice, course: Course) -> None:
+def _check_choice(ex: MultipleChoice, course: Course, n: int | None = None) -> None:
     given = st.session_state.get(_widget(ex.key, "choice"))
+    chosen = dict(ex.chosen)
     if given is None:
-        _record(course, ex.key, None, {}, None, "Pick an answer first.")
+        _record(course, ex.key, None, chosen, None, "Pick an answer first.")
         return
     choice = ex.choices[given]
     # the letter names the choice as written (A: the first), the same for every student
     # whatever order they saw: the dashboard counts a wrong answer once, however it was shown
     shown = f"{chr(ord('A') + given)}. {_plain_text(choice.text)}"
-    _record(course, ex.key, given, {}, choice.right, choice.why, shown=shown)
+    _record(course, ex.key, given, chosen, choice.right, choice.why, shown=shown, n=n)
 
 
-def _check_number(ex: Numeric, course: Course) -> None:
+def _check_number(ex: Numeric, course: Course, n: int | None = None) -> None:
     given = st.session_state.get(_widget(ex.key, "value"))
     picks = _picks(ex)
+    # the feedback shown belongs to these picks on this variant
+    seen = picks | dict(ex.chosen)
     if given is None:
-        _record(course, ex.key, None, picks, None, "Type a number first.")
+        _record(course, ex.key, None, seen, None, "Type a number first.")
         return
     try:
         ok, text, _ = kinds.numeric_feedback(ex, float(given), picks)
     except ValueError as exc:  # posenc refused the picks: say so, as the lessons do
-        _record(course, ex.key, given, picks, None, str(exc))
+        _record(course, ex.key, given, seen, None, str(exc))
         return
-    shown = f"{float(given):.6g}" + "".join(f" ({name} {value})" for name, value in picks.items())
-    _record(course, ex.key, given, picks, ok, text, shown=shown)
+    # the teacher's dashboard reads the numbers the student worked from beside the answer
+    shown = f"{float(given):.6g}" + "".join(f" ({name} {value})" for name, value in seen.items())
+    _record(course, ex.key, given, seen, ok, text, shown=shown, n=n)
+
+
+def _try_another(ex: MultipleChoice | Numeric) -> None:
+    """ "Try another" (a callback): the exercise's next variant, with a blank answer."""
+    mastery.try_another(_practice(), ex.key)
+    for part in ("value", "choice", "reveal"):
+        st.session_state.pop(_widget(ex.key, part), None)
+    st.session_state.pop(ATTEMPT + ex.key, None)
 
 
 def _plain_text(markdown: str) -> str:
@@ -179,26 +256,34 @@ def render(lesson) -> None:
     if not exercises:
         return
     keep_progress(lesson.course)
-    # after keep_progress: it takes in the browser's seed, which orders the choices
+    # after keep_progress: it takes in the browser's seed, which orders the choices and
+    # draws the variants, and the practice record, which numbers them
     orders = choice_orders(lesson.course)
+    seed = stored_progress.seed()
     done = sum(is_solved(ex) for ex in exercises)
     # the key fixes the expander's identity, so it stays open while its label counts up
     with st.expander(
         f"Exercises ({done} of {len(exercises)} solved)", icon=":material/edit:", expanded=False, key="ex_panel"
     ):
+        for skill in skill_progress(lesson):
+            st.caption(mastery_text(*skill))
         for number, ex in enumerate(exercises, start=1):
             if number > 1:
                 st.divider()
             st.markdown(f"**{number}. {ex.title}**" + (" :material/check_circle: (solved)" if is_solved(ex) else ""))
             if isinstance(ex, Guided):
                 _guided(ex, orders, lesson.course)
-            elif isinstance(ex, MultipleChoice):
-                _multiple_choice(ex, orders[ex.key], lesson.course)
+                continue
+            n = mastery.attempt(_practice(), ex.key) if ex.params else None
+            shown = kinds.concrete(ex, kinds.draw(ex, seed, n)) if ex.params else ex
+            if isinstance(ex, MultipleChoice):
+                _multiple_choice(shown, orders[ex.key], lesson.course, n)
             else:
-                _numeric(ex, lesson.course)
+                _numeric(shown, lesson.course, n)
 
 
-def _multiple_choice(ex: MultipleChoice, order: list[int], course: Course) -> None:
+def _multiple_choice(ex: MultipleChoice, order: list[int], course: Course, n: int | None = None) -> None:
+    """A multiple-choice question (of one variant, numbered ``n``, when it has variants)."""
     st.markdown(ex.question)
     if ex.latex:
         st.latex(ex.latex)
@@ -212,16 +297,17 @@ def _multiple_choice(ex: MultipleChoice, order: list[int], course: Course) -> No
         key=_widget(ex.key, "choice"),
         label_visibility="collapsed",
     )
-    _check_and_hint(ex, _check_choice, course)
-    _feedback(ex, given, {})
-    if _offer_answer(ex):
+    _check_and_hint(ex, _check_choice, course, n)
+    _feedback(ex, given, dict(ex.chosen))
+    if _offer_answer(ex, n):
         right = ex.choices[ex.answer_index]
         # an option is often a phrase ("The slow pairs"): a full stop keeps it apart from the why
         text = right.text if right.text.rstrip().endswith((".", "!", "?")) else f"{right.text.rstrip()}."
         st.info(f"**Answer:** {text} {right.why}", icon=":material/key:")
 
 
-def _numeric(ex: Numeric, course: Course) -> None:
+def _numeric(ex: Numeric, course: Course, n: int | None = None) -> None:
+    """A numeric question (of one variant, numbered ``n``, when it has variants)."""
     st.markdown(ex.question)
     if ex.latex:
         st.latex(ex.latex)
@@ -250,9 +336,9 @@ def _numeric(ex: Numeric, course: Course) -> None:
         width=ANSWER_WIDTH,
     )
     st.caption(kinds.tolerance_text(ex))
-    _check_and_hint(ex, _check_number, course)
-    _feedback(ex, given, picks)
-    if _offer_answer(ex):
+    _check_and_hint(ex, _check_number, course, n)
+    _feedback(ex, given, picks | dict(ex.chosen))
+    if _offer_answer(ex, n):
         answer = float(ex.answer(**picks))
         st.info(f"**Answer:** {ex.fmt % answer}. {ex.explain(answer, **picks)}", icon=":material/key:")
 
@@ -276,10 +362,21 @@ def _guided(ex: Guided, orders: dict[str, list[int]], course: Course) -> None:
         st.success(ex.conclusion, icon=":material/school:")
 
 
-def _check_and_hint(ex: MultipleChoice | Numeric, check, course: Course) -> None:
-    """The Check button and, beside it, the hint switch; the hint shows below them."""
+def _check_and_hint(ex: MultipleChoice | Numeric, check, course: Course, n: int | None = None) -> None:
+    """The Check button and, beside it, the hint switch (and, for a variant exercise, "Try
+    another", on every run: the row keeps its shape); the hint shows below them."""
     row = st.container(horizontal=True, vertical_alignment="center", gap="large")
-    row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex, course), type="primary")
+    row.button("Check", key=_widget(ex.key, "check"), on_click=check, args=(ex, course, n), type="primary")
+    if n is not None:
+        row.button(
+            "Try another",
+            key=_widget(ex.key, "another"),
+            on_click=_try_another,
+            args=(ex,),
+            icon=":material/autorenew:",
+            help="The same question with other numbers. Skipping one unanswered is forgiven once in a row of "
+            "right answers; a second skip starts the row again.",
+        )
     if row.toggle("Show a hint", key=_widget(ex.key, "hint")):
         st.info(ex.hint, icon=":material/lightbulb:")
 
@@ -297,8 +394,14 @@ def _feedback(ex: MultipleChoice | Numeric, given, picks: dict[str, int]) -> Non
         st.warning(attempt["text"])
 
 
-def _offer_answer(ex: MultipleChoice | Numeric) -> bool:
-    """After a wrong attempt (and until solved), a switch that reveals the answer."""
+def _offer_answer(ex: MultipleChoice | Numeric, n: int | None = None) -> bool:
+    """A switch that reveals the answer: for a fixed exercise after a wrong attempt (and
+    until solved); for variant ``n`` of a variant exercise, its worked solution after two
+    wrong answers on it (its first check was wrong: it no longer counts toward mastery)."""
+    if n is not None:
+        if mastery.wrong_count(_practice(), ex.key, n) < mastery.WRONG_BEFORE_SOLUTION:
+            return False
+        return st.toggle("Show the worked solution", key=_widget(ex.key, "reveal"))
     if ex.key in _solved_keys() or not st.session_state.get(MISSED + ex.key):
         return False
     return st.toggle("Show the answer", key=_widget(ex.key, "reveal"))

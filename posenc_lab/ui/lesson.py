@@ -56,6 +56,9 @@ class Lesson:
     icon: str = ""  # a Material icon (Streamlit serves its font itself; emoji need an emoji font)
     #: the lesson's exercises (``ui.exercise_kinds``), shown at the end of the page
     exercises: tuple = ()
+    #: the skills its variant exercises practise, key -> label (an exercise's ``skill``);
+    #: mastery is counted per skill (``ui.mastery``)
+    skills: dict[str, str] = field(default_factory=dict)
     #: the lesson's "predict before you see it" questions for class mode (``classroom.poll.Poll``)
     polls: tuple = ()
     #: the largest URL settings the page allows (the page budget benchmark measures them)
@@ -173,6 +176,7 @@ class Course:
         for number, lesson in enumerate(self.lessons, start=1):
             lesson.number = number
         self._check_unique_keys()
+        self._check_skills()
 
     @property
     def pages(self) -> tuple[Lesson, ...]:
@@ -204,6 +208,23 @@ class Course:
 
     def lesson_of_poll(self, key: str) -> Lesson | None:
         return next((lesson for lesson in self.lessons if any(poll.key == key for poll in lesson.polls)), None)
+
+    def _check_skills(self) -> None:
+        # a variant exercise practises a skill its lesson names, and a named skill has one:
+        # mastery is counted per skill, on variants
+        for lesson in self.lessons:
+            practised = set()
+            for ex in lesson.exercises:
+                if isinstance(ex, Guided):
+                    continue
+                if ex.params and ex.skill not in lesson.skills:
+                    raise ValueError(f"exercise {ex.key!r}: its skill {ex.skill!r} is not among {lesson.title!r}'s")
+                if ex.skill and not ex.params:
+                    raise ValueError(f"exercise {ex.key!r}: a skill is practised on variants; it has none")
+                practised.add(ex.skill)
+            unpractised = set(lesson.skills) - practised
+            if unpractised:
+                raise ValueError(f"lesson {lesson.title!r}: no exercise practises {sorted(unpractised)}")
 
     def _check_unique_keys(self) -> None:
         # a key names an exercise's widgets and its record of progress, a poll's the class's

@@ -11,6 +11,11 @@ only the keys that name real exercises (``restore``). Nothing leaves the browser
 that report to the app's own server. Where storage is blocked (private modes, strict
 settings) every access is caught and progress lasts for the session only.
 
+Beside them it keeps the record of practice on the variant exercises (``ui.mastery``:
+which variant each exercise shows, and the first checks that count toward mastery), a set
+of short strings merged the same way, by union, and pruned by the same rule on both sides
+(``mastery.prune``), so a reload shows the same variant and the same mastery.
+
 The same storage keeps this browser's seed for the order of the exercises' options
 (``seed()``, ``exercise_kinds.option_order``): a random string, made by the first session
 and kept, so that a reload or a new session lists every question's options as before.
@@ -24,6 +29,8 @@ import secrets
 from collections.abc import Collection, MutableSet
 
 import streamlit as st
+
+from posenc_lab.ui import mastery
 
 #: the browser's storage key; a new format gets a new version
 STORAGE_KEY = "posenc-lab:solved:v1"
@@ -39,10 +46,46 @@ SEED_KEY = "posenc-lab:order:v1"
 SEED = "_progress:seed"
 #: what a seed looks like (a stored value of another shape is replaced)
 SEED_PATTERN = re.compile(r"[0-9a-f]{16}")
+#: session keys: what the browser last reported (its stored solved keys and practice), and
+#: what it had reported when the student pressed "Forget my progress": the browser keeps
+#: resending a report with every rerun until it makes a new one, and a forgotten one must
+#: not come back
+REPORTED = "_progress:reported"
+IGNORED = "_progress:ignored"
+#: the browser's storage key of the practice record (``ui.mastery``)
+PRACTICE_KEY = "posenc-lab:practice:v1"
+#: a stored practice record longer than this is not read (pruned, it stays a few kilobytes)
+MAX_PRACTICE_CHARS = 60_000
 
 # data: {key: storage key, save: [the session's solved keys], valid: [every key that exists],
 # seed_key: storage key of the seed, seed: the session's seed}
-_JS = """
+_JS = r"""
+// the practice record: the stored entries and the session's, united and pruned as
+// mastery.prune does (well-formed entries of real exercises, each exercise's last KEEP variants)
+function keepPractice(storage, data, setStateValue) {
+  const valid = new Set(data.practice_valid);
+  const shape = /^([a-z0-9_]{1,60})\|(\d{1,6})\|([arwx])\|(\d{1,9})$/;
+  let stored = [];
+  const raw = storage.getItem(data.practice_key);
+  if (raw && raw.length <= data.max_practice_chars) {
+    try {
+      const parsed = JSON.parse(raw);
+      if (Array.isArray(parsed)) stored = parsed.filter(e => typeof e === 'string');
+    } catch (e) { /* unreadable: replaced below */ }
+  }
+  const entries = [];
+  for (const text of new Set(stored.concat(data.practice))) {
+    const m = shape.exec(text);
+    if (m && valid.has(m[1])) entries.push({ text, key: m[1], n: Number(m[2]) });
+  }
+  const newest = {};
+  for (const e of entries) newest[e.key] = Math.max(newest[e.key] ?? 0, e.n);
+  const kept = entries.filter(e => e.n > newest[e.key] - data.keep).map(e => e.text).sort();
+  if (raw !== JSON.stringify(kept)) storage.setItem(data.practice_key, JSON.stringify(kept));
+  const session = new Set(data.practice);
+  if (kept.some(e => !session.has(e))) setStateValue('practice', JSON.stringify(kept));
+}
+
 export default function ({ data, setStateValue }) {
   let storage = null;
   try {
@@ -62,8 +105,10 @@ export default function ({ data, setStateValue }) {
   try {
     if (data.forget) {  // "Forget my progress": a shared computer's next student starts afresh
       storage.removeItem(data.key);
+      storage.removeItem(data.practice_key);
       return;
     }
+    keepPractice(storage, data, setStateValue);
     const valid = new Set(data.valid);
     let stored = [];
     const raw = storage.getItem(data.key);
@@ -86,29 +131,46 @@ export default function ({ data, setStateValue }) {
 _STORE = st.components.v2.component("posenc_progress_store", js=_JS)
 
 
+def _stored_list(raw, max_chars: int) -> list:
+    """The list in a stored value the browser reported (a JSON list), or an empty one for
+    anything else: empty, too long, not JSON, not a list."""
+    if not isinstance(raw, str) or not raw or len(raw) > max_chars:
+        return []
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
 def restore(raw, valid: Collection[str]) -> set[str]:
     """The keys in a stored value that name real exercises (or guided steps).
 
     ``raw`` is what the browser reported: a JSON list of strings, or anything else
     (empty, too long, not JSON, not a list), which gives nothing.
     """
-    if not isinstance(raw, str) or not raw or len(raw) > MAX_STORED_CHARS:
-        return set()
-    try:
-        keys = json.loads(raw)
-    except ValueError:
-        return set()
-    if not isinstance(keys, list):
-        return set()
-    return {key for key in keys if isinstance(key, str) and key in valid}
+    return {key for key in _stored_list(raw, MAX_STORED_CHARS) if isinstance(key, str) and key in valid}
 
 
-def keep(solved: MutableSet[str], valid: Collection[str]) -> None:
+def restore_practice(raw, keys: Collection[str]) -> set[str]:
+    """The well-formed entries of exercises in ``keys`` in a stored practice record
+    (``ui.mastery``); anything else the browser reported gives nothing."""
+    return mastery.prune(_stored_list(raw, MAX_PRACTICE_CHARS), keys)
+
+
+def keep(
+    solved: MutableSet[str],
+    valid: Collection[str],
+    practice: MutableSet[str] | None = None,
+    practice_keys: Collection[str] = (),
+) -> None:
     """Mount the store: add to ``solved`` the stored keys the browser reported (those in
-    ``valid``), and hand ``solved`` to the browser to save.
+    ``valid``), and to ``practice`` the practice record it reported (entries of the
+    exercises in ``practice_keys``), and hand both to the browser to save.
 
-    Call it once per run, before anything counts ``solved``.
+    Call it once per run, before anything counts ``solved`` or reads ``practice``.
     """
+    practice = set() if practice is None else practice
     forget = st.session_state.pop(FORGET, False)
     result = _STORE(
         key=COMPONENT_KEY,
@@ -120,19 +182,32 @@ def keep(solved: MutableSet[str], valid: Collection[str]) -> None:
             "forget": forget,
             "seed_key": SEED_KEY,
             "seed": seed(),
+            "practice_key": PRACTICE_KEY,
+            "practice": sorted(practice),
+            "practice_valid": sorted(practice_keys),
+            "max_practice_chars": MAX_PRACTICE_CHARS,
+            "keep": mastery.KEEP,
         },
-        default={"stored": None, "seed": None},
+        default={"stored": None, "seed": None, "practice": None},
         on_stored_change=lambda: None,
         on_seed_change=lambda: None,
+        on_practice_change=lambda: None,
     )
-    reported = result.get("seed")
-    if isinstance(reported, str) and SEED_PATTERN.fullmatch(reported):
+    own_seed = result.get("seed")
+    if isinstance(own_seed, str) and SEED_PATTERN.fullmatch(own_seed):
         # this browser's own seed, reported before this run: the options are drawn in its order
-        st.session_state[SEED] = reported
+        st.session_state[SEED] = own_seed
+    reported = (result.get("stored"), result.get("practice"))
+    st.session_state[REPORTED] = reported
     if forget:
         return  # what the browser reported before it forgot is not taken back
+    ignored = st.session_state.get(IGNORED, (None, None))
+    stored, stored_practice = (None if new == old else new for new, old in zip(reported, ignored, strict=True))
     # the report reaches the server before the run: counted in the same run that shows it
-    solved |= restore(result.get("stored"), valid)
+    solved |= restore(stored, valid)
+    united = mastery.prune(practice | restore_practice(stored_practice, practice_keys), practice_keys)
+    practice.clear()
+    practice |= united
 
 
 def seed() -> str:
@@ -142,8 +217,12 @@ def seed() -> str:
     return st.session_state.setdefault(SEED, secrets.token_hex(8))
 
 
-def forget(solved: MutableSet[str]) -> None:
-    """Forget this browser's progress (a callback: the next run clears the browser's store).
-    A student in a class keeps what the class database holds; their link brings it back."""
+def forget(solved: MutableSet[str], practice: MutableSet[str] | None = None) -> None:
+    """Forget this browser's progress and practice (a callback: the next run clears the
+    browser's store). A student in a class keeps what the class database holds; their link
+    brings it back."""
     solved.clear()
+    if practice is not None:
+        practice.clear()
+    st.session_state[IGNORED] = st.session_state.get(REPORTED, (None, None))
     st.session_state[FORGET] = True

@@ -14,7 +14,7 @@ from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.alibi import compute as compute_alibi
 from posenc_lab.lessons.alibi import figures as alibi_figures
 from posenc_lab.lessons.alibi.figures import slope_label
-from posenc_lab.ui.exercise_kinds import Numeric, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Numeric, Param, close_to, too_far
 
 ALIBI_HEADS = 12
 ALIBI_CONTEXT = 1024
@@ -26,60 +26,106 @@ def _slope_text(slope: float) -> str:
     return f"1/{1 / slope:.3g}"
 
 
-def _furthest_answer() -> float:
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"slopes": "Read ALiBi's slope schedule", "span": "Find a head's reach"}
+#: head counts that are not powers of two: the extra heads are the point of the question
+FURTHEST_HEADS = tuple(h for h in range(5, 16) if h & (h - 1))
+
+
+def _schedule_c(heads: int) -> int:
+    # Press et al.'s c: the largest power of two not above H
+    return 2 ** int(math.log2(heads))
+
+
+def _furthest_answer(heads: int) -> float:
     # the head with the smallest slope pays least per step, so it reaches furthest
-    slopes = posenc.alibi_slopes(ALIBI_HEADS)
+    slopes = posenc.alibi_slopes(heads)
     return float(np.argmin(slopes) + 1)
 
 
-def _furthest_explain(answer: float) -> str:
-    slopes = posenc.alibi_slopes(ALIBI_HEADS)
+def _furthest_explain(answer: float, heads: int) -> str:
+    slopes = posenc.alibi_slopes(heads)
     reach = posenc.alibi_span(slopes, context=ALIBI_CONTEXT, mass=0.9)
     h = int(answer)
     return (
         f"Head {h} has the smallest slope, {_slope_text(slopes[h - 1])}, and holds 90% of its attention "
-        f"within {reach[h - 1]:.0f} positions (equal content scores, T = {ALIBI_CONTEXT}). Head {ALIBI_HEADS}, "
+        f"within {reach[h - 1]:.0f} positions (equal content scores, T = {ALIBI_CONTEXT}). Head {heads}, "
         f"an extra head, has slope {_slope_text(slopes[-1])} and reaches only {reach[-1]:.0f}."
     )
 
 
-def _furthest_nudge(given: float, answer: float) -> str | None:
-    slopes = posenc.alibi_slopes(ALIBI_HEADS)
-    if not 1 <= given <= ALIBI_HEADS:
-        return f"Heads are numbered 1 to {ALIBI_HEADS}."
+def _furthest_nudge(given: float, answer: float, heads: int) -> str | None:
+    slopes, c = posenc.alibi_slopes(heads), _schedule_c(heads)
+    if not 1 <= given <= heads:
+        return f"Heads are numbered 1 to {heads}."
     h = int(given)
-    if h > ALIBI_C:
+    if h > c:
         return (
-            f"Head {h} is one of the {ALIBI_HEADS - ALIBI_C} extra heads: they take every other slope of the "
-            f"{2 * ALIBI_C}-head schedule, "
+            f"Head {h} is one of the {heads - c} extra heads: they take every other slope of the "
+            f"{2 * c}-head schedule, "
             f"steep ones (its slope is {_slope_text(slopes[h - 1])}). The gentlest slope lies elsewhere."
         )
     return (
         f"Head {h} has slope {_slope_text(slopes[h - 1])}; a smaller slope costs less per step and reaches "
-        f"further. Which head of the {ALIBI_C}-head schedule has the smallest?"
+        f"further. Which head of the {c}-head schedule has the smallest?"
     )
 
 
-def _span_answer() -> float:
+#: the span question: head slopes 1/2^k of an 8-head model, and causal lengths T
+SPAN_POWERS = (5, 6, 7, 8)
+SPAN_CONTEXTS = (128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+#: the nudge names the shortcut within 3 positions of its value; answers are checked to 2
+SPAN_NUDGE, SPAN_TOLERANCE = 3.0, 2.0
+
+
+def _span_answer(power: int, context: int) -> float:
     # smallest d with sum_{j<=d} e^{-m j} >= 0.9 sum_{j<T} e^{-m j}
-    return float(posenc.alibi_span([2.0**-8], context=ALIBI_CONTEXT, mass=0.9)[0])
+    return float(posenc.alibi_span([2.0**-power], context=context, mass=0.9)[0])
 
 
-def _span_nudge(given: float, answer: float) -> str | None:
-    if close_to(given, math.log(10) * 256, 3):
+def _span_shortcut(power: int, context: int) -> float:
+    # ln(1/(1 - p)) / m, the span of an endless past
+    return math.log(10) * 2**power
+
+
+def _span_fair(power: int, context: int) -> bool:
+    # the shortcut must be wrong here (the end of the sequence cuts the tail), and the answer
+    # no boundary: well inside the context
+    exact = math.ceil(math.log(1 - 0.9 * (1 - math.exp(-context / 2**power))) / -(2.0**-power)) - 1
+    return abs(_span_shortcut(power, context) - exact) > SPAN_NUDGE + SPAN_TOLERANCE + 2 and 0 < exact < context - 1
+
+
+def _span_question(power: int, context: int) -> str:
+    return (
+        f"A head of an 8-head model has slope m = 1/{2**power}. With equal content scores, the last "
+        f"query of a causal sequence of T = {context} positions: within what distance d does it hold "
+        "90% of its attention?"
+    )
+
+
+def _span_explain(answer: float, power: int, context: int) -> str:
+    return (
+        f"d = ⌈ln(1 − 0.9 · (1 − e^(−{context}/{2**power}))) / (−1/{2**power})⌉ − 1 = {answer:.0f}, "
+        f"{answer / context:.0%} of the context. The shortcut ln 10 / m ≈ {_span_shortcut(power, context):.0f} "
+        f"assumes an endless past; {context} positions cut it short."
+    )
+
+
+def _span_nudge(given: float, answer: float, power: int, context: int) -> str | None:
+    if close_to(given, _span_shortcut(power, context), SPAN_NUDGE):
         return (
-            "That is the approximation ln(1/(1 − p)) / m, made for mT ≫ 1. Here mT = 1024/256 = 4, so the end of "
-            "the sequence cuts the tail: use the exact formula."
+            f"That is the approximation ln(1/(1 − p)) / m, made for mT ≫ 1. Here mT = {context}/{2**power} = "
+            f"{context / 2**power:g}, so the end of the sequence cuts the tail: use the exact formula."
         )
-    return too_far(given, answer) + " Put m = 1/256, T = 1024 and p = 0.9 into the exact formula."
+    return too_far(given, answer) + f" Put m = 1/{2**power}, T = {context} and p = 0.9 into the exact formula."
 
 
 EXERCISES = (
     Numeric(
         key="alibi_furthest_head",
         title="Which head looks furthest?",
-        question=(
-            f"ALiBi with H = {ALIBI_HEADS} heads (not a power of two). Which head, numbered 1 to {ALIBI_HEADS}, "
+        question=lambda heads: (
+            f"ALiBi with H = {heads} heads (not a power of two). Which head, numbered 1 to {heads}, "
             "looks furthest back when content scores are equal?"
         ),
         latex=r"m_h = \begin{cases} 2^{-8h/c} & h = 1, \dots, c \\"
@@ -87,32 +133,32 @@ EXERCISES = (
         r"\qquad c = 2^{\lfloor \log_2 H \rfloor}",
         answer=_furthest_answer,
         tolerance=0.0,
-        hint=f"The head that pays the least per step of distance reaches furthest. Here c = {ALIBI_C}.",
+        hint=lambda heads: (
+            f"The head that pays the least per step of distance reaches furthest. Here c = {_schedule_c(heads)}."
+        ),
         explain=_furthest_explain,
         nudge=_furthest_nudge,
         integer=True,
         fmt="%d",
         step=1,
+        params=(Param("heads", FURTHEST_HEADS, ALIBI_HEADS),),
+        skill="slopes",
     ),
     Numeric(
         key="alibi_span_head8",
         title="How far is far?",
-        question=(
-            "The gentlest head of an 8-head model has slope m = 1/256. With equal content scores, the last "
-            f"query of a causal sequence of T = {ALIBI_CONTEXT} positions: within what distance d does it hold "
-            "90% of its attention?"
-        ),
+        question=_span_question,
         latex=r"d_p = \left\lceil \frac{\ln\!\left(1 - p\,(1 - e^{-mT})\right)}{-m} \right\rceil - 1",
         answer=_span_answer,
-        tolerance=2.0,
+        tolerance=SPAN_TOLERANCE,
         hint="Weights fall as e^(−m d) for d = 0 … T − 1. Sum the geometric series, or use the exact formula.",
-        explain=lambda answer: (
-            f"d = {answer:.0f}, about half the context. The shortcut ln 10 / m ≈ {256 * math.log(10):.0f} assumes an "
-            "endless past; 1024 positions cut it short."
-        ),
+        explain=_span_explain,
         nudge=_span_nudge,
         fmt="%.0f",
         step=1.0,
+        params=(Param("power", SPAN_POWERS, 8), Param("context", SPAN_CONTEXTS, ALIBI_CONTEXT)),
+        fair=_span_fair,
+        skill="span",
     ),
 )
 

@@ -20,6 +20,7 @@ LESSON = Lesson(
     question="How far does each head look when attention simply pays a price per step of distance?",
     icon=":material/straighten:",
     exercises=alibi_exercises.EXERCISES,
+    skills=alibi_exercises.SKILLS,
     polls=alibi_exercises.POLLS,
     largest={"heads": "64", "n": "4096"},
 )

@@ -10,13 +10,56 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.claims import compute as compute_claims
 from posenc_lab.lessons.claims import measure as core
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Param
 
 #: the least-squares fit of [PE(p), PE(k), 1] errs by more than this on dimensions 0 and 1 at every
 #: setting of the Sinusoids view (1.1 to 1.9 measured; tests/test_claim_verdicts.py sweeps the range)
 FIT_ERROR_ABOVE = 1.0
-#: T5's buckets as T5 uses them, counted (32 buckets, max_distance 128)
-T5 = core.t5_bucket_widths(compute_claims.T5_BUCKETS, compute_claims.T5_MAX_DISTANCE)
+
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"t5_table": "Size T5's position table"}
+#: the table question: T5's settings and training length (T5's own: 32, 128, 512)
+T5_TABLE_BUCKETS = (16, 32, 64)
+T5_TABLE_DISTANCES = (64, 128, 256)
+T5_TABLE_TRAINED = (256, 512, 1024, 2048)
+
+
+def _t5_model(buckets: int, max_distance: int) -> str:
+    return (
+        "T5"
+        if (buckets, max_distance) == (compute_claims.T5_BUCKETS, compute_claims.T5_MAX_DISTANCE)
+        else ("A T5-style model")
+    )
+
+
+def _t5_table_choices(buckets: int, max_distance: int, trained: int) -> tuple[Choice, ...]:
+    # a learned scalar per bucket and head: as many per head as the lesson's measure counts buckets
+    widths = core.t5_bucket_widths(buckets, max_distance)
+    own = _t5_model(buckets, max_distance) == "T5"
+    return (
+        Choice(
+            f"{widths.n_buckets}, one per bucket, whatever the length",
+            f"T5 buckets the offset. Per direction: {compute_claims.t5_layout(widths, max_distance)}. The table is "
+            "shared by the layers." + (" The Biases view measures the bucket widths." if own else ""),
+            right=True,
+        ),
+        Choice(
+            f"2 x {trained} - 1 = {2 * trained - 1}, one per possible offset",
+            "That is an unclipped table of every offset, which would grow with the length; T5 never indexes "
+            "by the raw offset.",
+        ),
+        Choice(
+            f"2k + 1 = {2 * max_distance + 1} for a clipping distance k = {max_distance}",
+            "That is Shaw et al.'s clipped table with one entry per offset up to k. T5 uses "
+            f"{buckets} buckets of growing width instead.",
+        ),
+        Choice(
+            "None: T5 uses the sinusoidal encoding",
+            "T5 has no position vectors at all; it adds a learned scalar per bucket and head to the logits "
+            "(Raffel et al. 2019, sec. 2.1).",
+        ),
+    )
+
 
 EXERCISES = (
     MultipleChoice(
@@ -119,34 +162,19 @@ EXERCISES = (
     MultipleChoice(
         key="claims_t5_table",
         title="How big is T5's table?",
-        question=(
-            "T5 is trained on sequences of 512 tokens. How many learned relative-position numbers does one "
-            "attention head of T5 have?"
+        question=lambda buckets, max_distance, trained: (
+            f"{_t5_model(buckets, max_distance)} (num_buckets = {buckets}, max_distance = {max_distance}) is trained "
+            f"on sequences of {trained} tokens. How many learned relative-position numbers does one attention head "
+            "have?"
         ),
-        choices=(
-            Choice(
-                "32, one per bucket, whatever the length",
-                f"T5 buckets the offset. Per direction: {compute_claims.t5_layout(T5)}. The table is shared "
-                "by the layers. The Biases view measures the bucket widths.",
-                right=True,
-            ),
-            Choice(
-                "2 x 512 - 1 = 1023, one per possible offset",
-                "That is an unclipped table of every offset, which would grow with the length; T5 never indexes "
-                "by the raw offset.",
-            ),
-            Choice(
-                "2k + 1 = 257 for a clipping distance k = 128",
-                "That is Shaw et al.'s clipped table with one entry per offset up to k. T5 uses 32 buckets of "
-                "growing width instead.",
-            ),
-            Choice(
-                "None: T5 uses the sinusoidal encoding",
-                "T5 has no position vectors at all; it adds a learned scalar per bucket and head to the logits "
-                "(Raffel et al. 2019, sec. 2.1).",
-            ),
-        ),
+        choices=_t5_table_choices,
         hint="The number of buckets is a setting of T5, not a function of the training length.",
+        params=(
+            Param("buckets", T5_TABLE_BUCKETS, compute_claims.T5_BUCKETS),
+            Param("max_distance", T5_TABLE_DISTANCES, compute_claims.T5_MAX_DISTANCE),
+            Param("trained", T5_TABLE_TRAINED, 512),
+        ),
+        skill="t5_table",
     ),
 )
 

@@ -18,6 +18,7 @@ LESSON = Lesson(
     question="Which common claims about word order in Transformers hold up when you measure them?",
     icon=":material/fact_check:",
     exercises=claims_exercises.EXERCISES,
+    skills=claims_exercises.SKILLS,
     polls=claims_exercises.POLLS,
     largest={
         "tokens": "64",

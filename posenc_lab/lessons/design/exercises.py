@@ -6,6 +6,8 @@ are measured with ``posenc.custom`` in tests/test_custom.py."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from posenc_lab import figures
@@ -13,10 +15,69 @@ from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.choices import measure as props
 from posenc_lab.lessons.design import compute as compute_design
 from posenc_lab.lessons.design import measure as custom
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Param
 
 #: misses below this are drawn at it on a log axis (exact zeros), as the lesson does
 FLOOR = 1e-17
+
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"spacing": "Find when evenly spaced waves repeat"}
+#: the harmonics question: how many pairs, and the longest wavelength (the shortest is
+#: longest / pairs, a whole number of at least 3); the check runs over HARMONIC_SPAN periods
+HARMONIC_PAIRS = (4, 6, 8, 12, 16)
+HARMONIC_LONGEST = (24, 32, 48, 64, 96, 128)
+HARMONIC_SPAN = 4
+
+
+@functools.cache
+def _harmonic_period(pairs: int, longest: int) -> int:
+    """The fewest positions after which the design's code comes back: the smallest shift k
+    with PE(p + k) = PE(p) for every p of the checked range (its codes computed by posenc.custom
+    through the lesson's ``measure``)."""
+    spec = custom.EncodingSpec(
+        kind="waves",
+        d_model=2 * pairs,
+        spacing="linear",
+        min_wavelength=float(longest // pairs),
+        max_wavelength=float(longest),
+    )
+    pe = custom.encode(spec, np.arange(HARMONIC_SPAN * longest))  # (N, 2 pairs)
+    return next(k for k in range(1, len(pe)) if np.allclose(pe[k:], pe[:-k], rtol=0, atol=1e-9))
+
+
+def _harmonic_fair(pairs: int, longest: int) -> bool:
+    shortest = longest // pairs
+    # the shortest wavelength is whole (at least 3), and the options' periods differ
+    return longest % pairs == 0 and shortest >= 3 and len({longest, shortest, pairs}) == 3
+
+
+def _harmonic_choices(pairs: int, longest: int) -> tuple[Choice, ...]:
+    period, shortest = _harmonic_period(pairs, longest), longest // pairs
+    return (
+        Choice(
+            f"Position p + {period} has the same code as position p: it repeats every {period}.",
+            f"Position p + {period} has exactly the code of position p. The frequencies are 1, 2, ..., {pairs} "
+            f"times 2π/{longest}: every pair completes a whole number of turns in {longest} positions, so the whole "
+            "code does. Geometric spacing avoids such a common period.",
+            right=True,
+        ),
+        Choice(
+            f"Every position is unique, because {pairs} different frequencies never line up.",
+            "Different frequencies line up when they are whole multiples of one frequency, as evenly spaced "
+            f"ones here are: after {longest} positions every pair is back where it started.",
+        ),
+        Choice(
+            f"The code repeats every {shortest} positions, the shortest wavelength.",
+            f"The fastest pair alone repeats every {shortest}, but the slower pairs have not come back yet; all of "
+            f"them together come back only after their common period, {longest}.",
+        ),
+        Choice(
+            f"The code repeats every {pairs} positions, one per pair.",
+            f"The number of pairs sets no period; the frequencies do. The slowest pair turns once in {longest} "
+            f"positions, so nothing repeats sooner than {longest}.",
+        ),
+    )
+
 
 EXERCISES = (
     MultipleChoice(
@@ -55,37 +116,19 @@ EXERCISES = (
     MultipleChoice(
         key="design_harmonics",
         title="Evenly spaced frequencies",
-        question=(
-            "Waves with **linear** spacing: 16 pairs whose frequencies step evenly from $2\\pi/64$ up to "
-            "$2\\pi/4$ (longest wavelength 64, shortest 4). Over N = 256 positions, what does the uniqueness "
-            "check find?"
+        question=lambda pairs, longest: (
+            f"Waves with **linear** spacing: {pairs} pairs whose frequencies step evenly from $2\\pi/{longest}$ up "
+            f"to $2\\pi/{longest // pairs}$ (longest wavelength {longest}, shortest {longest // pairs}). Over "
+            f"N = {HARMONIC_SPAN * longest} positions, what does the uniqueness check find?"
         ),
-        choices=(
-            Choice(
-                "Position p + 64 has the same code as position p: it repeats every 64.",
-                "Position p + 64 has exactly the code of position p. The frequencies are 1, 2, ..., 16 times "
-                "2π/64: every pair completes a whole number of turns in 64 positions, so the whole code does. "
-                "Geometric spacing avoids such a common period.",
-                right=True,
-            ),
-            Choice(
-                "Every position is unique, because 16 different frequencies never line up.",
-                "Different frequencies line up when they are whole multiples of one frequency, as evenly spaced "
-                "ones here are: after 64 positions every pair is back where it started.",
-            ),
-            Choice(
-                "The code repeats every 4 positions, the shortest wavelength.",
-                "The fastest pair alone repeats every 4, but the slower pairs have not come back yet; all of them "
-                "together come back only after their common period, 64.",
-            ),
-            Choice(
-                "The code repeats every 16 positions, one per pair.",
-                "The number of pairs sets no period; the frequencies do. The slowest pair turns once in 64 "
-                "positions, so nothing repeats sooner than 64.",
-            ),
+        choices=_harmonic_choices,
+        hint=lambda pairs, longest: (
+            f"Write each frequency as a multiple of 2π/{longest}. After how many positions has every pair made a "
+            "whole number of turns?"
         ),
-        hint="Write each frequency as a multiple of 2π/64. After how many positions has every pair made a whole "
-        "number of turns?",
+        params=(Param("pairs", HARMONIC_PAIRS, 16), Param("longest", HARMONIC_LONGEST, 64)),
+        fair=_harmonic_fair,
+        skill="spacing",
     ),
     MultipleChoice(
         key="design_ramp",

@@ -24,6 +24,7 @@ LESSON = Lesson(
     "shiftable, and does a model trained with it read longer texts?",
     icon=":material/tune:",
     exercises=design_exercises.EXERCISES,
+    skills=design_exercises.SKILLS,
     polls=design_exercises.POLLS,
     largest={"kind": "waves", "d_model": "256", "n_pos": "1024", "n_pairs": "128", "k": "64", "metric": "cosine"},
     # "pairs" is RoPE's list of pairs to show

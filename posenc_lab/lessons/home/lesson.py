@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 
 from posenc_lab.lessons.home import figures as story
-from posenc_lab.ui import exercises, figcache, layout
+from posenc_lab.ui import exercises, figcache, layout, mastery
 from posenc_lab.ui.catalog import METHODS
 from posenc_lab.ui.lesson import Lesson
 
@@ -117,7 +117,11 @@ def lesson_progress_text(lesson: Lesson) -> str:
     exercises solved", with a tick when all are."""
     done, count = exercises.lesson_progress(lesson)
     tick = ":material/check_circle: " if done == count else ""
-    return f"{tick}{done} of {count} exercises solved"
+    text = f"{tick}{done} of {count} exercises solved"
+    skills = exercises.skill_progress(lesson)
+    if skills:
+        text += "  \n" + "  \n".join(exercises.mastery_text(*skill) for skill in skills)
+    return text
 
 
 def _story() -> None:
@@ -147,8 +151,14 @@ def page() -> None:
     st.subheader("The path")
     exercises.keep_progress(LESSON.course)
     solved, total = exercises.progress(LESSON.course)
-    if solved:
+    started = solved or exercises.practised(LESSON.course)
+    if started:
         st.progress(solved / total, text=f"Exercises solved in this browser: {solved} of {total}")
+        mastered, skills = exercises.mastered_count(LESSON.course)
+        st.caption(
+            f"Skills mastered: {mastered} of {skills} ({mastery.IN_A_ROW} right answers in a row, each on new "
+            "numbers; each lesson lists its own)."
+        )
         st.button(
             "Forget my progress in this browser",
             icon=":material/delete_history:",
@@ -162,7 +172,7 @@ def page() -> None:
     for number, lesson in enumerate(LESSON.course.lessons, start=1):
         col_link, col_question = st.columns([1, 2.2], vertical_alignment="center")
         col_link.page_link(lesson.page_file, label=f"{number}. {lesson.title}", icon=lesson.icon)
-        if solved:
+        if started:
             # once a student has started, each lesson says how far they are in it, under its link
             col_link.caption(lesson_progress_text(lesson))
         col_question.markdown(lesson.question)

@@ -4,33 +4,111 @@ The kinds and how they are checked: ``ui.exercise_kinds``."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import posenc
 from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import claims
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
+
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"raster": "Read a grid row by row", "mrope": "Place text after a video in M-RoPE"}
+#: the resume question: text tokens before the video, and its grid of temporal patches x
+#: rows x columns of merged patches
+RESUME_BEFORE = tuple(range(3, 13))
+RESUME_FRAMES = (2, 3, 4)
+RESUME_SIDES = tuple(range(2, 9))
 
 
-def _resume_answer() -> float:
-    # text after a 2 x 3 x 4 image that follows 5 text tokens: its first position
-    return float(posenc.rope.qwen2_vl_positions(5, (2, 3, 4), 1)[0, -1])
+def _resume_answer(before: int, t: int, h: int, w: int) -> float:
+    # the text after the video: its first position
+    return float(posenc.rope.qwen2_vl_positions(before, (t, h, w), 1)[0, -1])
 
 
-def _resume_nudge(given: float, answer: float) -> str:
-    if given == 5 + 2 * 3 * 4:
-        return "That counts every patch. The image's positions run over time, rows and columns at once."
-    if given == answer - 1:
+def _resume_turns(before: int, t: int, h: int, w: int) -> dict[str, int]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    return {
+        "every_patch": before + t * h * w,  # a position per patch, as 1-D RoPE gives
+        "largest": before + max(t, h, w) - 1,  # the video's largest position itself
+        "axes_added": before + t + h + w,  # the three axes laid end to end
+    }
+
+
+def _resume_fair(before: int, t: int, h: int, w: int) -> bool:
+    values = [before + max(t, h, w), *_resume_turns(before, t, h, w).values()]
+    # each wrong turn gives its own number, none the answer: every nudge names the turn taken
+    return len(set(values)) == len(values)
+
+
+def _resume_question(before: int, t: int, h: int, w: int) -> str:
+    return (
+        f"In Qwen2-VL, {before} text tokens are followed by a video of {t} temporal patches (grid_t = {t}, each "
+        f"of 2 frames) of {h} x {w} merged patches, and then text. What is the first position of the text after "
+        "the video?"
+    )
+
+
+def _resume_explain(answer: float, before: int, t: int, h: int, w: int) -> str:
+    return (
+        f"{answer:.0f}: the video used positions {before} + 0..max({t}, {h}, {w}) - 1, so at most {answer - 1:.0f}; "
+        f"the text resumes at {answer:.0f}, not at {before} + {t * h * w} = {before + t * h * w}."
+    )
+
+
+def _resume_nudge(given: float, answer: float, before: int, t: int, h: int, w: int) -> str:
+    turns = _resume_turns(before, t, h, w)
+    if given == turns["every_patch"]:
+        return "That counts every patch. The video's positions run over time, rows and columns at once."
+    if given == turns["largest"]:
         return "That is the video's largest position. The text resumes one past it."
+    if given == turns["axes_added"]:
+        return (
+            "That lays time, rows and columns end to end. They run side by side, each counting from "
+            f"{before}: only the longest one sets how far the video reaches."
+        )
     if given > answer:
         return too_far(given, answer) + (
-            " The video does not take a position per patch: its time, row and column indices each count "
-            "from 5, so its longest axis sets how far its positions reach."
+            f" The video does not take a position per patch: its time, row and column indices each count "
+            f"from {before}, so its longest axis sets how far its positions reach."
         )
     return too_far(given, answer) + (
-        " The text resumes one past the video's largest position on any axis: which of time (2), rows (3) "
-        "and columns (4) reaches furthest from 5?"
+        f" The text resumes one past the video's largest position on any axis: which of time ({t}), rows ({h}) "
+        f"and columns ({w}) reaches furthest from {before}?"
+    )
+
+
+#: the raster question: a grid of rows x columns of patches, never square (a row's length and
+#: the number of rows are two different options)
+RASTER_SIDES = tuple(range(4, 25))
+
+
+def _below_gaps(rows: int, cols: int) -> set[int]:
+    """Every distance from a patch to the one below it, in 1-D positions read row by row (the
+    lesson's raster order, row * cols + col)."""
+    positions = np.arange(rows * cols).reshape(rows, cols)
+    return {int(g) for g in np.unique(positions[1:] - positions[:-1])}
+
+
+def _below_choices(rows: int, cols: int) -> tuple[Choice, ...]:
+    (gap,) = _below_gaps(rows, cols)  # one distance for every patch: the grid is fixed
+    return (
+        Choice(
+            f"{gap} positions",
+            f"A whole row of {cols} patches lies between them in reading order.",
+            right=True,
+        ),
+        Choice(
+            f"{rows} positions",
+            f"That is the number of rows. The patch below comes one row later, and a row holds {cols} patches.",
+        ),
+        Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
+        Choice(
+            "It depends on the patch's row",
+            "Not in a fixed grid: every patch is exactly one row length before the one below it.",
+        ),
     )
 
 
@@ -38,39 +116,38 @@ EXERCISES = (
     MultipleChoice(
         key="images_raster_below",
         title="Read row by row",
-        question=(
-            "A 16 x 16 grid of patches is read row by row and given 1-D RoPE positions. How far apart are "
-            "a patch and the patch just below it?"
+        question=lambda rows, cols: (
+            f"A grid of {rows} rows of {cols} patches is read row by row and given 1-D RoPE positions. How far "
+            "apart are a patch and the patch just below it?"
         ),
-        choices=(
-            Choice("16 positions", "A whole row of 16 patches lies between them in reading order.", right=True),
-            Choice("1 position", "That is the patch to the right. The one below comes a whole row later."),
-            Choice(
-                "It depends on the patch's row",
-                "Not in a fixed grid: every patch is exactly one row length before the one below it.",
-            ),
-        ),
+        choices=_below_choices,
         hint="Count the patches read between the two.",
+        params=(Param("rows", RASTER_SIDES, 12), Param("cols", RASTER_SIDES, 16)),
+        fair=lambda rows, cols: rows != cols,
+        skill="raster",
     ),
     Numeric(
         key="images_mrope_resume",
         title="Where the text resumes",
-        question=(
-            "In Qwen2-VL, 5 text tokens are followed by a video of 2 temporal patches (grid_t = 2, each of 2 "
-            "frames) of 3 x 4 merged patches, and then text. What is the first position of the text after the "
-            "video?"
-        ),
+        question=_resume_question,
         answer=_resume_answer,
         tolerance=0.0,
         integer=True,
         fmt="%d",
         step=1,
-        hint="The video's tokens start at 5 on every axis; the text resumes one past the largest position used.",
-        explain=lambda answer: (
-            f"{answer:.0f}: the video used positions 5 + 0..max(2, 3, 4) - 1, so at most 8; the text "
-            "resumes at 9, not at 5 + 24 = 29."
+        hint=lambda before, t, h, w: (
+            f"The video's tokens start at {before} on every axis; the text resumes one past the largest position used."
         ),
+        explain=_resume_explain,
         nudge=_resume_nudge,
+        params=(
+            Param("before", RESUME_BEFORE, 5),
+            Param("t", RESUME_FRAMES, 2),
+            Param("h", RESUME_SIDES, 3),
+            Param("w", RESUME_SIDES, 4),
+        ),
+        fair=_resume_fair,
+        skill="mrope",
     ),
     MultipleChoice(
         key="images_nope_causal",

@@ -19,6 +19,7 @@ LESSON = Lesson(
     question="How do models give positions to image patches and video frames, and can a model do without any?",
     icon=":material/grid_on:",
     exercises=images_exercises.EXERCISES,
+    skills=images_exercises.SKILLS,
     polls=images_exercises.POLLS,
     largest={
         "rows": "32",

@@ -13,68 +13,99 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.experiments import compute as experiment
 from posenc_lab.lessons.images import compute as compute_images
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, too_far
+
+#: the skill the exercises practise (the lesson's ``skills``)
+SKILLS = {
+    "table_size": "Count a learned table's parameters",
+    "past_max_len": "Find the positions a table lacks",
+}
+MAX_LENS = (256, 512, 1024, 2048)
+WIDTHS = (128, 256, 512, 768, 1024)
 
 
-def _params_answer() -> float:
+def _params_answer(max_len: int, d_model: int) -> float:
     # one trainable row of d_model numbers per position 0..max_len-1
-    return float(posenc.learned_table(2048, 1024).size)
+    return float(posenc.learned_table(max_len, d_model).size)
 
 
-def _params_nudge(given: float, answer: float) -> str | None:
-    if given == 2048 + 1024:
+def _params_nudge(given: float, answer: float, max_len: int, d_model: int) -> str | None:
+    if given == max_len + d_model:
         return "You added. The table has max_len rows, and each row holds d_model numbers."
-    if given in (2048, 1024):
+    if given in (max_len, d_model):
         return "That counts rows or columns only. The table is max_len × d_model."
     return too_far(given, answer) + " Count the entries of a max_len × d_model table."
+
+
+def _params_explain(answer: float, max_len: int, d_model: int) -> str:
+    return (
+        f"{max_len} × {d_model} = {answer:,.0f}. Sinusoidal, RoPE and ALiBi add none; GPT-2 small's table is "
+        "1,024 × 768 = 786,432."
+    )
+
+
+#: the past-max_len question: the text runs this many tokens past the table (fewer than max_len)
+PAST_EXTRAS = (16, 50, 88, 100, 300)
+
+
+def _past_choices(max_len: int, extra: int) -> tuple[Choice, ...]:
+    # a table of max_len rows (posenc's), and a text whose positions run to max_len + extra - 1
+    rows, last = posenc.learned_table(max_len, 1).shape[0], max_len + extra - 1
+    return (
+        Choice(
+            f"There is no row for positions {rows} to {last}: nothing was learned for them.",
+            "The table has max_len rows, and nothing was ever learned for later positions: a learned "
+            "table is looked up, not computed. posenc.lookup_learned raises "
+            "PositionOutOfRange; real models refuse the input or cut it to max_len.",
+            right=True,
+        ),
+        Choice(
+            "The rows past max_len are still random noise, since training never updated them.",
+            "There are no rows past max_len at all. Random noise is what the rows that do exist hold before training.",
+        ),
+        Choice(
+            f"It can: NumPy wraps index {last} around to one of the existing rows.",
+            f"NumPy raises IndexError for {last} in a {rows}-row table; it wraps only negative indices, and "
+            "table[-1] silently giving the last row is a classic bug, not a position.",
+        ),
+        Choice(
+            "Its gradients explode on inputs longer than the ones it was trained on.",
+            "Training has nothing to do with it: the lookup itself fails, since there is nothing to look up.",
+        ),
+    )
 
 
 EXERCISES = (
     MultipleChoice(
         key="learned_past_max_len",
         title="Past max_len",
-        question="A model with learned positions and max_len = 512 gets a text of 600 tokens. Why can't it use them?",
-        choices=(
-            Choice(
-                "There is no row for positions 512 to 599: nothing was learned for them.",
-                "The table has max_len rows, and nothing was ever learned for later positions: a learned "
-                "table is looked up, not computed. posenc.lookup_learned raises "
-                "PositionOutOfRange; real models refuse the input or cut it to max_len.",
-                right=True,
-            ),
-            Choice(
-                "The rows past max_len are still random noise, since training never updated them.",
-                "There are no rows past max_len at all. Random noise is what the rows that do exist hold "
-                "before training.",
-            ),
-            Choice(
-                "It can: NumPy wraps index 600 around to one of the existing rows.",
-                "NumPy raises IndexError for 600 in a 512-row table; it wraps only negative indices, and "
-                "table[-1] silently giving the last row is a classic bug, not a position.",
-            ),
-            Choice(
-                "Its gradients explode on inputs longer than the ones it was trained on.",
-                "Training has nothing to do with it: the lookup itself fails, since there is nothing to look up.",
-            ),
+        question=lambda max_len, extra: (
+            f"A model with learned positions and max_len = {max_len} gets a text of {max_len + extra} tokens. Why "
+            "can't it use them?"
         ),
+        choices=_past_choices,
         hint="What does the heatmap draw below the orange line, and why?",
+        params=(Param("max_len", MAX_LENS, 512), Param("extra", PAST_EXTRAS, 88)),
+        fair=lambda max_len, extra: extra < max_len,
+        skill="past_max_len",
     ),
     Numeric(
         key="learned_param_count",
         title="What the table costs",
-        question="How many trainable numbers does a learned position table with max_len = 2048 and "
-        "$d_{model}$ = 1024 add?",
+        question=lambda max_len, d_model: (
+            f"How many trainable numbers does a learned position table with max_len = {max_len} and "
+            f"$d_{{model}}$ = {d_model} add?"
+        ),
         answer=_params_answer,
         tolerance=0.0,
         hint="One trainable vector per position, each as wide as the model.",
-        explain=lambda answer: (
-            f"2048 × 1024 = {answer:,.0f}. Sinusoidal, RoPE and ALiBi add none; GPT-2 small's table is "
-            "1,024 × 768 = 786,432."
-        ),
+        explain=_params_explain,
         nudge=_params_nudge,
         integer=True,
         fmt="%d",
         step=1,
+        params=(Param("max_len", MAX_LENS, 2048), Param("d_model", WIDTHS, 1024)),
+        skill="table_size",
     ),
 )
 

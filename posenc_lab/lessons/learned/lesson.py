@@ -17,6 +17,7 @@ LESSON = Lesson(
     question="What does a learned table buy, what does it cost, and why does it stop at max_len?",
     icon=":material/table_rows:",
     exercises=learned_exercises.EXERCISES,
+    skills=learned_exercises.SKILLS,
     polls=learned_exercises.POLLS,
     largest={"d_model": "1024", "max_len": "2048", "seq_len": "4096", "dim": "1023", "task": "marker", "offset": "31"},
 )

@@ -23,6 +23,7 @@ LESSON = Lesson(
     question="What do the position settings in a model's config.json actually do?",
     icon=":material/fact_check:",
     exercises=models_exercises.EXERCISES,
+    skills=models_exercises.SKILLS,
     polls=models_exercises.POLLS,
     largest={"k": "24"},
 )

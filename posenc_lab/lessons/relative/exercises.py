@@ -13,44 +13,169 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.relative import compute as compute_relative
 from posenc_lab.lessons.relative import figures as relfig
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param
 
 T5_SETTINGS = dict(bidirectional=True, num_buckets=32, max_distance=128)
+#: T5's encoder: n = 16 buckets per direction, the first e = 8 of them exact
+T5_PER_SIDE, T5_EXACT = 16, 8
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"t5_bucket": "Find a T5 bucket", "clip": "Clip an offset (Shaw et al.)"}
+#: offsets j - i of the bucket question: in the log-spaced range, before or after the query,
+#: short of bucket 8 and 15's edges (12 to 90 apart: buckets 9 to 14 on either side)
+T5_OFFSETS = tuple(r for r in range(-90, 91) if abs(r) >= 12)
+#: how close the log term may come to a whole number: a student working to two decimals
+#: must not floor it to the other bucket (float32 in T5 itself lands on either side of 2.0)
+T5_FLOOR_MARGIN = 0.05
 
 
-def _t5_answer() -> float:
-    return float(posenc.t5_bucket(-20, **T5_SETTINGS))
+def _t5_inside(r: int) -> float:
+    # log(|r| / e) / log(max_distance / e) * (n - e), the term T5 floors
+    return math.log(abs(r) / T5_EXACT) / math.log(T5_SETTINGS["max_distance"] / T5_EXACT) * (T5_PER_SIDE - T5_EXACT)
 
 
-def _t5_explain(answer: float) -> str:
-    offsets = np.arange(-T5_SETTINGS["max_distance"], 1)
-    shared = offsets[posenc.t5_bucket(offsets, **T5_SETTINGS) == int(answer)]
-    inside = math.log(20 / 8) / math.log(128 / 8) * 8
+def _t5_answer(r: int) -> float:
+    return float(posenc.t5_bucket(r, **T5_SETTINGS))
+
+
+def _t5_side(r: int) -> int:
+    # keys after the query (j - i > 0) take the upper n buckets
+    return T5_PER_SIDE if r > 0 else 0
+
+
+def _t5_turns(r: int) -> dict[str, float]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    floor = math.floor(_t5_inside(r))
+    side = _t5_side(r)
+    return {
+        "side": T5_PER_SIDE - side + T5_EXACT + floor,  # the other direction's bucket
+        "distance": float(abs(r)),  # the distance taken as its own bucket
+        "no_exact": side + floor,  # the log term without the e = 8 exact buckets before it
+    }
+
+
+def _t5_fair(r: int) -> bool:
+    inside = _t5_inside(r)
+    if abs(inside - round(inside)) < T5_FLOOR_MARGIN:
+        return False
+    answer = _t5_side(r) + T5_EXACT + math.floor(inside)
+    values = [answer, *_t5_turns(r).values()]
+    # each wrong turn gives its own number, none the answer: every nudge names the turn taken
+    return len(set(values)) == len(values)
+
+
+def _t5_where(r: int) -> str:
+    return "before" if r < 0 else "after"
+
+
+def _t5_question(r: int) -> str:
     return (
-        f"Bucket {answer:.0f} = 8 + ⌊log(20/8) / log(128/8) · 8⌋ = 8 + ⌊{inside:.2f}⌋. It holds the "
-        f"{shared.size} offsets {shared.min()} to {shared.max()}: far apart, T5 stops telling neighbouring "
-        "distances apart."
+        f"T5's encoder (bidirectional, num_buckets = 32, max_distance = 128). A key {abs(r)} positions "
+        f"**{_t5_where(r)}** the query, so $j - i = {r}$: which bucket does it get?"
     )
 
 
-def _t5_nudge(given: float, answer: float) -> str | None:
-    if given == answer + 16:
-        return "That is the bucket of a key 20 *after* the query. Here j − i = −20, a key before it: no + 16."
-    if given == 20:
-        return "Only distances below e = 8 get a bucket of their own; 20 is in the log-spaced range."
-    if 8 <= given <= 15:
-        return "Right range (the log-spaced buckets 8 to 15), wrong bucket: recompute the floor of the log formula."
-    return "Keys before the query use buckets 0 to 15, and distances of 8 or more fall in the log-spaced 8 to 15."
+def _signed(r: int) -> str:
+    return f"{r}".replace("-", "−")
+
+
+def _t5_explain(answer: float, r: int) -> str:
+    offsets = np.arange(-T5_SETTINGS["max_distance"], T5_SETTINGS["max_distance"] + 1)
+    shared = offsets[posenc.t5_bucket(offsets, **T5_SETTINGS) == int(answer)]
+    side = f"{T5_PER_SIDE} + " if r > 0 else ""
+    inside = _t5_inside(r)
+    return (
+        f"Bucket {answer:.0f} = {side}8 + ⌊log({abs(r)}/8) / log(128/8) · 8⌋ = {side}8 + ⌊{inside:.2f}⌋. It holds "
+        f"the {shared.size} offsets {_signed(int(shared.min()))} to {_signed(int(shared.max()))}: far apart, T5 "
+        "stops telling neighbouring distances apart."
+    )
+
+
+def _t5_nudge(given: float, answer: float, r: int) -> str | None:
+    turns = _t5_turns(r)
+    if given == turns["side"]:
+        if r < 0:
+            return (
+                f"That is the bucket of a key {-r} *after* the query. Here j − i = {_signed(r)}, a key before it: "
+                "no + 16."
+            )
+        return f"That is the bucket of a key {r} *before* the query. Here j − i = {r}, a key after it: add n = 16."
+    if given == turns["distance"]:
+        return f"Only distances below e = 8 get a bucket of their own; {abs(r)} is in the log-spaced range."
+    if given == turns["no_exact"]:
+        return "That leaves out the 8 exact buckets: the log-spaced ones start at e = 8, so add 8."
+    low = _t5_side(r) + T5_EXACT
+    if low <= given < low + T5_PER_SIDE - T5_EXACT:
+        return (
+            f"Right range (the log-spaced buckets {low} to {low + T5_PER_SIDE - T5_EXACT - 1}), wrong bucket: "
+            "recompute the floor of the log formula."
+        )
+    return (
+        f"Keys {_t5_where(r)} the query use buckets {_t5_side(r)} to {_t5_side(r) + T5_PER_SIDE - 1}, and "
+        f"distances of 8 or more fall in the log-spaced {low} to {low + T5_PER_SIDE - T5_EXACT - 1}."
+    )
+
+
+#: the clipping question: clipping distance K, a near key just past it and a far one, on
+#: one side of the query (+1: after, -1: before)
+SHAW_CLIPS = tuple(range(2, 9))
+SHAW_NEAR_PAST = (1, 2, 3)  # the near key lies K + 1 to K + 3 away
+SHAW_FAR = (20, 30, 40, 50, 60)
+SHAW_SIDES = (1, -1)
+
+
+def _shaw_vector(offset: int, k: int) -> int:
+    """The vector a key at ``offset`` = j - i reads: posenc's clipped offset of that (query, key) pair."""
+    query, key = (0, offset) if offset >= 0 else (-offset, 0)
+    # a square (T, T) grid of positions 0..T-1: entry [i, j] is j - i, clipped to [-K, K]
+    return int(posenc.relative_positions(abs(offset) + 1, max_distance=k)[query, key])
+
+
+def _w(index: int) -> str:
+    return f"$w_{{{index}}}$"
+
+
+def _shaw_question(k: int, past: int, far: int, side: int) -> str:
+    where = "after" if side > 0 else "before"
+    return (
+        f"Shaw et al. with clipping distance K = {k}. One query; a key {k + past} positions {where} it and "
+        f"another {far} positions {where} it. Which relative vectors do the two keys read?"
+    )
+
+
+def _shaw_choices(k: int, past: int, far: int, side: int) -> tuple[Choice, ...]:
+    near, distant = side * (k + past), side * far
+    edge, other = _shaw_vector(near, k), _shaw_vector(-near, k)
+    sign, where = ("positive", "after") if side > 0 else ("negative", "before")
+    opposite = "before" if side > 0 else "after"
+    return (
+        Choice(
+            f"The same one, {_w(edge)}.",
+            f"Both clip to {_signed(edge)}: clip({_signed(near)}, −{k}, {k}) = clip({_signed(distant)}, −{k}, {k}) = "
+            f"{_signed(_shaw_vector(distant, k))}. Beyond K all keys on one side share the edge vector, so only "
+            "their content can tell them apart.",
+            right=True,
+        ),
+        Choice(
+            f"{_w(near)} and {_w(distant)}.",
+            f"Only 2K + 1 = {2 * k + 1} vectors exist, for offsets −{k} to {k}; larger offsets are clipped to ±{k}.",
+        ),
+        Choice(
+            f"{_w(edge)} and {_w(other)}.",
+            f"Both keys come {where} the query ({sign} offsets), so both clip to {_signed(edge)}. {_w(other)} serves "
+            f"keys {k} or more positions {opposite} it.",
+        ),
+        Choice(
+            "None: keys beyond K get no position at all.",
+            f"Clipping reuses the edge vector; it does not drop it. Far keys still read {_w(edge)}.",
+        ),
+    )
 
 
 EXERCISES = (
     Numeric(
         key="rel_t5_bucket",
         title="Predict a T5 bucket",
-        question=(
-            "T5's encoder (bidirectional, num_buckets = 32, max_distance = 128). A key 20 positions **before** "
-            "the query, so $j - i = -20$: which bucket does it get?"
-        ),
+        question=_t5_question,
         latex=r"\mathrm{bucket}(r) = e + \left\lfloor \frac{\log(|r|/e)}{\log(\mathrm{max\_distance}/e)}\,(n-e)"
         r"\right\rfloor,\quad n = 16,\ e = 8",
         answer=_t5_answer,
@@ -64,36 +189,23 @@ EXERCISES = (
         integer=True,
         fmt="%d",
         step=1,
+        params=(Param("r", T5_OFFSETS, -20),),
+        fair=_t5_fair,
+        skill="t5_bucket",
     ),
     MultipleChoice(
         key="rel_shaw_clip",
         title="Shaw's clipping",
-        question=(
-            "Shaw et al. with clipping distance K = 3. One query; a key 4 positions after it and another 40 "
-            "positions after it. Which relative vectors do the two keys read?"
-        ),
-        choices=(
-            Choice(
-                "The same one, $w_3$.",
-                "Both clip to +3: clip(4, −3, 3) = clip(40, −3, 3) = 3. Beyond K all keys on one side share the edge "
-                "vector, so only their content can tell them apart.",
-                right=True,
-            ),
-            Choice(
-                "$w_4$ and $w_{40}$.",
-                "Only 2K + 1 = 7 vectors exist, for offsets −3 to 3; larger offsets are clipped to ±3.",
-            ),
-            Choice(
-                "$w_3$ and $w_{-3}$.",
-                "Both keys come after the query (positive offsets), so both clip to +3. $w_{-3}$ serves keys "
-                "3 or more positions before it.",
-            ),
-            Choice(
-                "None: keys beyond K get no position at all.",
-                "Clipping reuses the edge vector; it does not drop it. Far keys still read $w_3$.",
-            ),
-        ),
+        question=_shaw_question,
+        choices=_shaw_choices,
         hint="Apply clip(j − i, −K, K) to both offsets.",
+        params=(
+            Param("k", SHAW_CLIPS, 3),
+            Param("past", SHAW_NEAR_PAST, 1),
+            Param("far", SHAW_FAR, 40),
+            Param("side", SHAW_SIDES, 1),
+        ),
+        skill="clip",
     ),
 )
 

@@ -21,6 +21,7 @@ LESSON = Lesson(
     question="How do Shaw, T5, Transformer-XL and DeBERTa put the distance between two words into attention?",
     icon=":material/swap_horiz:",
     exercises=relative_exercises.EXERCISES,
+    skills=relative_exercises.SKILLS,
     polls=relative_exercises.POLLS,
     largest={
         "len": "64",

@@ -13,7 +13,7 @@ from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.lessons.rope import compute as compute_rope
 from posenc_lab.lessons.rope import measure as rope_lessons
-from posenc_lab.ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Pick, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Choice, Guided, MultipleChoice, Numeric, Param, Pick, close_to, too_far
 
 ROPE_HEAD_DIM = 64
 ROPE_SEED = 0
@@ -57,18 +57,89 @@ def _shift_nudge(given: float, answer: float, m: int, n: int, s: int) -> str:
     )
 
 
-def _rope_turns_answer() -> float:
-    # turns = L theta_last / (2 pi), theta_last = base^{-2(Dh/2 - 1)/Dh}
-    inv_freq, _ = posenc.rope_inv_freq(128)
-    return float(4096 * inv_freq[-1] / (2 * math.pi))
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"turns": "Count a pair's turns"}
+#: the turns question: head_dim and training length (base 10000), where the slowest pair
+#: makes a visible part of one turn but not a whole one
+TURN_HEAD_DIMS = (64, 80, 96, 128, 256)
+TURN_LENGTHS = (4096, 6144, 8192, 12288, 16384, 24576, 32768)
+TURN_BASE = 10000.0
+#: turns are checked to 2e-3; a variant's answer and wrong turns keep further apart than that
+TURN_TOLERANCE = 2e-3
+#: the fair answers: a visible fraction of a turn, and under one (the explanation says so)
+TURN_RANGE = (0.05, 0.9)
 
 
-def _rope_turns_nudge(given: float, answer: float) -> str | None:
-    if close_to(given, answer * 2 * math.pi, 5e-3):
+def _slowest_theta(head_dim: int) -> float:
+    # theta_i = base^{-2i/d_h} at the slowest pair, i = d_h/2 - 1
+    return TURN_BASE ** (-(head_dim - 2) / head_dim)
+
+
+def _rope_turns_answer(head_dim: int, length: int) -> float:
+    # turns = L theta_last / (2 pi)
+    inv_freq, _ = posenc.rope_inv_freq(head_dim, base=TURN_BASE)
+    return float(length * inv_freq[-1] / (2 * math.pi))
+
+
+def _rope_turns_turns(head_dim: int, length: int) -> dict[str, float]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    return {
+        "radians": length * _slowest_theta(head_dim),  # the angle, not turns
+        "half_exponent": length * TURN_BASE ** (-(head_dim / 2 - 1) / head_dim) / (2 * math.pi),  # i/d, not 2i/d
+        "past_last": length / TURN_BASE / (2 * math.pi),  # i = d/2: exponent 1, a pair that does not exist
+    }
+
+
+def _rope_turns_fair(head_dim: int, length: int) -> bool:
+    answer = length * _slowest_theta(head_dim) / (2 * math.pi)
+    values = [answer, *_rope_turns_turns(head_dim, length).values()]
+    apart = all(abs(a - b) > 3 * TURN_TOLERANCE for i, a in enumerate(values) for b in values[i + 1 :])
+    return apart and TURN_RANGE[0] <= answer <= TURN_RANGE[1]
+
+
+def _rope_turns_question(head_dim: int, length: int) -> str:
+    return (
+        f"head_dim {head_dim}, base 10000, trained on {length} positions. How many full turns does the "
+        f"**slowest** pair (i = {head_dim // 2 - 1}) make between position 0 and position {length}?"
+    )
+
+
+def _rope_turns_hint(head_dim: int, length: int) -> str:
+    return (
+        f"θ of pair i = {head_dim // 2 - 1} is 10000^(−{head_dim - 2}/{head_dim}) radians per position. "
+        "A turn is 2π radians."
+    )
+
+
+def _rope_turns_explain(answer: float, head_dim: int, length: int) -> str:
+    theta = _slowest_theta(head_dim)
+    return (
+        f"θ = 10000^(−{head_dim - 2}/{head_dim}) = {theta:.3g} radians per position; {length} · {theta:.3g} / 2π = "
+        f"{answer:.3f} turns, less than one. The model never saw this pair complete a turn, so angles past the "
+        "training length are new to it: that is what PI, NTK, YaRN and Llama 3 scaling address."
+    )
+
+
+def _rope_turns_nudge(given: float, answer: float, head_dim: int, length: int) -> str | None:
+    turns = _rope_turns_turns(head_dim, length)
+    exponent = f"{head_dim - 2}/{head_dim}"
+    if close_to(given, turns["radians"], TURN_TOLERANCE):
         return "That is the angle in radians. A full turn is 2π radians."
+    if close_to(given, turns["half_exponent"], TURN_TOLERANCE):
+        return f"That uses i/d as the exponent. RoPE's is 2i/d: 10000^(−{exponent})."
+    if close_to(given, turns["past_last"], TURN_TOLERANCE):
+        return (
+            f"That takes the exponent 1, a pair i = {head_dim // 2} that does not exist. The slowest pair is "
+            f"i = {head_dim // 2 - 1}: the exponent is {exponent}."
+        )
     if given > 1:
-        return "Too large: the slowest pair turns by only 10000^(−126/128) ≈ 0.00012 radians per position."
-    return too_far(given, answer) + " θ of the last pair is 10000^(−126/128); multiply by 4096 and divide by 2π."
+        return (
+            f"Too large: the slowest pair turns by only 10000^(−{exponent}) ≈ {_slowest_theta(head_dim):.2g} "
+            "radians per position."
+        )
+    return too_far(given, answer) + (
+        f" θ of the last pair is 10000^(−{exponent}); multiply by {length} and divide by 2π."
+    )
 
 
 EXERCISES = (
@@ -202,19 +273,16 @@ EXERCISES = (
     Numeric(
         key="rope_slowest_turns",
         title="Did the slowest pair ever turn?",
-        question=(
-            "head_dim 128, base 10000, trained on 4096 positions. How many full turns does the **slowest** pair "
-            "(i = 63) make between position 0 and position 4096?"
-        ),
+        question=_rope_turns_question,
         latex=r"\theta_i = 10000^{-2i/d_h},\qquad \text{turns} = \frac{L\,\theta_i}{2\pi}",
         answer=_rope_turns_answer,
-        tolerance=2e-3,
-        hint="θ₆₃ = 10000^(−126/128) radians per position. A turn is 2π radians.",
-        explain=lambda answer: (
-            f"{answer:.3f} turns, well under one. The model never saw this pair complete a turn, so angles "
-            "past the training length are new to it: that is what PI, NTK, YaRN and Llama 3 scaling address."
-        ),
+        tolerance=TURN_TOLERANCE,
+        hint=_rope_turns_hint,
+        explain=_rope_turns_explain,
         nudge=_rope_turns_nudge,
+        params=(Param("head_dim", TURN_HEAD_DIMS, 128), Param("length", TURN_LENGTHS, 4096)),
+        fair=_rope_turns_fair,
+        skill="turns",
     ),
 )
 

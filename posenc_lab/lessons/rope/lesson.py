@@ -25,6 +25,7 @@ LESSON = Lesson(
     "and how do NTK and YaRN stretch it?",
     icon=":material/rotate_right:",
     exercises=rope_exercises.EXERCISES,
+    skills=rope_exercises.SKILLS,
     polls=rope_exercises.POLLS,
     largest={
         "dh": "256",

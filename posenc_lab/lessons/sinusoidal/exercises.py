@@ -12,80 +12,199 @@ import posenc
 from posenc_lab import figures
 from posenc_lab.classroom.poll import Poll, Sketch
 from posenc_lab.ui import compute
-from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, close_to, too_far
+from posenc_lab.ui.exercise_kinds import Choice, MultipleChoice, Numeric, Param, close_to, too_far
+
+#: the skills the exercises practise (the lesson's ``skills``)
+SKILLS = {"pe_entry": "Compute an entry of the table", "wavelength": "Find a pair's wavelength"}
+#: the PE entry's parameters: position, dimension, d_model (base 10000)
+PE_POSITIONS = tuple(range(1, 21))
+PE_DIMS = (0, 1, 2, 3)
+WIDTHS = (64, 128, 256, 512)
+#: a PE entry is checked to 1e-3, and a nudge names a wrong turn within 2e-3 of its value
+PE_TOLERANCE, PE_NUDGE = 1e-3, 2e-3
+#: how far the answer keeps from 0 and ±1: a boundary looks like a guess
+PE_EDGE = 0.05
 
 
-def _pe_answer() -> float:
-    # PE_{(p, 2i)} = sin(p / 10000^{2i/d}) at p = 1, i = 0, d = 512
-    return float(posenc.sinusoidal(2, 512)[1, 0])
+def _angle(p: int, pair: int, d_model: int) -> float:
+    # theta = p / 10000^{2i/d}
+    return p / 10000.0 ** (2 * pair / d_model)
 
 
-def _pe_explain(answer: float) -> str:
+def _wave(dim: int):
+    # dimension 2i holds the sine, 2i + 1 the cosine
+    return math.sin if dim % 2 == 0 else math.cos
+
+
+def _pe_answer(p: int, dim: int, d_model: int) -> float:
+    # PE_{(p, 2i)} = sin(p / 10000^{2i/d}), PE_{(p, 2i+1)} = cos(...)
+    return float(posenc.sinusoidal(p + 1, d_model)[p, dim])
+
+
+def _pe_turns(p: int, dim: int, d_model: int) -> dict[str, float]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    theta, other = _angle(p, dim // 2, d_model), math.cos if dim % 2 == 0 else math.sin
+    return {
+        "degrees": _wave(dim)(math.radians(theta)),
+        "swapped": other(theta),
+        "pair": _wave(dim)(_angle(p, dim, d_model)),  # the dimension taken for the pair index
+        "origin": _wave(dim)(0.0),
+    }
+
+
+def _pe_fair(p: int, dim: int, d_model: int) -> bool:
+    answer = _wave(dim)(_angle(p, dim // 2, d_model))
+    turns = _pe_turns(p, dim, d_model)
+    if dim < 2:  # pair 0: taking the dimension for the pair changes nothing, no turn to tell
+        turns.pop("pair")
+    values = list(turns.values())
+    # a student who took a wrong turn is never told "right", and one given value never
+    # matches two turns: each nudge names the one taken
+    clear = all(abs(v - answer) > PE_TOLERANCE + PE_NUDGE for v in values)
+    apart = all(abs(a - b) > 2 * PE_NUDGE for i, a in enumerate(values) for b in values[i + 1 :])
+    return clear and apart and PE_EDGE < abs(answer) < 1 - PE_EDGE
+
+
+def _pe_question(p: int, dim: int, d_model: int) -> str:
+    index = "2i" if dim % 2 == 0 else "2i+1"
     return (
-        f"PE(1, 0) = sin(1 / 10000^(0/512)) = sin(1) = {answer:.4f}. The fastest pair turns "
-        "1 radian per position; its wavelength is 2π ≈ 6.28 positions."
+        f"For $d_{{model}} = {d_model}$ and base 10000, what is $PE_{{(p={p},\\,{index}={dim})}}$, "
+        f"dimension {dim} of position {p}?"
     )
 
 
-def _pe_nudge(given: float, answer: float) -> str | None:
+def _pe_hint(p: int, dim: int, d_model: int) -> str:
+    return (
+        f"Dimension {dim} is {'2i' if dim % 2 == 0 else '2i + 1'} with pair i = {dim // 2}: the angle is "
+        f"p / 10000^(2i/d), in radians, and an even dimension takes its sine, an odd one its cosine."
+    )
+
+
+def _pe_explain(answer: float, p: int, dim: int, d_model: int) -> str:
+    pair = dim // 2
+    wave = "sin" if dim % 2 == 0 else "cos"
+    theta = _angle(p, pair, d_model)
+    return (
+        f"Dimension {dim} is pair i = {pair}, its {'sine' if wave == 'sin' else 'cosine'}: "
+        f"PE({p}, {dim}) = {wave}({p} / 10000^({2 * pair}/{d_model})) = {wave}({theta:.4f}) = {answer:.4f}. "
+        f"The angle is in radians; pair {pair} turns {theta / p:.4f} radians per position."
+    )
+
+
+def _pe_nudge(given: float, answer: float, p: int, dim: int, d_model: int) -> str | None:
+    turns = _pe_turns(p, dim, d_model)
+    wave, other = ("sin", "cos") if dim % 2 == 0 else ("cos", "sin")
     if abs(given) > 1:
         return "Every PE value is a sine or a cosine, so it lies between -1 and 1."
-    if close_to(given, math.sin(math.radians(1)), 2e-3):
-        return "Too small: did you use degrees? The angle 1 / 10000⁰ = 1 is in radians."
-    if close_to(given, math.cos(1), 2e-3):
-        return "That is cos(1), dimension 2i + 1 = 1. Dimension 2i = 0 holds the sine."
-    if close_to(given, 0.0, 2e-3):
-        return "That is position 0 (sin 0 = 0). Here p = 1."
-    return too_far(given, answer) + " Compute the angle p / 10000^(2i/d) with p = 1 and i = 0, in radians."
+    if close_to(given, turns["degrees"], PE_NUDGE):
+        return f"Did you use degrees? The angle p / 10000^(2i/d) = {_angle(p, dim // 2, d_model):.4f} is in radians."
+    if close_to(given, turns["swapped"], PE_NUDGE):
+        return (
+            f"That is {other} of the angle. Dimension {dim} is {'even' if dim % 2 == 0 else 'odd'}: it holds the "
+            f"{'sine' if wave == 'sin' else 'cosine'}."
+        )
+    if dim >= 2 and close_to(given, turns["pair"], PE_NUDGE):
+        return (
+            f"That takes i = {dim}. Dimension {dim} belongs to pair i = {dim // 2}: the exponent is {dim - dim % 2}/d."
+        )
+    if close_to(given, turns["origin"], PE_NUDGE):
+        return f"That is position 0 ({wave} 0 = {turns['origin']:.0f}). Here p = {p}."
+    return too_far(given, answer) + " Compute the angle p / 10000^(2i/d) with the pair i of the dimension, in radians."
 
 
-def _wavelength_answer() -> float:
-    # lambda_i = 2 pi base^{2i/d} for the last pair, i = d/2 - 1 = 255
-    return float(posenc.wavelengths(512)[-1])
+def _wavelength_answer(pair: int, d_model: int) -> float:
+    # lambda_i = 2 pi base^{2i/d}
+    return float(posenc.wavelengths(d_model)[pair])
 
 
-def _wavelength_explain(answer: float) -> str:
+def _wavelength_tolerance(pair: int, d_model: int) -> float:
+    # the third significant digit: 100 for the slowest pair of 512 (62,000-odd positions)
+    return 10.0 ** (math.floor(math.log10(2 * math.pi * 10000.0 ** (2 * pair / d_model))) - 2)
+
+
+def _wavelength_turns(pair: int, d_model: int) -> dict[str, float]:
+    """The values the known wrong turns give (each nudge's own value)."""
+    turns = {
+        "base": 2 * math.pi * 10000.0,
+        "no_two_pi": 10000.0 ** (2 * pair / d_model),
+        "half_exponent": 2 * math.pi * 10000.0 ** (pair / d_model),
+        "previous_pair": 2 * math.pi * 10000.0 ** (2 * (pair - 1) / d_model),
+    }
+    if pair + 1 < d_model // 2:  # the slowest pair's next would be i = d/2: 2π · base itself
+        turns["next_pair"] = 2 * math.pi * 10000.0 ** (2 * (pair + 1) / d_model)
+    return turns
+
+
+def _wavelength_fair(pair: int, d_model: int) -> bool:
+    if not 1 <= pair < d_model // 2:
+        return False
+    tolerance = _wavelength_tolerance(pair, d_model)
+    values = [2 * math.pi * 10000.0 ** (2 * pair / d_model), *_wavelength_turns(pair, d_model).values()]
+    # every wrong turn lies clear of the answer and of each other, so each nudge is the true one
+    return all(abs(a - b) > 3 * tolerance for i, a in enumerate(values) for b in values[i + 1 :])
+
+
+def _wavelength_question(pair: int, d_model: int) -> str:
     return (
-        f"λ₂₅₅ = 2π · 10000^(510/512) = {answer:,.0f} positions. The slowest pair changes so little "
-        "from one position to the next that it tells the beginning of a long text from its end."
+        f"For $d_{{model}} = {d_model}$ and base 10000, after how many positions does sin/cos pair "
+        f"$i = {pair}$ (dimensions {2 * pair} and {2 * pair + 1}) repeat?"
     )
 
 
-def _wavelength_nudge(given: float, answer: float) -> str | None:
-    if close_to(given, 2 * math.pi * 10000, 100):
-        return "That is 2π · base, as if i were d/2. The last pair is i = 255: the exponent is 510/512, not 1."
-    if close_to(given, answer / (2 * math.pi), 50):
+def _wavelength_explain(answer: float, pair: int, d_model: int) -> str:
+    return (
+        f"λ_{pair} = 2π · 10000^({2 * pair}/{d_model}) = 2π · {10000.0 ** (2 * pair / d_model):,.4g} = "
+        f"{answer:,.2f} positions. Pair 0 repeats every 2π ≈ 6.28 positions and the slowest pair, "
+        f"i = {d_model // 2 - 1}, every {2 * math.pi * 10000.0 ** ((d_model - 2) / d_model):,.0f}: the slow "
+        "pairs tell the beginning of a long text from its end."
+    )
+
+
+def _wavelength_nudge(given: float, answer: float, pair: int, d_model: int) -> str | None:
+    turns, tolerance = _wavelength_turns(pair, d_model), _wavelength_tolerance(pair, d_model)
+    if close_to(given, turns["base"], tolerance):
+        return f"That is 2π · base, as if i were d/2. Pair i = {pair}: the exponent is {2 * pair}/{d_model}, not 1."
+    if close_to(given, turns["no_two_pi"], tolerance):
         return "That is 10000^(2i/d), the inverse of the frequency. A full turn takes 2π times as many positions."
-    return too_far(given, answer) + " Use λᵢ = 2π · 10000^(2i/d) with i = 255 and d = 512."
+    if close_to(given, turns["half_exponent"], tolerance):
+        return f"That uses i/d = {pair}/{d_model} as the exponent. It is 2i/d = {2 * pair}/{d_model}."
+    if any(close_to(given, turns[k], tolerance) for k in ("next_pair", "previous_pair") if k in turns):
+        return f"That is a neighbouring pair's wavelength, one pair off. Use i = {pair} itself."
+    return too_far(given, answer) + " Use λᵢ = 2π · 10000^(2i/d) with the question's i and d."
 
 
 EXERCISES = (
     Numeric(
         key="sin_pe_value",
         title="One entry of the table",
-        question="For $d_{model} = 512$ and base 10000, what is $PE_{(p=1,\\,2i=0)}$, dimension 0 of position 1?",
-        latex=r"PE_{(p,\,2i)} = \sin\!\left(\frac{p}{10000^{2i/d}}\right)",
+        question=_pe_question,
+        # one formula a line, aligned at "=": side by side they wrap mid-formula on a phone
+        latex=r"\begin{aligned} PE_{(p,\,2i)} &= \sin\!\left(\frac{p}{10000^{2i/d}}\right) \\ "
+        r"PE_{(p,\,2i+1)} &= \cos\!\left(\frac{p}{10000^{2i/d}}\right) \end{aligned}",
         answer=_pe_answer,
-        tolerance=1e-3,
-        hint="With i = 0 the denominator is 10000⁰ = 1, so the angle is just p. Angles are in radians.",
+        tolerance=PE_TOLERANCE,
+        hint=_pe_hint,
         explain=_pe_explain,
         nudge=_pe_nudge,
+        params=(Param("p", PE_POSITIONS, 1), Param("dim", PE_DIMS, 0), Param("d_model", WIDTHS, 512)),
+        fair=_pe_fair,
+        skill="pe_entry",
     ),
     Numeric(
         key="sin_wavelength",
-        title="The slowest wave",
-        question=(
-            "For $d_{model} = 512$ and base 10000, after how many positions does the **slowest** sin/cos pair "
-            "(pair $i = 255$, dimensions 510 and 511) repeat?"
-        ),
+        title="A pair's wavelength",
+        question=_wavelength_question,
         latex=r"\lambda_i = 2\pi \cdot 10000^{2i/d}",
         answer=_wavelength_answer,
-        tolerance=100.0,
-        hint="A pair repeats when its angle p / 10000^(2i/d) has grown by 2π. The last pair has 2i/d = 510/512.",
+        tolerance=_wavelength_tolerance,
+        hint="A pair repeats when its angle p / 10000^(2i/d) has grown by 2π.",
         explain=_wavelength_explain,
         nudge=_wavelength_nudge,
-        fmt="%.0f",
-        step=1.0,
+        fmt="%.2f",
+        step=0.01,
+        params=(Param("pair", tuple(range(1, 256)), 255), Param("d_model", WIDTHS, 512)),
+        fair=_wavelength_fair,
+        skill="wavelength",
     ),
     MultipleChoice(
         key="sin_linear_shift",

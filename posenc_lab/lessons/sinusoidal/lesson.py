@@ -16,6 +16,7 @@ LESSON = Lesson(
     question="How do sines and cosines of many wavelengths give every position a unique, shiftable code?",
     icon=":material/waves:",
     exercises=sinusoidal_exercises.EXERCISES,
+    skills=sinusoidal_exercises.SKILLS,
     polls=sinusoidal_exercises.POLLS,
     largest={"d_model": "1024", "n": "4096", "anchor": "4095", "k": "512", "p": "4095"},
 )
