@@ -74,9 +74,12 @@ RIGHT = int(POLL.answer())
 WRONG = (RIGHT + 1) % len(POLL.options)
 #: the start of the question as the page shows it (its Markdown emphasis dropped)
 POLL_HEADING = POLL.prompt.replace("*", "").split(",")[0]
-#: a lesson whose first exercise is a multiple choice (as tests/test_browser_progress.py)
+#: a lesson with views (a student shares one)
 LESSON = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "learned")
-EXERCISE = LESSON.exercises[0]
+#: a lesson whose first exercise is a multiple choice with fixed options (a variant question's
+#: options are the student's own), as tests/test_browser_progress.py
+SOLVED_LESSON = next(lesson for lesson in lessons.LESSONS if lesson.url_path == "why-order")
+EXERCISE = SOLVED_LESSON.exercises[0]
 #: the teacher's count must show a vote within this (1 s fragment, plus a loaded 2-core
 #: machine), scaled to this machine's pace (browser_support.budget_ms)
 COUNT_WITHIN_MS = budget_ms(6_000)
@@ -268,13 +271,13 @@ def _vote(student: _Person, option: int, button: str = "Send my answer") -> None
 
 
 def _solve_first_exercise(student: _Person) -> None:
-    label = f"Exercises (0 of {len(LESSON.exercises)} solved)"
+    label = f"Exercises (0 of {len(SOLVED_LESSON.exercises)} solved)"
     student.page.get_by_text(label).click()
     choice = EXERCISE.choices[EXERCISE.answer_index].text
     student.page.locator(f".st-key-ex_{EXERCISE.key}_choice").get_by_text(choice, exact=True).click()
     wait_idle(student.page)
     student.page.locator(f".st-key-ex_{EXERCISE.key}_check button").click()
-    student.text(f"Exercises (1 of {len(LESSON.exercises)} solved)")
+    student.text(f"Exercises (1 of {len(SOLVED_LESSON.exercises)} solved)")
     wait_idle(student.page)
 
 
@@ -390,7 +393,7 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
             teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
             link_one = _student_params(one)
             assert link_one["class"] == code and link_one["student"]
-            one.go(f"{base}/{LESSON.url_path}?class={code}&student={link_one['student']}")
+            one.go(f"{base}/{SOLVED_LESSON.url_path}?class={code}&student={link_one['student']}")
             _solve_first_exercise(one)
             for person in (teacher, one, two):
                 person.no_exception()
@@ -404,8 +407,8 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
             teacher.text("2 of 2 students answered", timeout=COUNT_WITHIN_MS)
             teacher.text("2 joined")
             assert "teacher=" not in teacher.page.url
-            lesson_tab.go(f"{base}/{LESSON.url_path}?class={code}&student={link_one['student']}")
-            lesson_tab.text(f"Exercises (1 of {len(LESSON.exercises)} solved)")
+            lesson_tab.go(f"{base}/{SOLVED_LESSON.url_path}?class={code}&student={link_one['student']}")
+            lesson_tab.text(f"Exercises (1 of {len(SOLVED_LESSON.exercises)} solved)")
             class_tab.go(f"{base}/class?class={code}&student={link_one['student']}")
             class_tab.text(f"You are in class {code}")
             class_tab.text("Lin")

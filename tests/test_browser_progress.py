@@ -22,9 +22,9 @@ from posenc_lab.ui import exercises as ui_exercises
 
 pytestmark = pytest.mark.browser
 
-PATH = "learned"
-EXERCISES = lessons.BANK["posenc_lab/lessons/learned/page.py"]
-FIRST = EXERCISES[0]  # a multiple choice
+PATH = "why-order"
+EXERCISES = lessons.BANK["posenc_lab/lessons/why_order/page.py"]
+FIRST = EXERCISES[0]  # a multiple choice with fixed options (a variant question's are the student's own)
 TOTAL = len(lessons.all_exercises())
 
 # makes every touch of window.localStorage throw, as a browser set to block site data does,

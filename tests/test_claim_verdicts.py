@@ -16,6 +16,7 @@ import posenc
 from posenc_lab.lessons.claims import compute
 from posenc_lab.lessons.claims import exercises as claims_exercises
 from posenc_lab.lessons.claims import measure as core
+from posenc_lab.ui.exercise_kinds import concrete
 
 HALF, HOLDS, FALSE = compute.HALF, compute.HOLDS, compute.FALSE
 
@@ -124,7 +125,7 @@ def test_t5_statement_counts_the_buckets_as_t5_bucket_fills_them():
     logarithmic = [b for b in first if b not in exact and b != last]
     assert (len(exact), len(logarithmic), first[last]) == (8, 7, 91)
     said = f"{len(exact)} exact (distances 0..7), {len(logarithmic)} logarithmically wider (distances 8..90)"
-    for text in (compute.finding_t5(16).statement, claims_exercises.EXERCISES[3].choices[0].why):
+    for text in (compute.finding_t5(16).statement, concrete(claims_exercises.EXERCISES[3]).choices[0].why):
         assert said in text and f"every distance from {first[last]} on" in text
         assert "up to max_distance" not in text and "up to 128" not in text
 

@@ -12,10 +12,12 @@ from collections import Counter
 from posenc_lab import course as lessons
 from posenc_lab.figures import notation
 from posenc_lab.ui import exercises as ui_exercises
-from posenc_lab.ui.exercise_kinds import MultipleChoice
+from posenc_lab.ui.exercise_kinds import MultipleChoice, concrete, variants
 
-#: every multiple-choice question of the bank: the exercises and the steps of guided ones
-QUESTIONS = ui_exercises.choice_questions(lessons.COURSE)
+#: every multiple-choice question of the bank (the exercises and the steps of guided ones), a
+#: variant question as first written (the variant a class sees)
+BANK = ui_exercises.choice_questions(lessons.COURSE)
+QUESTIONS = [concrete(q) for q in BANK]
 #: the right option may be longer than the longest wrong one, but not by much: a few
 #: characters of a number ("1e-16" against "0.05") are no tell, a clause of qualifiers is
 MOST_LONGER = 1.2
@@ -46,6 +48,17 @@ def test_no_right_option_is_much_longer_than_every_wrong_one():
         if right > MOST_LONGER * max(wrong):
             too_long[q.key] = f"{right} against at most {max(wrong)}"
     assert not too_long, too_long
+
+
+def test_no_variant_makes_its_right_option_much_longer_than_every_wrong_one():
+    # a variant's options are written from its numbers: the tell must not come back in one
+    too_long = {}
+    for q in BANK:
+        for params in variants(q):
+            right, wrong = _lengths(concrete(q, params))
+            if right > MOST_LONGER * max(wrong):
+                too_long.setdefault(q.key, []).append((params, f"{right} against at most {max(wrong)}"))
+    assert not too_long, {key: found[:3] for key, found in too_long.items()}
 
 
 def test_the_right_option_is_the_longest_no_more_often_than_by_chance():
