@@ -62,8 +62,8 @@ class Following:
             )
 
     def roster(self, code: str, teacher_key: str) -> list[Place]:
-        """Every student of the class with where their page is, their hand and what they
-        solved, in the order they joined."""
+        """Every student of the class with where their page is, their hand, what they
+        solved and their practice record, in the order they joined."""
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
             rows = tx.all(
@@ -76,8 +76,17 @@ class Following:
                 "SELECT DISTINCT student_id, exercise_key FROM attempts WHERE code = ? AND is_right = 1", code
             ):
                 solved.setdefault(sid, set()).add(key)
+            practice = self._class_practice(tx, code)
         return [
-            Place(sid, nick, place, _float_or_none(seen), _float_or_none(hand), frozenset(solved.get(sid, ())))
+            Place(
+                sid,
+                nick,
+                place,
+                _float_or_none(seen),
+                _float_or_none(hand),
+                frozenset(solved.get(sid, ())),
+                practice.get(sid, frozenset()),
+            )
             for sid, nick, place, seen, hand in rows
         ]
 
