@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
 from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import layout, state
+from posenc_lab.ui import exercises as lesson_exercises
+from posenc_lab.ui import layout, mastery, state
 from posenc_lab.ui.exercise_kinds import Guided
 from posenc_lab.ui.lesson import Course, Lesson
 
@@ -445,13 +447,50 @@ def _ago(now: float, then: float) -> str:
     return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
 
 
+def skill_columns(course: Course) -> list[tuple[str, tuple[str, ...]]]:
+    """Every skill the course's lessons name, in their order: (its label, the keys of the
+    exercises that practise it), as the lesson counts its mastery (``ui.exercises``)."""
+    return [
+        (label, tuple(lesson_exercises.skill_keys(lesson, skill)))
+        for lesson in course.lessons
+        for skill, label in lesson.skills.items()
+    ]
+
+
+def skill_mastery(practice: Iterable[tuple[str, int, str, int]], keys: tuple[str, ...]) -> str:
+    """A student's mastery of one skill from their practice record in the class (the
+    store's entries), by the lesson's own rule (``ui.mastery.row``): "mastered", how far
+    the row of right answers has got ("2 of 3 in a row"), or "" when never practised."""
+    record = {str(mastery.Entry(*entry)) for entry in practice if entry[0] in keys}
+    if not record:
+        return ""
+    streak = mastery.streak(record, keys)
+    return "mastered" if streak >= mastery.IN_A_ROW else f"{streak} of {mastery.IN_A_ROW} in a row"
+
+
+def mastery_cell(practice: Iterable[tuple[str, int, str, int]], skills: list[tuple[str, tuple[str, ...]]]) -> str:
+    """The roster's mastery cell: each skill the student practised in the class, with how
+    far they got ("Find a pair's wavelength: mastered; Count a pair's turns: 1 of 3 in a
+    row"); "" before any practice."""
+    practice = frozenset(practice)
+    words = ((label, skill_mastery(practice, keys)) for label, keys in skills)
+    return "; ".join(f"{label}: {word}" for label, word in words if word)
+
+
 def roster_rows(
-    course: Course, places_: list[class_store.Place], sent: str, now: float, exercises: tuple[frozenset[str], ...] = ()
+    course: Course,
+    places_: list[class_store.Place],
+    sent: str,
+    now: float,
+    exercises: tuple[frozenset[str], ...] = (),
+    skills: list[tuple[str, tuple[str, ...]]] | None = None,
 ) -> list[dict[str, str]]:
     """The roster as a table a teacher reads, raised hands first (longest up first): name, the
     hand, where (lesson and view; "with the class" on the address sent), when the page last
-    checked in, and how many of the course's ``exercises`` the student solved (each the keys
-    it needs solved: ``exercise_keys``)."""
+    checked in, how many of the course's ``exercises`` the student solved (each the keys
+    it needs solved: ``exercise_keys``) and their mastery of each skill they practised
+    (``mastery_cell``; ``skills`` defaults to the course's)."""
+    skills = skill_columns(course) if skills is None else skills
     rows = []
     for p in sorted(places_, key=lambda p: (p.hand is None, p.hand or 0.0)):
         if p.seen is None:
@@ -468,6 +507,7 @@ def roster_rows(
                 "where": session.plain(where),
                 "last seen": seen,
                 "exercises solved": f"{sum(keys <= p.solved for keys in exercises)} of {len(exercises)}",
+                "mastery": mastery_cell(p.practice, skills),
             }
         )
     return rows
