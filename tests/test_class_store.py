@@ -1267,3 +1267,20 @@ def test_practice_entries_out_of_shape_are_refused_naming_them(store):
         with pytest.raises(ValueError, match=match):
             call()
     assert store.practice(new.code, ada.student_id) == set()  # nothing refused was stored
+
+
+def test_a_send_may_set_the_class_to_practise_and_the_next_send_ends_it(store):
+    new = store.create_class()
+    assert store.follow(new.code).practice is False
+    store.send_class(new.code, new.teacher_key, "sinusoidal?view=heatmap", practice=True)
+    follow = store.follow(new.code)
+    assert (follow.seq, follow.address, follow.practice) == (1, "sinusoidal?view=heatmap", True)
+    store.hold_class(new.code, new.teacher_key, True)
+    assert store.follow(new.code).practice is True  # holding is no send
+    store.send_class(new.code, new.teacher_key, "rope")
+    assert (store.follow(new.code).seq, store.follow(new.code).practice) == (2, False)
+    with pytest.raises(ValueError, match="practice must be True or False"):
+        store.send_class(new.code, new.teacher_key, "rope", practice=1)
+    with pytest.raises(NotTeacher):
+        store.send_class(new.code, "not-the-key", "rope", practice=True)
+    assert store.follow(new.code).practice is False

@@ -156,3 +156,53 @@ def test_practice_outside_a_class_reaches_no_class(db_url):
     _check(alone, 0.5)
     with class_store.open_store(db_url) as db:
         assert db.class_record(code, key).practice == {}
+
+
+def _teacher_on(teacher, path: str):
+    teacher.switch_page(path)
+    teacher.query_params.clear()
+    teacher.run()
+    assert_clean(teacher)
+    return teacher
+
+
+def _banner(at) -> list[str]:
+    return [i.value for i in at.info if i.value.startswith("**Practice:")]
+
+
+def test_the_teacher_sets_the_class_to_practise_a_lesson_and_students_see_a_banner(db_url):
+    teacher, code, _ = start_class()
+    student = join_class(code, "Ada")
+    # a lesson without variant exercises has nothing to practise: its button is off
+    why = next(lesson for lesson in course.LESSONS if lesson.url_path == "why-order")
+    assert next(b for b in _teacher_on(teacher, why.path).button if b.label == "Practise here").disabled
+    sinusoid = next(lesson for lesson in course.LESSONS if lesson.url_path == "sinusoidal")
+    _teacher_on(teacher, sinusoid.path)
+    practise = next(b for b in teacher.button if b.label == "Practise here")
+    assert not practise.disabled
+    practise.click().run()
+    assert_clean(teacher)
+    assert "is practising this lesson" in " ".join(c.value for c in teacher.get_by_key("teacher_bar").caption)
+
+    # the student's page follows at its next check, and says what the class is doing
+    class_follow.clear_follow_state()
+    student.run()
+    assert_clean(student)
+    assert student.title[0].value.startswith(sinusoid.title)
+    student.switch_page(sinusoid.path).run()  # the page the check went to, as a browser's address bar
+    assert_clean(student)
+    (banner,) = _banner(student)
+    assert banner.startswith(f"**Practice: {classroom.plain(class_follow.describe(course.COURSE, 'sinusoidal'))}.**")
+    assert "your numbers are your own" in banner
+    # another view of the lesson is still the lesson practised
+    student.query_params["view"] = "heatmap"
+    student.run()
+    assert _banner(student)
+
+    # a plain send ends the practice: the banner goes at the next check
+    next(b for b in teacher.button if b.label == "Send the class here").click().run()
+    assert_clean(teacher)
+    assert "practising" not in " ".join(c.value for c in teacher.get_by_key("teacher_bar").caption)
+    class_follow.clear_follow_state()
+    student.run()
+    assert not _banner(student)

@@ -63,6 +63,8 @@ class Follow:
     address: str
     held: bool
     at: float | None
+    #: the send set the class to practise the lesson's exercises (``send_class(practice=True)``)
+    practice: bool = False
 
 
 @dataclass(frozen=True)

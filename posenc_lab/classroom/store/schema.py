@@ -159,4 +159,12 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
                 PRIMARY KEY (code, student_id, exercise_key, n, kind, seq))""",
         ),
     ),
+    (
+        8,
+        (
+            # the last send set the class to practise that lesson's exercises (each student their
+            # own variants; their pages say so in a banner)
+            "ALTER TABLE classes ADD COLUMN follow_practice INTEGER NOT NULL DEFAULT 0",
+        ),
+    ),
 ]
