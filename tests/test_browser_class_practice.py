@@ -1,7 +1,8 @@
-"""Practice in a class in real Chromium (issue 53's Done-when): two students of one class, each
-in a browser context of their own, practise the same exercise and see different numbers (each
-their own variant, drawn from their own seed in the class), and the teacher's roster shows
-their mastery per skill, live, without a reload. A real server on a fresh SQLite class
+"""Practice in a class in real Chromium (issue 53's Done-when): the teacher sets the class to
+practise a lesson (*Practise here*), two students of the class, each in a browser context of
+their own, follow there with a banner, practise the same exercise and see different numbers
+(each their own variant, drawn from their own seed in the class), and the teacher's roster
+shows their mastery per skill, live, without a reload. A real server on a fresh SQLite class
 database (the store's practice rows on PostgreSQL too: tests/test_class_store.py and
 tests/test_page_class_practice.py)."""
 
@@ -9,8 +10,18 @@ from __future__ import annotations
 
 import pg_support
 import pytest
-from browser_support import budget_ms, wait_idle
-from test_browser_class import DESKTOP, PHONE, _join_by_link, _start_class, _student_params, class_server, people
+from browser_support import budget_ms, wait_idle, wait_shown
+from test_browser_class import (
+    DESKTOP,
+    FOLLOW_WITHIN_MS,
+    PHONE,
+    _follow_link,
+    _join_by_link,
+    _start_class,
+    _student_params,
+    class_server,
+    people,
+)
 from test_exercise_variants import ORACLES
 
 from posenc_lab.classroom import session as classroom
@@ -61,11 +72,7 @@ def test_two_students_practise_their_own_numbers_and_the_roster_shows_their_mast
     db = pg_support.fresh_sqlite_url(tmp_path)
     with (
         class_server(db) as base,
-        people(browser, (DESKTOP, False), (DESKTOP, False), (PHONE, True)) as (
-            teacher,
-            ada,
-            bo,
-        ),
+        people(browser, (DESKTOP, False), (DESKTOP, False), (PHONE, True)) as (teacher, ada, bo),
     ):
         teacher.go(f"{base}/class")
         code = _start_class(teacher)
@@ -73,13 +80,19 @@ def test_two_students_practise_their_own_numbers_and_the_roster_shows_their_mast
         for student, name in ((ada, "Ada"), (bo, "Bo")):
             _join_by_link(student, base, code, name)
             ids[name] = _student_params(student)["student"]
-            student.go(f"{base}/sinusoidal?class={code}&student={ids[name]}")
-            student.page.get_by_text("Exercises (").first.click()
-            wait_idle(student.page)
+        # the teacher opens the lesson in the same tab and sets the class to practise it
+        _follow_link(teacher, "/sinusoidal")
+        wait_shown(teacher.page.get_by_role("button", name="Practise here"), FOLLOW_WITHIN_MS)
+        teacher.click("Practise here")
+        teacher.text("is practising this lesson")
+        # each student's page follows, with the practice banner, and shows its own variant
         firsts = {name: _variant(code, sid, 0) for name, sid in ids.items()}
-        # each page shows its student's own variant: the same exercise, other numbers
         for student, name in ((ada, "Ada"), (bo, "Bo")):
+            student.text("Your teacher has set the class to practise this lesson", timeout=FOLLOW_WITHIN_MS)
+            wait_idle(student.page)
+            student.page.get_by_text("Exercises (").first.click()
             student.text(_sentence(firsts[name]))
+            wait_idle(student.page)
         seen = {name: [dict(_variant(code, sid, n).chosen) for n in range(3)] for name, sid in ids.items()}
         assert seen["Ada"] != seen["Bo"], "two students of one class draw their own numbers"
         own, other = _sentence(firsts["Ada"]), _sentence(firsts["Bo"])
@@ -96,6 +109,7 @@ def test_two_students_practise_their_own_numbers_and_the_roster_shows_their_mast
         _answer(bo, wrong, "Not quite")
 
         # the teacher's roster, live: its fragment reads the class database, no reload
+        _follow_link(teacher, "/class")
         teacher.text(f"{LABEL}: mastered", timeout=ROSTER_WITHIN_MS)
         teacher.text(f"{LABEL}: 0 of 3 in a row", timeout=ROSTER_WITHIN_MS)
         assert not teacher.reloaded()
