@@ -1195,3 +1195,92 @@ def test_a_bad_plan_is_refused_naming_what_is_wrong(store, steps, match):
     with pytest.raises(ValueError, match=match):
         store.set_plan(new.code, new.teacher_key, steps)
     assert store.class_plan(new.code) == ClassPlan()
+
+
+# ------------------------------------------------------------------ practice on the variant exercises
+
+
+def test_a_students_practice_record_is_kept_once_per_entry_and_read_by_the_teacher(store, clock):
+    new, (ada, bo) = class_with_students(store, 2)
+    entries = [("sin_pe_value", 0, "r", 1), ("sin_pe_value", 1, "a", 2), ("sin_pe_value", 1, "w", 3)]
+    assert store.record_practice(new.code, ada.student_id, entries, keep=6)
+    # the same entries again (a run that sent them before its answer came back) add nothing
+    assert store.record_practice(new.code, ada.student_id, entries[1:], keep=6)
+    assert store.record_practice(new.code, bo.student_id, [("sin_wavelength", 0, "r", 1)], keep=6)
+    assert store.practice(new.code, ada.student_id) == set(entries)
+    assert store.practice(new.code, bo.student_id) == {("sin_wavelength", 0, "r", 1)}
+    roster = {p.nickname: p.practice for p in store.roster(new.code, new.teacher_key)}
+    assert roster == {"s0": frozenset(entries), "s1": frozenset({("sin_wavelength", 0, "r", 1)})}
+    record = store.class_record(new.code, new.teacher_key)
+    assert record.practice == {ada.student_id: frozenset(entries), bo.student_id: frozenset(roster["s1"])}
+    # another class's student with the same id reads nothing of this one
+    other = store.create_class()
+    assert store.practice(other.code, ada.student_id) == set()
+    assert not store.record_practice(other.code, ada.student_id, entries, keep=6)
+    assert store.practice(other.code, ada.student_id) == set()
+
+
+def test_practice_keeps_each_exercises_last_variants_as_the_lessons_record_does(store):
+    new, (ada,) = class_with_students(store, 1)
+    for n in range(10):
+        store.record_practice(new.code, ada.student_id, [("ex_a", n, "a", 2 * n), ("ex_a", n, "r", 2 * n + 1)], keep=3)
+    store.record_practice(new.code, ada.student_id, [("ex_b", 0, "w", 100)], keep=3)
+    kept = store.practice(new.code, ada.student_id)
+    assert {n for key, n, _, _ in kept if key == "ex_a"} == {7, 8, 9}
+    assert ("ex_b", 0, "w", 100) in kept and len(kept) == 7
+
+
+def test_practice_is_refused_after_the_class_ends_and_goes_with_it(store, clock, class_db_url):
+    new, (ada,) = class_with_students(store, 1, ttl_hours=1)
+    assert store.record_practice(new.code, ada.student_id, [("ex_a", 0, "r", 1)], keep=6)
+    clock.now += 2 * 3600
+    assert not store.record_practice(new.code, ada.student_id, [("ex_a", 1, "r", 2)], keep=6)
+    assert store.practice(new.code, ada.student_id) == {("ex_a", 0, "r", 1)}
+    kept, (bo,) = class_with_students(store, 1)
+    store.record_practice(kept.code, bo.student_id, [("ex_a", 0, "w", 1)], keep=6)
+    store.delete_class(kept.code, kept.teacher_key)
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM practice") == [(1,)]
+    clock.now += 40 * 86400
+    store.purge()
+    assert pg_support.rows(class_db_url, "SELECT COUNT(*) FROM practice") == [(0,)]
+
+
+def test_practice_entries_out_of_shape_are_refused_naming_them(store):
+    new, (ada,) = class_with_students(store, 1)
+
+    def send(entries, keep=6):
+        return lambda: store.record_practice(new.code, ada.student_id, entries, keep=keep)
+
+    cases = [
+        (send([("Ex", 0, "r", 1)]), r"exercise_key must"),
+        (send([("ex", -1, "r", 1)]), r"n must be a whole number"),
+        (send([("ex", True, "r", 1)]), r"n must be a whole number"),
+        (send([("ex", 0, "s", 1)]), r"kind must be one of a, r, w, x"),
+        (send([("ex", 0, "r", 10**9)]), r"seq must be a whole number"),
+        (send([("ex", 0, "r")]), r"a practice entry is \(key, n, kind, seq\)"),
+        (send([("ex", n, "a", n) for n in range(201)]), r"at most 200 practice entries"),
+        (send([("ex", 0, "r", 1)], keep=0.5), r"keep must be a whole number"),
+        (send([("ex", 0, "r", 1)], keep=51), r"keep must be a whole number"),
+        (lambda: store.record_practice(new.code, "", [("ex", 0, "r", 1)], keep=6), r"student_id must"),
+    ]
+    for call, match in cases:
+        with pytest.raises(ValueError, match=match):
+            call()
+    assert store.practice(new.code, ada.student_id) == set()  # nothing refused was stored
+
+
+def test_a_send_may_set_the_class_to_practise_and_the_next_send_ends_it(store):
+    new = store.create_class()
+    assert store.follow(new.code).practice is False
+    store.send_class(new.code, new.teacher_key, "sinusoidal?view=heatmap", practice=True)
+    follow = store.follow(new.code)
+    assert (follow.seq, follow.address, follow.practice) == (1, "sinusoidal?view=heatmap", True)
+    store.hold_class(new.code, new.teacher_key, True)
+    assert store.follow(new.code).practice is True  # holding is no send
+    store.send_class(new.code, new.teacher_key, "rope")
+    assert (store.follow(new.code).seq, store.follow(new.code).practice) == (2, False)
+    with pytest.raises(ValueError, match="practice must be True or False"):
+        store.send_class(new.code, new.teacher_key, "rope", practice=1)
+    with pytest.raises(NotTeacher):
+        store.send_class(new.code, "not-the-key", "rope", practice=True)
+    assert store.follow(new.code).practice is False

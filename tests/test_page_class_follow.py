@@ -52,7 +52,7 @@ def test_the_class_follows_the_teacher_to_a_view_with_its_settings(db_url):
     me = student.session_state[classroom.MEMBER]
     _teacher_on(teacher, ROPE, {"view": "rotation", "gap": "7"})
     bar = teacher.get_by_key("teacher_bar")
-    assert [b.label for b in bar.button] == ["Send the class here"]
+    assert [b.label for b in bar.button] == ["Send the class here", "Practise here"]
     assert "not sent anywhere yet" in " ".join(c.value for c in bar.caption)
     button(teacher, "Send the class here").click().run()
     assert not teacher.exception
@@ -85,6 +85,7 @@ def test_the_class_follows_the_teacher_to_a_view_with_its_settings(db_url):
             "where": classroom.plain("5. RoPE · Rotation (with the class)"),
             "last seen": "3 s ago",
             "exercises solved": f"0 of {len(course.COURSE.all_exercises())}",
+            "mastery": "",  # no practice on a variant exercise yet
         }
     ]
 
@@ -267,7 +268,9 @@ def test_a_check_that_reads_an_older_send_does_not_pull_an_explorer_back_later(d
     assert button(student, "Back to your class: 7. ALiBi and KERPLE · Slopes and biases")
 
     real = class_follow._follow_state
-    monkeypatch.setattr(class_follow, "_follow_state", lambda code: (1, first, False))  # the first send
+    monkeypatch.setattr(
+        class_follow, "_follow_state", lambda code: (1, first, False, False)
+    )  # the first send, not a practice
     student.run()
     assert not student.exception
     monkeypatch.setattr(class_follow, "_follow_state", real)

@@ -40,9 +40,10 @@ def _fresh(at):
     return at.run()
 
 
-def _class_states(code: str, key: str):
+def _class_states(code: str, key: str, practise: str = ""):
     """Drive a class through the states a class goes through; yields each state's name after
-    the database has it."""
+    the database has it. With ``practise`` (an address), the class is then set to practise
+    there, and sent there again without it."""
     with class_store.open_store() as db:
         yield "no question"
         db.open_poll(code, key, CHOICE.key)
@@ -58,12 +59,18 @@ def _class_states(code: str, key: str):
         yield "ended"
         db.extend_class(code, key, 1.0)
         yield "extended"
+        if practise:
+            db.send_class(code, key, practise, practice=True)
+            yield "practising"
+            db.send_class(code, key, practise)
+            yield "practice over"
 
 
-def _same_fragments_at_every_state(at, code: str, key: str) -> frozenset[str]:
+def _same_fragments_at_every_state(at, code: str, key: str, practise: str = "") -> frozenset[str]:
     seen: dict[str, frozenset[str]] = {}
-    for state in _class_states(code, key):
+    for state in _class_states(code, key, practise):
         seen[state] = _fragments(_fresh(at))
+    assert not practise or "practising" in seen
     first = seen["no question"]
     moved = {state: sorted(ids ^ first) for state, ids in seen.items() if ids != first}
     assert not moved, f"fragments moved or appeared: {moved} (drawn at the start: {sorted(first)})"
@@ -99,7 +106,9 @@ def test_a_student_on_a_lesson_keeps_its_banner_in_place_through_a_class(db_url)
     _, code, key = start_class()
     me = join_class(code).session_state[classroom.MEMBER]
     lesson = open_page(ROPE.path, {"class": code, "student": me.student_id, "view": "rotation"})
-    _same_fragments_at_every_state(lesson, code, key)
+    # the practice banner comes and goes inside the check's own places
+    _same_fragments_at_every_state(lesson, code, key, practise="rope?view=rotation")
+    assert not any("**Practice:" in i.value for i in lesson.info), "the send without practice ended the banner"
 
 
 def test_the_teachers_bar_on_a_lesson_keeps_its_place_sent_held_and_ended(db_url):
@@ -111,6 +120,8 @@ def test_the_teachers_bar_on_a_lesson_keeps_its_place_sent_held_and_ended(db_url
     seen["sent"] = _fragments(_fresh(teacher))
     teacher.toggle(key=class_follow.HOLD).set_value(True).run()
     seen["held"] = _fragments(_fresh(teacher))
+    button(teacher, "Practise here").click().run()
+    seen["practising"] = _fragments(_fresh(teacher))
     with class_store.open_store() as db:
         db.end_class(code, key)
     seen["ended"] = _fragments(_fresh(teacher))

@@ -105,19 +105,23 @@ def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bo
     press makes is kept for the browser to fetch (``classroom.kept_download``)."""
     questions = views.question_columns(course, class_questions.own_polls(db, code))
     exercises = views.exercise_columns(course)
+    skills = views.skill_columns(course)
     zone = views._zone()
     files = st.container(horizontal=True)
     name = f"posenc-lab_class_{code}_gradebook.csv"
     files.download_button(
         "Gradebook (CSV)",
         data=session.kept_download(
-            lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone), name, "text/csv"
+            lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone, skills),
+            name,
+            "text/csv",
         ),
         file_name=name,
         mime="text/csv",
         on_click="ignore",
         icon=":material/download:",
-        help="One row per student: exercises solved, and each answer in words with whether it was right.",
+        help="One row per student: exercises solved, mastery per skill, and each answer in words with whether it "
+        "was right.",
     )
     if asked:
         name = f"posenc-lab_class_{code}_summary.csv"

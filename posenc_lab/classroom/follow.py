@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
 from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import layout, state
+from posenc_lab.ui import exercises as lesson_exercises
+from posenc_lab.ui import layout, mastery, state
 from posenc_lab.ui.exercise_kinds import Guided
 from posenc_lab.ui.lesson import Course, Lesson
 
@@ -148,14 +150,14 @@ def presenter_param() -> dict[str, str]:
 
 
 @st.cache_data(ttl=0.5, show_spinner=False)
-def _follow_state(code: str) -> tuple[int, str, bool] | None:
-    """(send number, address, held) of the class; cached half a second per server, so 200
-    students checking every second cost two queries a second."""
+def _follow_state(code: str) -> tuple[int, str, bool, bool] | None:
+    """(send number, address, held, practice) of the class; cached half a second per server,
+    so 200 students checking every second cost two queries a second."""
     db = session.database()
     if db is None:
         raise class_store.StoreUnavailable(session.problem())
     follow = db.follow(code)
-    return None if follow is None else (follow.seq, follow.address, follow.held)
+    return None if follow is None else (follow.seq, follow.address, follow.held, follow.practice)
 
 
 def clear_follow_state() -> None:
@@ -176,7 +178,7 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         return  # the next check tries again
     if follow is None:
         return
-    seq, address, held = follow
+    seq, address, held, _ = follow
     # the class page has no settings: its place is its path, whatever the address holds
     mine = url_path if url_path == course.class_page.url_path else here(url_path)
     _report(code, mine)
@@ -203,6 +205,28 @@ def student_check(course: Course, code: str, url_path: str) -> None:
     ):
         # moved away on their own: one line that says where the class is, and takes them there
         go(course, address)
+
+
+def practice_note(course: Course, code: str, url_path: str) -> None:
+    """On a student's lesson page (``url_path``): when the teacher has set the class to practise
+    this lesson, a banner that says so and what it means. Called from the one-second check."""
+    try:
+        follow = _follow_state(code)
+    except class_store.StoreUnavailable:
+        return  # the next check tries again
+    if follow is None or not follow[3] or follow[1].partition("?")[0] != url_path:
+        return
+    st.info(
+        f"**Practice: {session.plain(describe(course, url_path))}.** Your teacher has set the class to practise "
+        "this lesson. Open *Exercises* at the end of the page: your numbers are your own (*Try another* gives "
+        "new ones), three right answers in a row master a skill, and your teacher sees your mastery.",
+        icon=":material/fitness_center:",
+    )
+
+
+def has_variants(lesson: Lesson) -> bool:
+    """Whether ``lesson`` has exercises with variants, which a class can practise."""
+    return any(ex.params for ex in lesson.exercises if not isinstance(ex, Guided))
 
 
 def _cut_short(code: str, seq: int, place: str) -> bool:
@@ -365,7 +389,7 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             # step a fraction of a second after the press. Nor in the run of a Previous / Next
             # press, which has just sent the class on and leaves this page: whatever this
             # page's address became in that run, the press acts once.
-            db.send_class(code, key, mine)
+            db.send_class(code, key, mine, practice=_practice_kept(follow, mine))
             _follow_state.clear()
             follow = db.follow(code)
         hands = db.hands_up(code)
@@ -383,6 +407,17 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             args=(code, key, url_path),
             help="Every student's page opens this view with these settings, within about two seconds.",
         )
+        lesson = next(p for p in places(course) if p.url_path == url_path)
+        st.button(
+            "Practise here",
+            icon=":material/fitness_center:",
+            key="class_practise_here",
+            on_click=_practise_here,
+            args=(code, key, url_path),
+            disabled=not has_variants(lesson),
+            help="Sends the class here to practise this lesson's exercises: each student gets numbers of their own, "
+            "and the roster on the class page shows their mastery per skill. The next send ends it.",
+        )
         st.toggle(
             "Hold the class here",
             value=follow.held,
@@ -392,7 +427,10 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
             help="A student who steps away is brought back, and your own moves go to the class as you make them.",
         )
         shown = session.plain(code)
-        if on_address(mine, follow.address):
+        practising = follow.practice and follow.address.partition("?")[0] == url_path
+        if practising:
+            said = f"Class {shown} is practising this lesson."
+        elif on_address(mine, follow.address):
             said = f"Class {shown} is on this view."
         elif follow.address:
             said = f"Class {shown} is on {describe(course, follow.address)}."
@@ -404,16 +442,28 @@ def _bar_body(course: Course, url_path: str, code: str, key: str) -> None:
         st.caption(said)
 
 
+def _practice_kept(follow: class_store.Follow | None, address: str) -> bool:
+    """Whether a send to ``address`` keeps the class practising: a practice stays on while the
+    teacher's moves (a held class, holding it) stay within its lesson."""
+    return follow is not None and follow.practice and follow.address.partition("?")[0] == address.partition("?")[0]
+
+
 def _send_here(code: str, key: str, url_path: str) -> None:
     with _teacher_action() as db:
         db.send_class(code, key, here(url_path))
+
+
+def _practise_here(code: str, key: str, url_path: str) -> None:
+    with _teacher_action() as db:
+        db.send_class(code, key, here(url_path), practice=True)
 
 
 def _hold(code: str, key: str, url_path: str) -> None:
     with _teacher_action() as db:
         held = bool(st.session_state[HOLD])
         if held:  # holding starts from where the teacher is
-            db.send_class(code, key, here(url_path))
+            mine = here(url_path)
+            db.send_class(code, key, mine, practice=_practice_kept(db.follow(code), mine))
         db.hold_class(code, key, held)
 
 
@@ -445,13 +495,50 @@ def _ago(now: float, then: float) -> str:
     return f"{seconds} s ago" if seconds < 120 else f"{seconds // 60} min ago"
 
 
+def skill_columns(course: Course) -> list[tuple[str, tuple[str, ...]]]:
+    """Every skill the course's lessons name, in their order: (its label, the keys of the
+    exercises that practise it), as the lesson counts its mastery (``ui.exercises``)."""
+    return [
+        (label, tuple(lesson_exercises.skill_keys(lesson, skill)))
+        for lesson in course.lessons
+        for skill, label in lesson.skills.items()
+    ]
+
+
+def skill_mastery(practice: Iterable[tuple[str, int, str, int]], keys: tuple[str, ...]) -> str:
+    """A student's mastery of one skill from their practice record in the class (the
+    store's entries), by the lesson's own rule (``ui.mastery.row``): "mastered", how far
+    the row of right answers has got ("2 of 3 in a row"), or "" when never practised."""
+    record = {str(mastery.Entry(*entry)) for entry in practice if entry[0] in keys}
+    if not record:
+        return ""
+    streak = mastery.streak(record, keys)
+    return "mastered" if streak >= mastery.IN_A_ROW else f"{streak} of {mastery.IN_A_ROW} in a row"
+
+
+def mastery_cell(practice: Iterable[tuple[str, int, str, int]], skills: list[tuple[str, tuple[str, ...]]]) -> str:
+    """The roster's mastery cell: each skill the student practised in the class, with how
+    far they got ("Find a pair's wavelength: mastered; Count a pair's turns: 1 of 3 in a
+    row"); "" before any practice."""
+    practice = frozenset(practice)
+    words = ((label, skill_mastery(practice, keys)) for label, keys in skills)
+    return "; ".join(f"{label}: {word}" for label, word in words if word)
+
+
 def roster_rows(
-    course: Course, places_: list[class_store.Place], sent: str, now: float, exercises: tuple[frozenset[str], ...] = ()
+    course: Course,
+    places_: list[class_store.Place],
+    sent: str,
+    now: float,
+    exercises: tuple[frozenset[str], ...] = (),
+    skills: list[tuple[str, tuple[str, ...]]] | None = None,
 ) -> list[dict[str, str]]:
     """The roster as a table a teacher reads, raised hands first (longest up first): name, the
     hand, where (lesson and view; "with the class" on the address sent), when the page last
-    checked in, and how many of the course's ``exercises`` the student solved (each the keys
-    it needs solved: ``exercise_keys``)."""
+    checked in, how many of the course's ``exercises`` the student solved (each the keys
+    it needs solved: ``exercise_keys``) and their mastery of each skill they practised
+    (``mastery_cell``; ``skills`` defaults to the course's)."""
+    skills = skill_columns(course) if skills is None else skills
     rows = []
     for p in sorted(places_, key=lambda p: (p.hand is None, p.hand or 0.0)):
         if p.seen is None:
@@ -468,6 +555,7 @@ def roster_rows(
                 "where": session.plain(where),
                 "last seen": seen,
                 "exercises solved": f"{sum(keys <= p.solved for keys in exercises)} of {len(exercises)}",
+                "mastery": mastery_cell(p.practice, skills),
             }
         )
     return rows

@@ -5,7 +5,9 @@
 - ``follow_link``: a student's class link stays in the address bar on every page;
 - ``share_view``: at the foot of a lesson, the view's own link, without the class;
 - ``bars``: above a page, a student's banner, the teacher's bar and the plan's steps;
-- ``restore_solved``, ``record_attempt``, ``leave``: a student's exercises and the class.
+- ``restore_solved``, ``record_attempt``, ``leave``: a student's exercises and the class;
+- ``seed``, ``restore_practice``, ``record_practice``: a student's variants and practice in
+  the class (the teacher's roster counts their mastery from it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ share_view = session.share_view
 restore_solved = session.restore_solved
 record_attempt = session.record_attempt
 leave = session.leave
+seed = session.seed
+restore_practice = session.restore_practice
+record_practice = session.record_practice
 
 
 def bars(course: Course, url_path: str) -> None:

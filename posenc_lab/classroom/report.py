@@ -14,7 +14,7 @@ import datetime as dt
 import io
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from posenc_lab.classroom import sketch, tally
@@ -34,6 +34,17 @@ class ExerciseColumn:
 
     title: str
     keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SkillColumn:
+    """One skill a lesson names: its label, and how a student's practice record in the class
+    (``ClassRecord.practice``) reads as mastery ("mastered", "1 of 3 in a row", "" before any
+    practice). The caller gives the rule (the lessons' own, ``ui.mastery``), so this module
+    counts nothing of it."""
+
+    title: str
+    mark: Callable[[frozenset[tuple[str, int, str, int]]], str]
 
 
 @dataclass(frozen=True)
@@ -137,13 +148,16 @@ def gradebook_csv(
     exercises: Sequence[ExerciseColumn],
     questions: Sequence[QuestionColumn],
     zone: dt.tzinfo = dt.UTC,
+    skills: Sequence[SkillColumn] = (),
 ) -> str:
     """One row per student: when they joined (in ``zone``), how many of ``exercises`` they
-    solved, each exercise's mark, and each round's answer in words with whether it was
-    right. Only questions the class was asked get columns, in the order of ``questions``.
-    No student link or key is written: the file holds names, never credentials."""
+    solved, each exercise's mark, their mastery of each of ``skills`` ("mastery: <skill>"),
+    and each round's answer in words with whether it was right. Only questions the class
+    was asked get columns, in the order of ``questions``. No student link or key is written:
+    the file holds names, never credentials."""
     asked = _rounds_by_question(record, questions)
     header = ["student", "joined", f"exercises solved (of {len(exercises)})", *(c.title for c in exercises)]
+    header += [f"mastery: {skill.title}" for skill in skills]
     for question, rounds in asked:
         for rnd in rounds:
             header += [f"{question.title} (round {rnd.number})", f"{question.title} (round {rnd.number}): right"]
@@ -151,6 +165,8 @@ def gradebook_csv(
     for student in record.students:
         marks = [exercise_mark(record, student.student_id, column) for column in exercises]
         row = [student.nickname, _when(student.joined, zone), str(marks.count("solved")), *marks]
+        practice = record.practice.get(student.student_id, frozenset())
+        row += [skill.mark(practice) for skill in skills]
         for question, rounds in asked:
             for rnd in rounds:
                 vote = record.votes.get((rnd.id, student.student_id))

@@ -19,6 +19,7 @@ exercise answer that cannot be sent is kept in the browser as always (``ui.progr
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import logging
@@ -34,7 +35,7 @@ import streamlit as st
 
 from posenc_lab.classroom import address as client_address
 from posenc_lab.classroom import store as class_store
-from posenc_lab.ui import state
+from posenc_lab.ui import mastery, state
 
 _LOG = logging.getLogger(__name__)
 
@@ -47,6 +48,10 @@ RESTORED = "_class:restored"  # the (code, student id) whose solved exercises we
 UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
 PENDING = "_class:pending"  # exercise answers not sent yet: (code, student id, key, answer, right)
 PENDING_MAX = 500  # a session's unsent answers kept at most (a lesson has a few dozen exercises)
+#: practice entries not sent yet (``ui.mastery``'s record): (code, student id, entries)
+PRACTICE_PENDING = "_class:practice_pending"
+#: the (code, student id) whose practice record was loaded from the class
+PRACTICE_RESTORED = "_class:practice_restored"
 #: a failed connection is tried again after RETRY_FIRST_S, twice as long after each further
 #: failure, up to RETRY_MAX_S: a database restart of a fraction of a second is over before
 #: most students notice, and one that stays down is not asked on every run
@@ -184,6 +189,7 @@ def set_member(new: Member | None) -> None:
     if new is None:
         st.session_state.pop(MEMBER, None)
         st.session_state.pop(RESTORED, None)
+        st.session_state.pop(PRACTICE_RESTORED, None)
     else:
         st.session_state[MEMBER] = new
 
@@ -393,21 +399,30 @@ def stop_teaching() -> None:
 # a student's exercises
 
 
-def restore_solved(solved: set[str], valid) -> None:
-    """Add the exercises this student solved in class (from the database) to ``solved``,
-    once a session: the server may have restarted, the browser may be another one."""
+def _once_a_session(flag: str, read: Callable[[class_store.Store, Member], set]) -> set:
+    """What ``read`` gives of this student from the class database, once a session (marked
+    under ``flag``): the server may have restarted, the browser may be another one. Empty
+    outside a class, when done already, or while the database cannot be reached (the next
+    run tries again)."""
     current = member()
-    if current is None or st.session_state.get(RESTORED) == (current.code, current.student_id):
-        return
+    if current is None or st.session_state.get(flag) == (current.code, current.student_id):
+        return set()
     db = database()
     if db is None:
-        return
+        return set()
     try:
-        solved.update(key for key in db.solved(current.code, current.student_id) if key in valid)
+        found = read(db, current)
     except class_store.StoreUnavailable as exc:
         lost(exc)
-        return
-    st.session_state[RESTORED] = (current.code, current.student_id)
+        return set()
+    st.session_state[flag] = (current.code, current.student_id)
+    return found
+
+
+def restore_solved(solved: set[str], valid) -> None:
+    """Add the exercises this student solved in class (from the database) to ``solved``."""
+    found = _once_a_session(RESTORED, lambda db, m: db.solved(m.code, m.student_id))
+    solved.update(key for key in found if key in valid)
 
 
 def record_attempt(key: str, answer: str, right: bool) -> None:
@@ -422,12 +437,50 @@ def record_attempt(key: str, answer: str, right: bool) -> None:
     send_pending()
 
 
-def send_pending() -> None:
-    """Send the exercise answers this session could not send (every run calls it; nothing
-    to do unless the database was down)."""
-    pending = st.session_state.get(PENDING)
-    if not pending:
+def seed() -> str | None:
+    """The seed a student in a class draws the variant exercises from: their own in the class,
+    the same on every device their class link opens (the practice record the class keeps
+    numbers the variants, so both name the same numbers); None outside a class."""
+    current = member()
+    return None if current is None else member_seed(current.code, current.student_id)
+
+
+def member_seed(code: str, student_id: str) -> str:
+    """A class student's seed for the variants: made from their class and id alone, so any
+    device that opens their class link draws the same ones (and the seed holds no secret)."""
+    return hashlib.sha256(f"posenc-lab:variants:{code}:{student_id}".encode()).hexdigest()[:16]
+
+
+def restore_practice(practice: set[str], keys) -> None:
+    """Add this student's practice record in the class (from the database) to ``practice``,
+    once a session, as ``restore_solved`` does for the solved exercises."""
+    found = _once_a_session(PRACTICE_RESTORED, lambda db, m: db.practice(m.code, m.student_id))
+    practice |= {str(mastery.Entry(*entry)) for entry in found if entry[0] in keys}
+
+
+def record_practice(entries: set[str]) -> None:
+    """Send the entries a student's practice just added (``ui.mastery``: a variant asked for, a
+    first check, a second miss) to the class, which counts their mastery for the teacher. Only
+    what this server recorded in a class is sent, never the browser's own copy: the roster
+    shows practice done in class. One that cannot be sent waits as an answer does."""
+    current = member()
+    parsed = mastery.parse(entries)
+    if current is None or not parsed:
         return
+    pending = st.session_state.setdefault(PRACTICE_PENDING, [])
+    if len(pending) < PENDING_MAX:
+        pending.append((current.code, current.student_id, [(e.key, e.n, e.kind, e.seq) for e in parsed]))
+    send_pending()
+
+
+def send_pending() -> None:
+    """Send the exercise answers and practice this session could not send (every run calls
+    it; nothing to do unless the database was down)."""
+    pending = st.session_state.get(PENDING)
+    practice = st.session_state.get(PRACTICE_PENDING)
+    if not pending and not practice:
+        return
+    pending, practice = pending or [], practice or []
     db = database()
     try:
         if db is None:
@@ -435,6 +488,9 @@ def send_pending() -> None:
         while pending:
             db.record_attempt(*pending[0])
             pending.pop(0)
+        while practice:
+            db.record_practice(*practice[0], keep=mastery.KEEP)
+            practice.pop(0)
     except class_store.StoreUnavailable as exc:
         if db is not None:
             lost(exc)

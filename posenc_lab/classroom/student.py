@@ -224,12 +224,14 @@ def banner(course: Course, code: str, url_path: str) -> None:
 
 @st.fragment(run_every=class_follow.STUDENT_EVERY_S)
 def _banner(course: Course, code: str, url_path: str) -> None:
-    # the same places at every state (the "Back to your class" line or not; a link, a line,
-    # nothing): a check that reruns every second never changes the shape of the page under
+    # the same places at every state (a practice banner or not; the "Back to your class" line
+    # or not; a link, a line, nothing): a check that reruns every second never changes the shape of the page under
     # a run the student started
-    back, slot = st.container(), st.container()
+    practice, back, slot = st.container(), st.container(), st.container()
     with back:
         class_follow.student_check(course, code, url_path)
+    with practice:
+        class_follow.practice_note(course, code, url_path)
     class_follow.hand_check()
     try:
         is_open, now = views._watched(code)

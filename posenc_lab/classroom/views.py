@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import html
 import zoneinfo
 from urllib.parse import parse_qsl
@@ -273,6 +274,15 @@ def exercise_columns(course: Course) -> list[report.ExerciseColumn]:
         )
         for number, lesson in enumerate(course.lessons, 1)
         for ex in lesson.exercises
+    ]
+
+
+def skill_columns(course: Course) -> list[report.SkillColumn]:
+    """Every skill the lessons name, in their order, each marked by the lesson's own rule of
+    mastery (``class_follow.skill_mastery``), as the teacher's roster shows it."""
+    return [
+        report.SkillColumn(label, functools.partial(class_follow.skill_mastery, keys=keys))
+        for label, keys in class_follow.skill_columns(course)
     ]
 
 

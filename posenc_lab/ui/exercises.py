@@ -13,12 +13,13 @@ lesson controls they are not mirrored in the URL: an answer is not part of a vie
 shares.
 
 A variant exercise (``exercise_kinds.Param``) shows the variant ``exercise_kinds.draw``
-picks from the browser's seed and the exercise's attempt number, which the practice record
-keeps (``ui.mastery``, in the session under ``_ex:practice`` and in the browser beside the
-solved keys): a reload shows the same variant, "Try another" the next one (one variant
-skipped unanswered is forgiven in a row, a second breaks it: ``ui.mastery``). Its first check
-counts toward its skill's mastery, shown at the top of the lesson's exercises and on the
-home page; after two wrong answers on a variant its worked solution is offered.
+picks from the browser's seed (a class student's own seed in the class) and the exercise's
+attempt number, which the practice record keeps (``ui.mastery``, in the session under
+``_ex:practice``, in the browser beside the solved keys, and for a class student in the class
+database): a reload shows the same variant, "Try another" the next one (one variant skipped
+unanswered is forgiven in a row, a second breaks it: ``ui.mastery``). Its first check counts
+toward its skill's mastery, shown at the top of the lesson's exercises, on the home page and,
+in a class, on the teacher's roster; after two wrong answers on a variant its worked solution is offered.
 
 Check buttons work through ``on_click`` callbacks, which run before the script: the
 expander's "(k of n solved)" label and the home page's count are up to date in the very
@@ -83,6 +84,7 @@ def keep_progress(course: Course) -> None:
     # a student in a class gets back what the class database holds (another browser, a
     # restarted server), then the browser's own store adds its part and keeps the union
     course.class_mode.restore_solved(_solved_keys(), valid)
+    course.class_mode.restore_practice(_practice(), variant_keys(course))
     stored_progress.keep(_solved_keys(), valid, _practice(), variant_keys(course))
 
 
@@ -190,8 +192,11 @@ def _record(
 ) -> None:
     st.session_state[ATTEMPT + key] = {"given": given, "picks": picks, "ok": ok, "text": text}
     if ok is not None and n is not None:
-        # a variant exercise: its first check counts toward its skill (``ui.mastery``)
+        # a variant exercise: its first check counts toward its skill (``ui.mastery``), and in
+        # a class the teacher's roster counts it too
+        before = set(_practice())
         mastery.record_check(_practice(), key, n, ok)
+        course.class_mode.record_practice(_practice() - before)
     if ok is not None:
         # in a class, the teacher's dashboard counts it (``shown``: the answer as a person reads it)
         course.class_mode.record_attempt(key, shown or str(given), ok)
@@ -232,9 +237,12 @@ def _check_number(ex: Numeric, course: Course, n: int | None = None) -> None:
     _record(course, ex.key, given, seen, ok, text, shown=shown, n=n)
 
 
-def _try_another(ex: MultipleChoice | Numeric) -> None:
+def _try_another(ex: MultipleChoice | Numeric, course: Course) -> None:
     """ "Try another" (a callback): the exercise's next variant, with a blank answer."""
+    before = set(_practice())
     mastery.try_another(_practice(), ex.key)
+    # in a class, the class keeps the attempt too: another device shows the same variant
+    course.class_mode.record_practice(_practice() - before)
     for part in ("value", "choice", "reveal"):
         st.session_state.pop(_widget(ex.key, part), None)
     st.session_state.pop(ATTEMPT + ex.key, None)
@@ -259,7 +267,9 @@ def render(lesson) -> None:
     # after keep_progress: it takes in the browser's seed, which orders the choices and
     # draws the variants, and the practice record, which numbers them
     orders = choice_orders(lesson.course)
-    seed = stored_progress.seed()
+    # a student in a class draws from a seed of their own in the class (the same on each of
+    # their devices); anyone else from this browser's
+    seed = lesson.course.class_mode.seed() or stored_progress.seed()
     done = sum(is_solved(ex) for ex in exercises)
     # the key fixes the expander's identity, so it stays open while its label counts up
     with st.expander(
@@ -372,7 +382,7 @@ def _check_and_hint(ex: MultipleChoice | Numeric, check, course: Course, n: int 
             "Try another",
             key=_widget(ex.key, "another"),
             on_click=_try_another,
-            args=(ex,),
+            args=(ex, course),
             icon=":material/autorenew:",
             help="The same question with other numbers. Skipping one unanswered is forgiven once in a row of "
             "right answers; a second skip starts the row again.",

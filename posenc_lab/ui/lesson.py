@@ -156,6 +156,15 @@ class ClassMode(Protocol):
     def leave(self) -> None:
         """This session leaves its class."""
 
+    def seed(self) -> str | None:
+        """The seed a student in a class draws variants from (None: the browser's own)."""
+
+    def restore_practice(self, practice: set[str], keys: set[str]) -> None:
+        """Add to ``practice`` what the class holds of this student's practice record."""
+
+    def record_practice(self, entries: set[str]) -> None:
+        """Send the practice record's new ``entries`` to the class, if this session is in one."""
+
 
 @dataclass(eq=False)
 class Course:

@@ -68,6 +68,7 @@ from posenc_lab.classroom.store.plans import (
     QUESTIONS_PER_CLASS,
     Plans,
 )
+from posenc_lab.classroom.store.practice import Practice
 from posenc_lab.classroom.store.records import (
     CLASS_CAP,
     MAX_CLASS_CAP,
@@ -170,7 +171,7 @@ def open_store(url: str | None = None, *, clock: Callable[[], float] = time.time
     return store
 
 
-class Store(Classes, Following, Rounds, Plans, Retention, Connections):
+class Store(Classes, Following, Rounds, Practice, Plans, Retention, Connections):
     """The class database behind one URL; thread-safe (Streamlit runs sessions in threads).
 
     Connections come from a small pool and are handed to one user at a time; a PostgreSQL

@@ -10,16 +10,22 @@ from posenc_lab.classroom.store.rules import _check_id, _float_or_none, check_ad
 class Following:
     """Follow me, the roster and hands (a part of ``Store``)."""
 
-    def send_class(self, code: str, teacher_key: str, address: str) -> int:
+    def send_class(self, code: str, teacher_key: str, address: str, *, practice: bool = False) -> int:
         """Send every student of the class to ``address`` (``check_address``); returns the
-        send's number (``Follow.seq``), which each student's page follows once."""
+        send's number (``Follow.seq``), which each student's page follows once. ``practice``:
+        the class is to practise that lesson's exercises (``Follow.practice``) until the next
+        send, which ends it unless it says so again."""
         address = check_address(address)
+        if not isinstance(practice, bool):
+            raise ValueError(f"practice must be True or False, got {practice!r:.40}")
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
             tx.run(
-                "UPDATE classes SET follow_address = ?, follow_seq = follow_seq + 1, follow_at = ? WHERE code = ?",
+                "UPDATE classes SET follow_address = ?, follow_seq = follow_seq + 1, follow_at = ?, "
+                "follow_practice = ? WHERE code = ?",
                 address,
                 self._clock(),
+                int(practice),
                 code,
             )
             return int(tx.value("SELECT follow_seq FROM classes WHERE code = ?", code))
@@ -37,10 +43,14 @@ class Following:
         """Where the teacher sent the class; None if there is no such class."""
         code = normalize_code(code)
         with self._tx() as tx:
-            row = tx.one("SELECT follow_seq, follow_address, follow_held, follow_at FROM classes WHERE code = ?", code)
+            row = tx.one(
+                "SELECT follow_seq, follow_address, follow_held, follow_at, follow_practice "
+                "FROM classes WHERE code = ?",
+                code,
+            )
         if row is None:
             return None
-        return Follow(int(row[0]), row[1], bool(row[2]), None if row[3] is None else float(row[3]))
+        return Follow(int(row[0]), row[1], bool(row[2]), None if row[3] is None else float(row[3]), bool(row[4]))
 
     def report_place(self, code: str, student_id: str, place: str) -> bool:
         """A student's page checks in: where it is (an address, ``check_address``, or "" on
@@ -62,8 +72,8 @@ class Following:
             )
 
     def roster(self, code: str, teacher_key: str) -> list[Place]:
-        """Every student of the class with where their page is, their hand and what they
-        solved, in the order they joined."""
+        """Every student of the class with where their page is, their hand, what they
+        solved and their practice record, in the order they joined."""
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
             rows = tx.all(
@@ -76,8 +86,17 @@ class Following:
                 "SELECT DISTINCT student_id, exercise_key FROM attempts WHERE code = ? AND is_right = 1", code
             ):
                 solved.setdefault(sid, set()).add(key)
+            practice = self._class_practice(tx, code)
         return [
-            Place(sid, nick, place, _float_or_none(seen), _float_or_none(hand), frozenset(solved.get(sid, ())))
+            Place(
+                sid,
+                nick,
+                place,
+                _float_or_none(seen),
+                _float_or_none(hand),
+                frozenset(solved.get(sid, ())),
+                practice.get(sid, frozenset()),
+            )
             for sid, nick, place, seen, hand in rows
         ]
 

@@ -4,7 +4,7 @@ database cannot be reached)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class JoinRefused(Exception):
@@ -63,6 +63,8 @@ class Follow:
     address: str
     held: bool
     at: float | None
+    #: the send set the class to practise the lesson's exercises (``send_class(practice=True)``)
+    practice: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class Place:
     seen: float | None
     hand: float | None = None
     solved: frozenset[str] = frozenset()
+    #: their practice record on the variant exercises, (key, n, kind, seq) entries
+    #: (``Store.record_practice``), from which the roster counts mastery per skill
+    practice: frozenset[tuple[str, int, str, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,8 @@ class ClassRecord:
     marks: dict[tuple[str, str], bool]
     rounds: tuple[Round, ...]
     votes: dict[tuple[str, str], tuple[str, bool]]
+    #: ``practice[student_id]``: the student's practice record (``Store.record_practice``)
+    practice: dict[str, frozenset[tuple[str, int, str, int]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class Retention:
             cutoff = now - older_than_days * 86400.0
             old = "SELECT code FROM classes WHERE expires < ?"
             tx.run(f"DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code IN ({old}))", cutoff)
-            for table in ("rounds", "students", "attempts", "questions"):
+            for table in ("rounds", "students", "attempts", "practice", "questions"):
                 tx.run(f"DELETE FROM {table} WHERE code IN ({old})", cutoff)
             deleted = tx.run("DELETE FROM classes WHERE expires < ?", cutoff)
             tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
@@ -74,5 +74,5 @@ class Retention:
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
             tx.run("DELETE FROM answers WHERE round_id IN (SELECT id FROM rounds WHERE code = ?)", code)
-            for table in ("rounds", "students", "attempts", "questions", "classes"):
+            for table in ("rounds", "students", "attempts", "practice", "questions", "classes"):
                 tx.run(f"DELETE FROM {table} WHERE code = ?", code)

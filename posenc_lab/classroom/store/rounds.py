@@ -264,7 +264,8 @@ class Rounds:
 
     def class_record(self, code: str, teacher_key: str) -> ClassRecord:
         """Everything the class left for the teacher's exports (``classroom.report``): its
-        students, each exercise key each student tried or solved, every round and every vote."""
+        students, each exercise key each student tried or solved, every round and every vote, and
+        each student's practice record."""
         with self._tx() as tx:
             code = self._require_teacher(tx, code, teacher_key)
             title = tx.value("SELECT title FROM classes WHERE code = ?", code) or ""
@@ -295,4 +296,5 @@ class Rounds:
                     code,
                 )
             }
-        return ClassRecord(code, title, students, marks, rounds, votes)
+            practice = self._class_practice(tx, code)
+        return ClassRecord(code, title, students, marks, rounds, votes, practice)

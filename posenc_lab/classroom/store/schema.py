@@ -143,4 +143,28 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "CREATE INDEX plans_digest ON plans (digest)",
         ),
     ),
+    (
+        7,
+        (
+            # each student's practice on the variant exercises, as the lesson keeps it
+            # (``ui.mastery``'s record: the exercise, its variant number, what happened, in
+            # what order), so the teacher's roster and gradebook count mastery per skill
+            """CREATE TABLE practice (
+                code TEXT NOT NULL,
+                student_id TEXT NOT NULL,
+                exercise_key TEXT NOT NULL,
+                n INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                PRIMARY KEY (code, student_id, exercise_key, n, kind, seq))""",
+        ),
+    ),
+    (
+        8,
+        (
+            # the last send set the class to practise that lesson's exercises (each student their
+            # own variants; their pages say so in a banner)
+            "ALTER TABLE classes ADD COLUMN follow_practice INTEGER NOT NULL DEFAULT 0",
+        ),
+    ),
 ]
