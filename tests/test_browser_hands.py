@@ -46,12 +46,6 @@ pytestmark = pytest.mark.browser
 EXCEPTION = '[data-testid="stException"]'
 
 
-def _settings(url: str) -> tuple[str, dict[str, list[str]]]:
-    """An address as its page and settings, the settings' order left out."""
-    parts = urlparse(url)
-    return parts.path, parse_qs(parts.query, keep_blank_values=True)
-
-
 def _view_in_address(page) -> str | None:
     return parse_qs(urlparse(page.url).query).get("view", [None])[0]
 
@@ -213,83 +207,31 @@ def _burst(thumb, key: str, presses: int) -> None:
 BLANK_FRAMES = 2
 
 
-#: a radio group among a view's key controls (a view whose key control is a choice)
-KEY_RADIO = '[data-testid="stMain"] .st-key-key_controls [data-testid="stRadio"] [role="radiogroup"]'
-
-
-class _Slider:
-    """A slider's thumb: its value, and presses that stay within its range."""
-
-    def __init__(self, thumb):
-        self.thumb = thumb
-
-    def value(self) -> str:
-        return self.thumb.input_value()
-
-    def plan(self) -> tuple[str, str, int]:
-        """(the key one way, the key back, how many presses): five where the slider has room
-        for them (fewer on a short one), so that the way back ends where it started."""
-        thumb = self.thumb
-        value = float(thumb.input_value())
-        low, high, step = (float(thumb.get_attribute(a) or d) for a, d in (("min", 0), ("max", 0), ("step", 1)))
-        up, down = round((high - value) / step), round((value - low) / step)
-        first, back = ("ArrowRight", "ArrowLeft") if up >= min(5, max(up, down)) else ("ArrowLeft", "ArrowRight")
-        return first, back, min(5, max(up, down))
-
-    def burst(self, key: str, presses: int) -> None:
-        self.thumb.focus()
-        _burst(self.thumb, key, presses)
-
-
-class _Radio:
-    """A radio group: the option checked, and arrow presses that move the check (the browser
-    wraps around the group's ends, so five one way and five back end where they started)."""
-
-    def __init__(self, group):
-        self.group = group
-
-    def value(self) -> str:
-        return self.group.locator("label").filter(has=self.group.page.locator("input:checked")).inner_text()
-
-    def plan(self) -> tuple[str, str, int]:
-        return "ArrowDown", "ArrowUp", min(5, self.group.locator("input").count() - 1)
-
-    def burst(self, key: str, presses: int) -> None:
-        page = self.group.page
-        for _ in range(presses):
-            # the checked option has the focus: a press moves both
-            self.group.locator("input:checked").focus()
-            page.keyboard.press(key, delay=10)
-            page.wait_for_timeout(60)  # a quick learner's pace between presses
-
-
-def _key_control(page) -> _Slider | _Radio | None:
-    """The view's first key control: a slider above its chart, else a choice there, else the
-    first slider in the side panel (None if it has none of them)."""
-    for selector, kind in ((KEY_SLIDER, _Slider), (KEY_RADIO, _Radio), (SIDEBAR_SLIDER, _Slider)):
-        if page.locator(selector).count():
-            return kind(page.locator(selector).first)
-    return None
-
-
-def _bursts_leave_the_page_whole(page, control: _Slider | _Radio) -> None:
-    """The view's key control (``_key_control``), five presses one way then five back within
-    half a second each, with a busy loop beside: after each burst the page is connected,
-    shows no exception and every chart it had; after the way back it draws what it drew at
-    the start, with the control and the address at their starting values. No chart goes
-    missing for more than ``BLANK_FRAMES`` frames in a row while the runs go on."""
+def _bursts_leave_the_page_whole(page) -> None:
+    """The view's first key control (or first slider in the side panel), five presses one
+    way then five back within half a second each, with a busy loop beside: after each burst
+    the page is connected, shows no exception and every chart it had; after the way back it
+    draws what it drew at the start, with the slider and the address at their starting values.
+    No chart goes missing for more than ``BLANK_FRAMES`` frames in a row while the runs go on."""
     errors: list[str] = []
     listen = lambda m: errors.append(m.text[:200]) if m.type == "error" else None  # noqa: E731
     page.on("console", listen)
     start = _settled(page)
     address = page.url
-    value = control.value()
-    first, back, presses = control.plan()
-    assert presses > 0, "the control has one value"
+    thumb = page.locator(KEY_SLIDER if page.locator(KEY_SLIDER).count() else SIDEBAR_SLIDER).first
+    value = thumb.input_value()
+    low, high, step = (float(thumb.get_attribute(a) or d) for a, d in (("min", 0), ("max", 0), ("step", 1)))
+    # five presses where the slider has room for them (fewer on a short one), so that the
+    # way back ends where it started
+    up, down = round((high - float(value)) / step), round((float(value) - low) / step)
+    first, back = ("ArrowRight", "ArrowLeft") if up >= min(5, max(up, down)) else ("ArrowLeft", "ArrowRight")
+    presses = min(5, max(up, down))
+    assert presses > 0, "the slider has one value"
     with _busy_loop():
         for key in (first, back):
+            thumb.focus()
             page.evaluate(WATCH_JS)
-            control.burst(key, presses)
+            _burst(thumb, key, presses)
             now = _settled(page)
             watch = page.evaluate(STOP_WATCH_JS)
             assert watch["longest"] <= BLANK_FRAMES, (
@@ -297,16 +239,14 @@ def _bursts_leave_the_page_whole(page, control: _Slider | _Radio) -> None:
                 f" mid-rerun, for {watch['longest']} frames in a row"
             )
             if key == first:  # the presses reached the server: the chart and the address moved on
-                assert now["signature"] != start["signature"] and _settings(page.url) != _settings(address), (
+                assert now["signature"] != start["signature"] and page.url != address, (
                     f"{key} x{presses} changed nothing"
                 )
             assert now["connection"] == "CONNECTED", f"the session ended after {key} x{presses}: {errors[-3:]}"
             assert now["exception"] == 0, f"an exception after {key} x{presses}"
             assert now["charts"] == start["charts"], f"charts after {key}: {now['charts']} of {start['charts']}"
-    assert control.value() == value
-    # the same settings, in whatever order (a choice that hides controls and shows them again
-    # writes their names anew, at the end)
-    assert _settings(page.url) == _settings(address), f"the control is back at {value}, the address is not"
+    assert thumb.input_value() == value
+    assert page.url == address, f"the slider is back at {value}, the address is not"
     # the charts of the starting values, awaited: a run is over once its messages are sent,
     # and the chart they carry is drawn after that; a chart left at another value never
     # comes back, and the message says what it drew (the sums of SIGNATURE_JS)
@@ -356,9 +296,8 @@ def _every_view_from_its_picker(page, lesson) -> None:
         assert page.locator(EXCEPTION).count() == 0, f"{lesson.url_path}: the view {labels[view]!r} shows an exception"
         checked = picker.locator("label").filter(has=page.locator("input:checked"))
         assert checked.count() == 1 and checked.inner_text().strip() == labels[view]
-        control = _key_control(page)
-        if view != views[0] and control is not None:
-            _bursts_leave_the_page_whole(page, control)
+        if view != views[0] and page.locator(KEY_SLIDER).count():
+            _bursts_leave_the_page_whole(page)
         _scheme_switches_keep_the_text_readable(page, f"{lesson.url_path}: {labels[view]!r}")
 
 
@@ -390,9 +329,7 @@ def test_a_lesson_in_quick_hands(server, lesson_tab, lesson, query):
     page = lesson_tab.page
     try:
         wait_ready(page)
-        control = _key_control(page)
-        assert control is not None, "the lesson's first view has no key control"
-        _bursts_leave_the_page_whole(page, control)
+        _bursts_leave_the_page_whole(page)
         if len(lesson.view_labels) > 1:
             _every_view_from_its_picker(page, lesson)
         else:
