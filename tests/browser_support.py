@@ -87,20 +87,9 @@ SIGNATURE_JS = """() => {
     for (const t of data || []) { c = 0; walk(t.z !== undefined ? t.z : t.y); walk(t.text); }
     return s;
   };
-  // a setting may move only a marker line or a label of the layout (an offset's k = 5 line)
-  const marks = layout => {
-    let s = 0;
-    for (const m of [...((layout && layout.shapes) || []), ...((layout && layout.annotations) || [])]) {
-      for (const v of [m.x, m.x0, m.x1, m.y, m.y0, m.y1, m.text]) {
-        if (typeof v === 'string') { for (let i = 0; i < v.length; i++) s += v.charCodeAt(i) * (i % 13 + 1); }
-        else s += (+v || 0) * 31;
-      }
-    }
-    return s;
-  };
   return Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
     let s = gd.data ? sums.get(gd.data) : undefined;
-    if (s === undefined) { s = sum(gd.data) + marks(gd.layout); if (gd.data) sums.set(gd.data, s); }
+    if (s === undefined) { s = sum(gd.data); if (gd.data) sums.set(gd.data, s); }
     // the page prints the title above the chart and keeps it in layout.meta
     const meta = (gd.layout && gd.layout.meta) || {};
     const title = meta.title || meta.chart_title || '';
