@@ -144,6 +144,12 @@ def finish_run(notice_area) -> None:
     owned = set(st.session_state.get(_OWNED, []))
     for name in [n for n in st.query_params.keys() if n not in owned]:  # noqa: SIM118 - keys() is a copy
         del st.query_params[name]
+    # A run starts from the address the browser names in its request, and the browser may name
+    # an older one than its address bar shows (its copy of the query string follows the bar a
+    # render later). A control whose value equals that older address is not written, and after
+    # quick presses the bar kept a value the slider had left (d_model=130 with the slider back
+    # at 128). One message of the whole address ends every run: the bar holds this run's values.
+    st.query_params.update()
     left = st.session_state.setdefault(_LEFT, [])
     address = _address()
     if address in left:
