@@ -203,16 +203,28 @@ WHOLE_JS = f"""() => {{
 
 #: from now on, on every animation frame, the fewest charts drawn (``WHOLE_JS``'s count) and
 #: for how many frames in a row at most a chart was missing: a chart area that goes blank
-#: mid-rerun shows here though the page is whole once the runs are over
+#: mid-rerun shows here though the page is whole once the runs are over. The longest such
+#: run is described (``seen``: what the page held on its frames, with their times in ms), so
+#: that a failure says whether the charts' places were gone or their drawings not yet made
 WATCH_JS = """() => {
-  const count = () => document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').length;
-  const watch = window.__posencCharts = {start: count(), fewest: count(), missingFrames: 0, longest: 0, on: true};
+  const q = s => document.querySelectorAll(s).length;
+  const count = () => q('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg');
+  const watch = window.__posencCharts = {start: count(), fewest: count(), missingFrames: 0, longest: 0, on: true,
+    places: q('[data-testid="stPlotlyChart"]'), seen: [], run: []};
   const frame = () => {
     if (!watch.on) return;
     const now = count();
     watch.fewest = Math.min(watch.fewest, now);
     watch.missingFrames = now < watch.start ? watch.missingFrames + 1 : 0;
-    watch.longest = Math.max(watch.longest, watch.missingFrames);
+    if (watch.missingFrames === 1) watch.run = [];
+    if (watch.missingFrames > 0 && watch.run.length < 8) {
+      const app = document.querySelector('[data-testid="stApp"]');
+      watch.run.push({ms: Math.round(performance.now()), drawn: now, places: q('[data-testid="stPlotlyChart"]'),
+        plots: q('[data-testid="stPlotlyChart"] .js-plotly-plot'), skeletons: q('[data-testid="stSkeleton"]'),
+        stale: q('[data-stale="true"]'), retained: q('[data-retained="true"]'),
+        state: app ? app.dataset.testScriptState : 'BLANK'});
+    }
+    if (watch.missingFrames > watch.longest) { watch.longest = watch.missingFrames; watch.seen = watch.run; }
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
@@ -291,7 +303,8 @@ def _bursts_leave_the_page_whole(page) -> None:
             watch = page.evaluate(STOP_WATCH_JS)
             assert watch["longest"] <= BLANK_FRAMES, (
                 f"{key} x{presses}: the charts drawn fell from {watch['start']} to {watch['fewest']}"
-                f" mid-rerun, for {watch['longest']} frames in a row"
+                f" mid-rerun, for {watch['longest']} frames in a row; {watch['places']} chart places at the"
+                f" start, and on those frames: {watch['seen']}"
             )
             if key == first:  # the presses reached the server: the chart and the address moved on
                 assert now["signature"] != start["signature"] and page.url != address, (
