@@ -34,6 +34,7 @@ PLACES = ("top", "lead", "main", "foot")
 #: static CSS (no one's text in it): sizes read from the back of a room, in units of the
 #: screen's height, so that 1920x1080, 1280x720 and a 4K TV show the same page
 CSS = """<style>
+.st-key-room_title h1 { font-size: 3.6vh; padding: 0; }
 .st-key-room_top p { font-size: 3.2vh; line-height: 1.3; margin: 0; }
 .st-key-room_lead p, .st-key-room_lead li { font-size: 5.6vh; line-height: 1.25; }
 .st-key-room_main p, .st-key-room_main li { font-size: 4.8vh; line-height: 1.3; }
@@ -102,6 +103,8 @@ def frame_link(base: str, code: str, address: str) -> str:
 def room_view(course: Course, code: str) -> None:
     """The room screen of class ``code`` (the page ``classroom.lesson`` draws for ``?room=``)."""
     st.html(CSS)
+    # the page's heading, the same at every stage (the code as the address names it)
+    st.container(key="room_title").title(f"Class {teacher._spaced(code)}" if code else "Class mode")
     _screen(course, code)
 
 
