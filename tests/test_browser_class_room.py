@@ -15,11 +15,11 @@ from urllib.parse import parse_qs, urlparse
 
 import pg_support
 import pytest
-from browser_support import SHOTS, ServerStartError, budget_ms, serve, wait_shown, wait_until
-from test_browser_class import PHONE, PROJECTOR, _join_by_link, _start_class, _teacher_key, people
+from app_helpers import free_port
+from browser_support import SHOTS, budget_ms, wait_shown, wait_until
+from test_browser_class import PHONE, PROJECTOR, _join_by_link, _start_class, _teacher_key, class_server, people
 
 from posenc_lab import course as lessons
-from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom import views as class_views
 
 pytestmark = pytest.mark.browser
@@ -71,11 +71,9 @@ def _shots(room, name: str) -> None:
 
 def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(browser, tmp_path):
     db = pg_support.fresh_sqlite_url(tmp_path)
-    try:
-        server = serve(env={class_store.SETTING: db})
-        base = server.__enter__()
-    except ServerStartError as exc:
-        pytest.fail(str(exc))
+    port = free_port()
+    server = class_server(db, port=port)
+    base = server.__enter__()
     try:
         with people(browser, (DESKTOP, False), (PROJECTOR, False), (PHONE, True)) as (teacher, room, student):
             teacher.go(f"{base}/class")
@@ -154,5 +152,19 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
             assert key not in inner_html and "Send the class here" not in inner_html
             _nothing_private(room, key, answer_hidden=False)
             _shots(room, "view")
+
+            # a reload brings the same screen back; so does a restarted server, with no one touching it
+            room.page.reload()
+            wait_shown(room.page.locator(".st-key-room_main iframe"), FOLLOW_WITHIN_MS)
+            room.page.evaluate("() => { window.__notReloaded = true; }")
+            server.__exit__(None, None, None)
+            server = class_server(db, port=port)
+            assert server.__enter__() == base
+            teacher.go(f"{base}/class")
+            wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
+            teacher.click("Open the vote")
+            _room_has(room, ": voting.")
+            _room_has(room, "0 of 1 answered")
+            _nothing_private(room, key, answer_hidden=True)
     finally:
         server.__exit__(None, None, None)

@@ -155,3 +155,14 @@ def test_a_room_link_opened_by_a_teacher_or_a_student_shows_the_room_alone(db_ur
     _check(at)
     assert not at.get("link_button") and not at.button
     _nothing_private(at, key, ["Zebedee"])
+
+
+def test_the_room_screen_keeps_its_one_fragment_in_place_through_a_class(db_url):
+    """Its check draws the same places at every stage (tests/test_page_class_shape.py), a
+    view the class practises and one it is sent to included."""
+    from test_page_class_shape import _same_fragments_at_every_state
+
+    _, code, key = start_class()
+    join_class(code, "Zebedee")
+    screen = open_page(lessons.CLASS.path, {"room": code, "present": "1"})
+    assert len(_same_fragments_at_every_state(screen, code, key, practise="rope?view=rotation")) == 1
