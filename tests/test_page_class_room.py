@@ -140,10 +140,22 @@ def test_the_room_screen_follows_the_class_and_shows_nothing_private(db_url):
     assert "has ended" in class_texts(screen)
 
 
-def test_a_room_screen_of_an_unknown_code_says_so(db_url):
-    screen = _check(open_page(lessons.CLASS.path, {"room": "NOPE<b>", "present": "1"}))
+def test_a_room_screen_of_an_unknown_code_says_so_and_counts_it_as_a_wrong_code(db_url):
+    screen = open_page(lessons.CLASS.path, {"room": "NOPE<b>", "present": "1"})
+    assert not screen.exception
     assert "No class has the code" in class_texts(screen)
     assert "<b>" not in class_texts(screen)
+    assert not screen.get_by_key("room_title").markdown and not screen.get("iframe")
+    # a session's wrong codes are limited as a join's are: the room link guesses no faster
+    for n in range(class_store.JOIN_FAILURES_ALLOWED):
+        screen.query_params["room"] = f"WRONG{n}"
+        screen.run()
+        assert not screen.exception
+    assert "Too many wrong codes from this device" in class_texts(screen)
+    _, code, _ = start_class()
+    screen.query_params["room"] = code
+    screen.run()
+    assert "Too many wrong codes from this device" in class_texts(screen), "the right code waits too"
 
 
 @pytest.mark.parametrize("who", ["teacher", "student"])

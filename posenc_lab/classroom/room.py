@@ -14,6 +14,7 @@ revealed, the answer, why and the figure first, the votes under them.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -105,6 +106,23 @@ def room_view(course: Course, code: str) -> None:
     st.html(CSS)
     # the page's heading, the same at every stage (the code as the address names it)
     st.container(key="room_title").title(f"Class {teacher._spaced(code)}" if code else "Class mode")
+    db = session.database()
+    try:
+        if db is None:
+            raise class_store.StoreUnavailable(session.problem())
+        # a wrong code is counted and slowed as a join's is: a room link guesses no faster
+        db.look_up(code, client=session.client_id(), network=session.network_address())
+    except class_store.JoinRefused as exc:
+        if exc.delay > 0:
+            time.sleep(exc.delay)
+        st.error(
+            f"{session.plain(exc.reason)} Open the room screen from the teacher's class page: *Open the room screen*."
+        )
+        return
+    except class_store.StoreUnavailable as exc:
+        session.lost(exc)
+        views._unavailable()
+        return
     _screen(course, code)
 
 
