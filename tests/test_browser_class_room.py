@@ -17,7 +17,16 @@ import pg_support
 import pytest
 from app_helpers import free_port
 from browser_support import SHOTS, budget_ms, wait_shown, wait_until
-from test_browser_class import PHONE, PROJECTOR, _join_by_link, _start_class, _teacher_key, class_server, people
+from test_browser_class import (
+    PHONE,
+    PROJECTOR,
+    _join_by_link,
+    _no_serious_axe,
+    _start_class,
+    _teacher_key,
+    class_server,
+    people,
+)
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import views as class_views
@@ -60,12 +69,27 @@ def _nothing_private(room, key: str, *, answer_hidden: bool) -> None:
     assert not room.reloaded(), "the room screen follows without a reload"
 
 
+#: the smallest text of each place, as a share of the screen's height (3% is 32 px at 1080, 22 px at 720)
+SMALLEST = {"top": 0.03, "lead": 0.045, "main": 0.04, "foot": 0.035}
+#: every text element of a place but a chart's (Plotly sizes those) and a framed view's
+TEXT_SIZES_JS = """(place) => [...document.querySelectorAll(`.st-key-room_${place} :is(p, li, h1, span.katex)`)]
+  .filter(e => !e.closest('[data-testid="stPlotlyChart"], iframe') && e.innerText.trim())
+  .map(e => parseFloat(getComputedStyle(e).fontSize))"""
+
+
 def _shots(room, name: str) -> None:
+    """Screenshots at 1920x1080 and 1280x720, each checked for text read from the back row."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for size in (PROJECTOR, SMALL_PROJECTOR):
         room.page.set_viewport_size(size)
         room.page.wait_for_timeout(600)
         room.page.screenshot(path=str(SHOTS / f"room_{name}_{size['width']}x{size['height']}.png"))
+        measured = 0
+        for place, share in SMALLEST.items():
+            sizes = room.page.evaluate(TEXT_SIZES_JS, place)
+            assert all(px >= share * size["height"] - 0.5 for px in sizes), (name, size, place, sizes)
+            measured += len(sizes)
+        assert measured, f"the room screen's text was found ({name})"
     room.page.set_viewport_size(PROJECTOR)
 
 
@@ -99,6 +123,7 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
             assert qr.bounding_box()["height"] >= 0.7 * PROJECTOR["height"]
             _nothing_private(room, key, answer_hidden=True)
             _shots(room, "join")
+            _no_serious_axe(room, "the room screen's join screen")
 
             _join_by_link(student, base, code, NICKNAME)
             _room_has(room, "1 joined")
@@ -132,6 +157,7 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
             assert answer.bounding_box()["y"] < PROJECTOR["height"] / 3, "the answer above the fold"
             _nothing_private(room, key, answer_hidden=False)
             _shots(room, "revealed")
+            _no_serious_axe(room, "the room screen after Reveal")
 
             # a view the teacher sends: its page, framed, in presenter mode, no teacher bar in it
             teacher.go(f"{base}/rope?view=rotation")
