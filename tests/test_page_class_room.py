@@ -178,3 +178,46 @@ def test_the_room_screen_keeps_its_one_fragment_in_place_through_a_class(db_url)
     join_class(code, "Zebedee")
     screen = open_page(lessons.CLASS.path, {"room": code, "present": "1"})
     assert len(_same_fragments_at_every_state(screen, code, key, practise="rope?view=rotation")) == 1
+
+
+SKETCH = next(p for p in lessons.all_polls() if p.sketch is not None)
+NUMBER = next(p for p in lessons.all_polls() if p.numeric)
+#: a teacher's own question whose every text reads as Markdown, HTML or a link if rendered so
+OWN = class_store.Question(
+    "Is **this** <b>bold</b> [a link](http://example.org) :material/home:?",
+    ("*one* <i>x</i>", "www.example.org"),
+    1,
+    why="# not a heading <script>",
+)
+
+
+@pytest.mark.parametrize("kind", ["sketch", "number", "own"])
+def test_every_kind_of_question_shows_on_the_room_screen_at_every_stage(db_url, kind):
+    _, code, key = start_class()
+    join_class(code, "Zebedee")
+    screen = _check(open_page(lessons.CLASS.path, {"room": code, "present": "1"}))
+    with class_store.open_store(db_url) as db:
+        poll_key = {"sketch": SKETCH.key, "number": NUMBER.key}.get(kind) or db.add_question(code, key, OWN).key
+        db.open_poll(code, key, poll_key)
+    _check(screen)
+    texts = class_texts(screen)
+    if kind == "sketch":
+        assert "on your device" in texts
+    elif kind == "number":
+        assert f"A number between {NUMBER.low:g} and {NUMBER.high:g}" in texts
+    else:
+        # a teacher's text as typed: no emphasis, tag, link or icon comes out of it
+        assert session.plain(OWN.prompt) in texts and all(session.plain(o) in texts for o in OWN.options)
+        assert "**this**" not in texts and "<b>" not in texts
+    _nothing_private(screen, key, ["Zebedee"])
+    with class_store.open_store(db_url) as db:
+        db.close_round(code, key)
+    assert [c.key for c in _check(screen).get("plotly_chart")] == ["room_votes"]
+    with class_store.open_store(db_url) as db:
+        db.reveal(code, key)
+    _check(screen)
+    assert any(s.value.startswith("The answer: ") for s in screen.get_by_key("room_lead").success)
+    assert "room_votes" in [c.key for c in screen.get("plotly_chart")]
+    if kind == "own":
+        assert session.plain(OWN.why) in class_texts(screen) and "<script>" not in class_texts(screen)
+    _nothing_private(screen, key, ["Zebedee"])
