@@ -39,8 +39,11 @@ TEACHER_EVERY_S = 2.0
 #: a student's page writes where it is when that changes, and at least this often (the
 #: roster's "last seen")
 PLACE_EVERY_S = 30.0
-#: URL names that are not a view's settings: a class link's, a teacher link's, presenter mode
-NOT_SETTINGS = frozenset({session.CODE_PARAM, session.STUDENT_PARAM, session.TEACHER_PARAM, "present"})
+#: URL names that are not a view's settings: a class link's, a teacher link's, a room screen's,
+#: presenter mode
+NOT_SETTINGS = frozenset(
+    {session.CODE_PARAM, session.STUDENT_PARAM, session.TEACHER_PARAM, session.ROOM_PARAM, "present"}
+)
 #: session keys: the last send this page followed, and the last place it reported (place, when)
 FOLLOWED = "_class:followed"
 REPORTED = "_class:reported"

@@ -33,7 +33,10 @@ def bars(course: Course, url_path: str) -> None:
     """The class's bars above the page at ``url_path``, drawn last (the shell's run ends
     with them): by now the address holds every setting of the view (its controls write them
     as the page runs), so the address the teacher sends and the one a student's page
-    reports name one view in one way."""
+    reports name one view in one way. A room screen's page (``classroom.room``: a view it
+    shows) has none: nobody there is a teacher or a student, whatever the tab remembers."""
+    if session.room() is not None:
+        return
     if session.teacher() is None and session.member() is None and url_path != course.class_page.url_path:
         # a teacher's tab reloaded on a lesson (or its server restarted) takes its key back
         # from the tab's storage, as the class page does; the bar follows on that run. The

@@ -10,6 +10,7 @@ votes again after talking it over, and the reveal shows the measurement that set
 - A student sees the open question, answers (a second answer replaces the first), and
   at the reveal the answer with the measurement that settles it (``student``).
 - Anyone else starts a class, joins one or continues teaching one (``join``).
+- The room screen (``?room=CODE``, the projector) follows the class by itself (``room``).
 
 What the screens share is ``views``; ``draw`` picks the screen.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from posenc_lab.classroom import join, session, student, teacher, views
+from posenc_lab.classroom import join, room, session, student, teacher, views
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui.lesson import Course, Lesson
 
@@ -38,6 +39,11 @@ def page() -> None:
 
 def draw(course: Course) -> None:
     """The Class page: the screen this session's part in a class calls for."""
+    if session.room() is not None:
+        # the room screen's link (``?room=CODE``) is nobody's: whoever opens it (a projector,
+        # the teacher's own browser) sees what the room sees, and the tab's key is not read
+        room.room_view(course, session.room())
+        return
     old_teacher_link = session.TEACHER_PARAM in st.query_params
     if session.CODE_PARAM in st.query_params and session.STUDENT_PARAM not in st.query_params:
         code = class_store.normalize_code(st.query_params[session.CODE_PARAM])[:12]

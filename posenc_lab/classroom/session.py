@@ -41,9 +41,12 @@ _LOG = logging.getLogger(__name__)
 
 #: URL names: the class code, a student's id, the teacher's key
 CODE_PARAM, STUDENT_PARAM, TEACHER_PARAM = "class", "student", "teacher"
+#: URL name of the room screen's link: the class code alone (``classroom.room``)
+ROOM_PARAM = "room"
 #: session keys
 MEMBER = "_class:member"  # Member, for a student
 TEACHER = "_class:teacher"  # (code, key), for the teacher
+ROOM = "_class:room"  # the class code, for a room screen (it is neither teacher nor student)
 RESTORED = "_class:restored"  # the (code, student id) whose solved exercises were loaded
 UNSENT = "_class:unsent"  # True once an answer could not be sent (said once)
 PENDING = "_class:pending"  # exercise answers not sent yet: (code, student id, key, answer, right)
@@ -185,6 +188,12 @@ def teacher() -> tuple[str, str] | None:
     return st.session_state.get(TEACHER)
 
 
+def room() -> str | None:
+    """The class code this run's room screen follows (its address names it; None: not a room
+    screen)."""
+    return st.session_state.get(ROOM)
+
+
 def set_member(new: Member | None) -> None:
     if new is None:
         st.session_state.pop(MEMBER, None)
@@ -209,6 +218,14 @@ def follow_link() -> None:
     """Called by the shell at the start of every run, on every page: take a student's
     class and id from the link (once a session), and keep them in the address bar."""
     params = st.query_params
+    if ROOM_PARAM in params:
+        # a room screen (``classroom.room``), or a view it shows, is nobody in the class: no
+        # student link is taken from its address, and its code stays in the address bar (a
+        # reload or a restarted server brings the same room screen back)
+        st.session_state[ROOM] = class_store.normalize_code(str(params[ROOM_PARAM]))[:12]
+        state.own(ROOM_PARAM)
+        return
+    st.session_state.pop(ROOM, None)
     code, student_id = params.get(CODE_PARAM), params.get(STUDENT_PARAM)
     current = member()
     if code and student_id and (current is None or (current.code, current.student_id) != (code, student_id)):
@@ -657,6 +674,11 @@ def lan_guess() -> str | None:
 
 def join_link(base: str, code: str) -> str:
     return f"{base}/class?{urlencode({CODE_PARAM: code})}"
+
+
+def room_link(base: str, code: str) -> str:
+    """The room screen's link (``classroom.room``): the class code and presenter mode, nothing else."""
+    return f"{base}/class?{urlencode({ROOM_PARAM: code, 'present': '1'})}"
 
 
 def student_link(base: str, code: str, student_id: str) -> str:

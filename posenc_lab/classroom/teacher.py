@@ -231,6 +231,13 @@ def _join_panel(base: str, code: str, info: class_store.ClassInfo) -> None:
         st.markdown(f"Scan the code, or open **{session.address_text(base)}/class** and type:")
         st.markdown(f"# {_spaced(code)}")
         st.caption(f"Join link: {session.address_text(link)}")
+        st.link_button(
+            "Open the room screen",
+            session.room_link(base, code),
+            icon=":material/cast:",
+            help="For the projector: it follows the class by itself and shows only what the room sees "
+            "(no key, no names, no answer before Reveal). Its link holds the class code alone.",
+        )
     with qr:
         st.image(_qr_png(link), width=240, caption="Scan to join", alt=f"QR code of {link}")
     if session.is_local(base):

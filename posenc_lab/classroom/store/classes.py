@@ -54,6 +54,13 @@ CLASSES_PER_ADDRESS = 20
 ADDRESS_WINDOW_S = 3600.0
 
 
+def _limit_keys(client: str, network: str) -> tuple[str, str]:
+    """A session and its address as the limits count them (an IPv6 address by its /64): the
+    client is "address|session", the network an address."""
+    address, bar, session = _require_str(client, "client")[:200].partition("|")
+    return limit_key(address) + bar + session, limit_key(_require_str(network, "network")[:200])
+
+
 def wrong_code_delay(earlier: int) -> float:
     """Seconds before a wrong code is answered, after ``earlier`` wrong codes from its address
     in the window: none for a class's typos, then a quarter second more for each, up to 30 s."""
@@ -203,39 +210,18 @@ class Classes:
             if not isinstance(nickname, str):
                 raise
             raise JoinRefused(str(exc)) from None
-        # counted by address as the limits count one (an IPv6 address by its /64): the client
-        # is "address|session", the network an address
-        address, bar, session = _require_str(client, "client")[:200].partition("|")
-        client = limit_key(address) + bar + session
-        network = limit_key(_require_str(network, "network")[:200])
+        client, network = _limit_keys(client, network)
         if student_id is not None:
             _check_id(student_id, "student_id")
         refusal: JoinRefused | None = None
         with self._tx(write=True) as tx:
             now = self._clock()
-            window_start = now - JOIN_FAILURE_WINDOW_S
-            tx.run("DELETE FROM join_failures WHERE at <= ?", window_start)
-            tx.run("DELETE FROM network_joins WHERE at <= ?", window_start)
-            failures = [row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", client)]
-            if len(failures) >= JOIN_FAILURES_ALLOWED:
-                # this session's own wrong codes: refused until enough age out to leave one more try
-                oldest = failures[len(failures) - JOIN_FAILURES_ALLOWED]
-                wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
-                raise JoinRefused(f"Too many wrong codes from this device. Try again in {wait} s.", retry_after=wait)
-            row = tx.one("SELECT expires FROM classes WHERE code = ?", normalized)
-            if row is None:
-                buckets = [client] + (["net:" + network] if network else [])
-                earlier = tx.value("SELECT COUNT(*) FROM join_failures WHERE client = ?", buckets[-1]) if network else 0
-                for bucket in buckets:
-                    tx.run("INSERT INTO join_failures (client, at) VALUES (?, ?)", bucket, now)
-                # committed below before refusing, so the failure counts
-                refusal = JoinRefused(
-                    f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen.",
-                    delay=wrong_code_delay(int(earlier or 0)),
-                )
-            elif now >= float(row[0]):
+            tx.run("DELETE FROM network_joins WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+            # a wrong code is counted, and committed below before refusing
+            row, refusal = self._code_row(tx, normalized, client, network, now)
+            if row is not None and now >= float(row[0]):
                 refusal = JoinRefused(f"Class {normalized} has ended.")
-            else:
+            elif row is not None:
                 if student_id is not None:
                     found = tx.one(
                         "SELECT nickname FROM students WHERE code = ? AND student_id = ?", normalized, student_id
@@ -268,6 +254,42 @@ class Classes:
                 # counted for the teacher, committed below before refusing
                 tx.run("UPDATE classes SET refused = refused + 1 WHERE code = ?", normalized)
         raise refusal
+
+    def look_up(self, code: str, *, client: str = "", network: str = "") -> None:
+        """Whether class ``code`` exists, for a screen that shows a class by its code alone
+        (the room screen): a wrong code is counted and refused as a join's is (``join``),
+        so a screen's link is no faster way to guess codes. JoinRefused when it is wrong."""
+        normalized = normalize_code(code)
+        client, network = _limit_keys(client, network)
+        with self._tx(write=True) as tx:
+            _, refusal = self._code_row(tx, normalized, client, network, self._clock())
+        if refusal is not None:
+            raise refusal
+
+    def _code_row(
+        self, tx: _Tx, normalized: str, client: str, network: str, now: float
+    ) -> tuple[tuple | None, JoinRefused | None]:
+        """The class row of code ``normalized`` (its expiry), or None and the refusal of a
+        wrong code, counted for the session and its address; a session with too many wrong
+        codes in the window is refused at once (JoinRefused raised)."""
+        tx.run("DELETE FROM join_failures WHERE at <= ?", now - JOIN_FAILURE_WINDOW_S)
+        failures = [row[0] for row in tx.all("SELECT at FROM join_failures WHERE client = ? ORDER BY at", client)]
+        if len(failures) >= JOIN_FAILURES_ALLOWED:
+            # this session's own wrong codes: refused until enough age out to leave one more try
+            oldest = failures[len(failures) - JOIN_FAILURES_ALLOWED]
+            wait = max(1, math.ceil(oldest + JOIN_FAILURE_WINDOW_S - now))
+            raise JoinRefused(f"Too many wrong codes from this device. Try again in {wait} s.", retry_after=wait)
+        row = tx.one("SELECT expires FROM classes WHERE code = ?", normalized)
+        if row is not None:
+            return row, None
+        buckets = [client] + (["net:" + network] if network else [])
+        earlier = tx.value("SELECT COUNT(*) FROM join_failures WHERE client = ?", buckets[-1]) if network else 0
+        for bucket in buckets:
+            tx.run("INSERT INTO join_failures (client, at) VALUES (?, ?)", bucket, now)
+        return None, JoinRefused(
+            f"No class has the code {_shown_code(normalized)}. Check it on the teacher's screen.",
+            delay=wrong_code_delay(int(earlier or 0)),
+        )
 
     def _distinct(self, tx: _Tx, code: str, nickname: str, student_id: str | None = None) -> str:
         """``nickname``, or with a number after it ("Kim 2") when a classmate's name (other than

@@ -1,0 +1,196 @@
+"""The room screen in real Chromium: a teacher, the room screen and a student, each in a browser
+context of their own, against a real server on a fresh SQLite class database (issue 51).
+
+The room screen is opened from the teacher's *Open the room screen* link and never touched
+again: it follows the join screen, a vote (the question, its options, the count), the close
+(the votes), the reveal (the answer first) and a view the teacher sends (the view's page in a
+frame) by itself, without a reload; on every state its DOM holds no teacher key, no student's
+nickname, no teacher control and, before Reveal, no answer. Screenshots at 1920x1080 and
+1280x720 (and the teacher's link on a phone) go to artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pg_support
+import pytest
+from app_helpers import free_port
+from browser_support import SHOTS, budget_ms, wait_shown, wait_until
+from test_browser_class import (
+    PHONE,
+    PROJECTOR,
+    _join_by_link,
+    _no_serious_axe,
+    _start_class,
+    _teacher_key,
+    class_server,
+    people,
+)
+
+from posenc_lab import course as lessons
+from posenc_lab.classroom import views as class_views
+
+pytestmark = pytest.mark.browser
+
+POLL = lessons.all_polls()[0]
+RIGHT = int(POLL.answer())
+WRONG = (RIGHT + 1) % len(POLL.options)
+DESKTOP = {"width": 1366, "height": 900}
+SMALL_PROJECTOR = {"width": 1280, "height": 720}
+#: the room screen checks every second; a loaded 2-core machine, scaled (browser_support.budget_ms)
+FOLLOW_WITHIN_MS = budget_ms(10_000)
+NICKNAME = "Zebedee"
+#: what only the teacher's screen draws
+TEACHER_ONLY = ("Close the vote", "Reveal", "Send the class here", "Show my teacher key", "Preview the question")
+
+
+def _room_has(room, text: str) -> None:
+    wait_until(
+        room.page,
+        "(t) => document.body.innerText.includes(t)",
+        arg=text,
+        timeout_ms=FOLLOW_WITHIN_MS,
+        what=f"the room screen showing {text!r}",
+    )
+
+
+def _nothing_private(room, key: str, *, answer_hidden: bool) -> None:
+    """The room screen's whole DOM (its HTML, not only what shows) holds nothing private."""
+    html = room.page.content()
+    assert key not in html, "the teacher key"
+    assert NICKNAME not in html, "a student's nickname"
+    for control in TEACHER_ONLY:
+        assert control not in html, control
+    if answer_hidden:
+        assert "The answer" not in html
+        assert class_views.reveal_text_of(lessons.COURSE, POLL)[:40] not in html
+    assert room.page.locator('[data-testid="stException"]').count() == 0
+    assert not room.reloaded(), "the room screen follows without a reload"
+
+
+#: the smallest text of each place, as a share of the screen's height (3% is 32 px at 1080, 22 px at 720)
+SMALLEST = {"top": 0.03, "lead": 0.045, "main": 0.04, "foot": 0.035}
+#: every text element of a place but a chart's (Plotly sizes those) and a framed view's
+TEXT_SIZES_JS = """(place) => [...document.querySelectorAll(`.st-key-room_${place} :is(p, li, h1, span.katex)`)]
+  .filter(e => !e.closest('[data-testid="stPlotlyChart"], iframe') && e.innerText.trim())
+  .map(e => parseFloat(getComputedStyle(e).fontSize))"""
+
+
+def _shots(room, name: str) -> None:
+    """Screenshots at 1920x1080 and 1280x720, each checked for text read from the back row."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for size in (PROJECTOR, SMALL_PROJECTOR):
+        room.page.set_viewport_size(size)
+        room.page.wait_for_timeout(600)
+        room.page.screenshot(path=str(SHOTS / f"room_{name}_{size['width']}x{size['height']}.png"))
+        measured = 0
+        for place, share in SMALLEST.items():
+            sizes = room.page.evaluate(TEXT_SIZES_JS, place)
+            assert all(px >= share * size["height"] - 0.5 for px in sizes), (name, size, place, sizes)
+            measured += len(sizes)
+        assert measured, f"the room screen's text was found ({name})"
+    room.page.set_viewport_size(PROJECTOR)
+
+
+def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(browser, tmp_path):
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    port = free_port()
+    server = class_server(db, port=port)
+    base = server.__enter__()
+    try:
+        with people(browser, (DESKTOP, False), (PROJECTOR, False), (PHONE, True)) as (teacher, room, student):
+            teacher.go(f"{base}/class")
+            code = _start_class(teacher)
+            key = _teacher_key(teacher)
+            link = teacher.page.get_by_role("link", name="Open the room screen").first
+            href = link.get_attribute("href")
+            assert parse_qs(urlparse(href).query) == {"room": [code], "present": ["1"]}, "the code alone"
+            assert key not in href
+            # the link on a phone, as a teacher with a phone finds it
+            teacher.page.set_viewport_size(PHONE)
+            link.scroll_into_view_if_needed()
+            teacher.page.wait_for_timeout(400)
+            teacher.page.screenshot(path=str(SHOTS / "room_teacher_link_phone_390x844.png"))
+            teacher.page.set_viewport_size(DESKTOP)
+
+            # the join screen: the code, the address, the QR code most of the screen's height
+            room.go(href)
+            _room_has(room, f"{code[:3]} {code[3:]}")
+            _room_has(room, "0 joined")
+            qr = room.page.locator(".st-key-room_qr img")
+            wait_shown(qr)
+            assert qr.bounding_box()["height"] >= 0.7 * PROJECTOR["height"]
+            _nothing_private(room, key, answer_hidden=True)
+            _shots(room, "join")
+            _no_serious_axe(room, "the room screen's join screen")
+
+            _join_by_link(student, base, code, NICKNAME)
+            _room_has(room, "1 joined")
+            _nothing_private(room, key, answer_hidden=True)
+
+            # a vote: the question and its options, and how many answered
+            teacher.click("Open the vote")
+            for option in POLL.options:
+                _room_has(room, option)
+            _room_has(room, "0 of 1 answered")
+            _nothing_private(room, key, answer_hidden=True)
+            _shots(room, "voting")
+            wait_shown(student.page.get_by_role("button", name="Send my answer"), FOLLOW_WITHIN_MS)
+            student.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[WRONG], exact=True).click()
+            student.click("Send my answer")
+            student.text("Counted:")
+            _room_has(room, "1 of 1 answered")
+            _nothing_private(room, key, answer_hidden=True)
+
+            # closed: the votes
+            teacher.click("Close the vote")
+            wait_shown(room.page.locator('.st-key-room_main [data-testid="stPlotlyChart"]'), FOLLOW_WITHIN_MS)
+            _nothing_private(room, key, answer_hidden=True)
+            _shots(room, "closed")
+
+            # revealed: the answer first
+            teacher.click("Reveal")
+            _room_has(room, "The answer")
+            answer = room.page.locator(".st-key-room_lead")
+            assert POLL.options[RIGHT] in answer.inner_text()
+            assert answer.bounding_box()["y"] < PROJECTOR["height"] / 3, "the answer above the fold"
+            _nothing_private(room, key, answer_hidden=False)
+            _shots(room, "revealed")
+            _no_serious_axe(room, "the room screen after Reveal")
+
+            # a view the teacher sends: its page, framed, in presenter mode, no teacher bar in it
+            teacher.go(f"{base}/rope?view=rotation")
+            wait_shown(teacher.page.get_by_role("button", name="Send the class here"), FOLLOW_WITHIN_MS)
+            teacher.click("Send the class here")
+            frame = room.page.locator(".st-key-room_main iframe")
+            wait_shown(frame, FOLLOW_WITHIN_MS)
+            _room_has(room, "The class is on")
+            assert "/rope?" in frame.get_attribute("src") and "present=1" in frame.get_attribute("src")
+            inner = room.page.frame_locator(".st-key-room_main iframe")
+            wait_shown(inner.locator('[data-testid="stPlotlyChart"]').first, FOLLOW_WITHIN_MS)
+            room.page.wait_for_timeout(800)
+            handle = frame.element_handle().content_frame()
+            handle.evaluate("() => { window.__frameKept = true; }")
+            room.page.wait_for_timeout(3500)  # three checks of the room screen
+            assert handle.evaluate("() => window.__frameKept === true"), "the framed view is not loaded again"
+            inner_html = handle.content()
+            assert key not in inner_html and "Send the class here" not in inner_html
+            _nothing_private(room, key, answer_hidden=False)
+            _shots(room, "view")
+
+            # a reload brings the same screen back; so does a restarted server, with no one touching it
+            room.page.reload()
+            wait_shown(room.page.locator(".st-key-room_main iframe"), FOLLOW_WITHIN_MS)
+            room.page.evaluate("() => { window.__notReloaded = true; }")
+            server.__exit__(None, None, None)
+            server = class_server(db, port=port)
+            assert server.__enter__() == base
+            teacher.go(f"{base}/class")
+            wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
+            teacher.click("Open the vote")
+            _room_has(room, ": voting.")
+            _room_has(room, "0 of 1 answered")
+            _nothing_private(room, key, answer_hidden=True)
+    finally:
+        server.__exit__(None, None, None)
