@@ -8,6 +8,7 @@ from __future__ import annotations
 from app_helpers import button, class_texts, join_class, start_class
 
 from posenc_lab import course as lessons
+from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import plan as class_plan
 from posenc_lab.classroom import session as classroom
 from posenc_lab.classroom import store as class_store
@@ -65,6 +66,11 @@ def test_a_plan_of_four_steps_takes_the_class_through_views_and_questions(db_url
     ]
     assert plan.at == -1
     assert "A plan of 4 steps: Next starts it." in class_texts(teacher)
+    # a step's label names the settings it sends (a view at its defaults names none)
+    slopes = class_follow.describe(lessons.COURSE, "alibi?view=slopes")
+    shown = class_texts(teacher)
+    assert classroom.plain(f"{slopes}, heads 4") in shown
+    assert classroom.plain(class_follow.describe(lessons.COURSE, "rope?view=rotation") + ",") not in shown
     # the editor moves and removes: the fourth step up, then back, a step removed and added back
     next(b for b in teacher.button if b.key == "plan_up_3").click().run()
     assert [s.target for s in db.class_plan(code).steps][2:] == [CHOICE.key, "alibi?heads=4&view=slopes"]
@@ -214,3 +220,12 @@ def test_one_next_sends_once_even_when_the_page_changed_its_address_in_that_run(
     with class_store.open_store(db_url) as db:
         after = db.follow(code)
     assert (after.seq - before.seq, after.address) == (1, "class"), "one Next, one send: to the question"
+
+
+def test_a_steps_settings_are_named_in_the_addresses_order_without_the_class_names():
+    """The settings a view step sends, as its label reads them: the view and the class's
+    own names (code, student, teacher, room, presenter mode) are not settings."""
+    assert class_follow.settings_of("rope?view=rotation") == ""
+    assert class_follow.settings_of("rope") == ""
+    assert class_follow.settings_of("rope?head_dim=32&base=500&gap=7&view=rotation") == "head_dim 32, base 500, gap 7"
+    assert class_follow.settings_of("alibi?heads=4&present=1&class=ABC123&view=slopes") == "heads 4"

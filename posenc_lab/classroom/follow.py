@@ -103,6 +103,15 @@ def describe(course: Course, address: str) -> str:
     return f"{title} · {label}" if label else title
 
 
+def settings_of(address: str) -> str:
+    """The settings an address holds, as a teacher reads them in a plan step's label:
+    "head_dim 32, base 500, gap 7" in the address's order ("" for a view at its defaults);
+    the view itself and the class's own names left out."""
+    _, _, query = address.partition("?")
+    pairs = [(k, v) for k, v in parse_qsl(query) if k != "view" and k not in NOT_SETTINGS]
+    return ", ".join(f"{k} {v}" for k, v in pairs)
+
+
 def address_of_link(course: Course, text: str) -> str:
     """The app address a pasted link names (``rope?base=500&view=rotation``; "" for none):
     a full URL or a path, the class's own names and presenter mode left out. ValueError,

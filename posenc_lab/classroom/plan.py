@@ -56,10 +56,12 @@ def _action():
 
 
 def step_label(course: Course, polls: dict, step: class_store.PlanStep) -> str:
-    """A step as the teacher reads it: "5. RoPE · Rotation", "Question 5. RoPE: ..." or
+    """A step as the teacher reads it: "5. RoPE · Rotation" (with the settings it sends, if
+    any: "5. RoPE · Rotation, head_dim 32, base 500, gap 7"), "Question 5. RoPE: ..." or
     "Your question: ..."."""
     if step.kind == "view":
-        return class_follow.describe(course, step.target)
+        settings = class_follow.settings_of(step.target)
+        return class_follow.describe(course, step.target) + (f", {settings}" if settings else "")
     poll = polls.get(step.target)
     if poll is None:
         return f"Question {step.target}"
