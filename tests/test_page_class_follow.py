@@ -7,7 +7,7 @@ students at once: tests/test_browser_class.py.)"""
 from __future__ import annotations
 
 import pytest
-from app_helpers import button, join_class, start_class
+from app_helpers import button, class_texts, join_class, start_class
 
 from posenc_lab import course
 from posenc_lab.classroom import follow as class_follow
@@ -161,7 +161,12 @@ def test_a_student_steps_away_and_comes_back_with_one_button_and_a_held_class_br
     student.switch_page(ROPE.path)  # the student opens RoPE from the menu
     _check(student, goes_to=ALIBI)
     assert _address(student).get("view") == "slopes", "held: back on the class's view"
+    _check(student)
+    held = "Your teacher is holding the class on " + classroom.plain("7. ALiBi and KERPLE · Slopes and biases") + "."
+    assert held in class_texts(student), "held: the student is told, not only brought back"
     teacher.toggle(key=class_follow.HOLD).set_value(False).run()
+    _check(student)
+    assert held not in class_texts(student), "let go: the note goes"
     student.switch_page(ROPE.path)
     _check(student, goes_to=ROPE)
     assert button(student, "Back to your class: 7. ALiBi and KERPLE · Slopes and biases"), "let go: they may explore"

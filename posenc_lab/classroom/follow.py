@@ -203,6 +203,14 @@ def student_check(course: Course, code: str, url_path: str) -> None:
         # follow that send again and pull back a student who has stepped away since.
         return
     st.session_state[FOLLOWED] = (code, seq)
+    if held and address:
+        # said, not only done: a held student's moves go back to the teacher's settings at the
+        # next check, and a slider that snapped back with no word read as a broken page
+        st.info(
+            f"**Your teacher is holding the class on {session.plain(describe(course, address))}.** Your own "
+            "moves go back to your teacher's settings until your teacher lets the class go.",
+            icon=":material/front_hand:",
+        )
     if not address or on_address(mine, address):
         st.session_state.pop(GOING, None)  # arrived: a step back by hand is the student's own
         return
