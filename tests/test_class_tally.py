@@ -80,3 +80,86 @@ def test_vote_bars_refuse_mismatched_counts():
         vote_figures.vote_bars(["a", "b", "c"], [("round 1", [1, 2])], title="Votes")
     with pytest.raises(ValueError, match="at least one round"):
         vote_figures.vote_bars(["a"], [], title="Votes")
+
+
+# ------------------------------------------------------------------ the bins once revealed
+
+
+def _close(value: float, answer: float, tolerance: float) -> bool:
+    return abs(value - answer) <= tolerance
+
+
+@given(
+    low=st.integers(-1000, 1000),
+    span=st.integers(1, 2000),
+    at=st.floats(0, 1),
+    tolerance=st.sampled_from([0, 0.5, 1, 2, 3, 10, 40, 5000]),
+    votes=st.lists(st.floats(0, 1), max_size=40),
+    bins=st.integers(2, 12),
+)
+def test_the_revealed_right_bin_holds_every_right_whole_number_and_nothing_else(low, span, at, tolerance, votes, bins):
+    high = low + span
+    answer = round(low + at * span)
+    edges, right = tally.revealed_edges(low, high, answer, tolerance, integer=True, bins=bins)
+    assert all(a < b for a, b in zip(edges, edges[1:], strict=False)) and len(edges) - 1 <= max(bins, 3)
+    assert edges[0] == low - 0.5 and edges[-1] == high + 0.5
+    # whole numbers only: every edge half-way between two
+    assert all(abs(e - math.floor(e) - 0.5) < 1e-9 for e in edges)
+    values = [round(low + v * span) for v in votes]
+    counts = tally.revealed_counts([str(v) for v in values], edges, right, lambda v: _close(v, answer, tolerance))
+    assert sum(counts) == len(values)
+    assert counts[right] == sum(_close(v, answer, tolerance) for v in values)
+    # the right bin's label names its first and last whole number, both right
+    label = tally.revealed_labels(edges, integer=True)[right]
+    first, _, last = label.partition(" to ")
+    assert _close(float(first), answer, tolerance) and _close(float(last or first), answer, tolerance)
+
+
+@given(
+    low=st.floats(-100, 100),
+    span=st.floats(0.01, 500),
+    at=st.floats(0, 1),
+    share=st.floats(0, 0.6),
+    votes=st.lists(st.floats(0, 1), max_size=40),
+)
+def test_the_revealed_right_bin_of_a_measured_answer_holds_exactly_the_right_votes(low, span, at, share, votes):
+    high = low + span
+    answer, tolerance = low + at * span, share * span
+    edges, right = tally.revealed_edges(low, high, answer, tolerance)
+    assert all(a < b for a, b in zip(edges, edges[1:], strict=False))
+    assert edges[0] == low and edges[-1] == high
+    values = [low + v * span for v in votes] + [answer, max(low, answer - tolerance), min(high, answer + tolerance)]
+    counts = tally.revealed_counts([repr(v) for v in values], edges, right, lambda v: _close(v, answer, tolerance))
+    assert sum(counts) == len(values)
+    assert counts[right] == sum(_close(v, answer, tolerance) for v in values)
+
+
+def test_a_revealed_whole_number_poll_names_its_right_bin_by_the_right_answers():
+    """The sinusoid's full turns (0 to 256, the answer 123 within 10): before, the bin of
+    102.4 to 128 was marked right, holding wrong answers and missing 129 to 133."""
+    edges, right = tally.revealed_edges(0, 256, 123, 10, integer=True)
+    labels = tally.revealed_labels(edges, integer=True)
+    assert labels[right] == "113 to 133"
+    assert labels[0].startswith("0 to ") and labels[-1].endswith(" to 256") and len(labels) == tally.NUMERIC_BINS
+    counts = tally.revealed_counts(["112", "113", "129", "133", "134"], edges, right, lambda v: _close(v, 123, 10))
+    assert counts[right] == 3 and counts[right - 1] == 1 and counts[right + 1] == 1
+    # a whole number at a time when there are few
+    edges, right = tally.revealed_edges(0, 8, 4, 0, integer=True)
+    assert tally.revealed_labels(edges, integer=True) == [str(n) for n in range(9)] and right == 4
+
+
+def test_the_teachers_histogram_once_revealed_counts_the_right_answers_in_the_right_bar():
+    from posenc_lab import course as lessons
+    from posenc_lab.classroom import views as class_views
+
+    poll = next(p for p in lessons.all_polls() if p.key == "poll-sinusoidal-full-turns")
+    answer = poll.answer()
+    votes = [str(round(answer) + d) for d in (-11, -10, 0, 6, 10, 11, 40)]
+    fig = class_views.vote_figure(lessons.COURSE, poll, [("round 1", votes)], revealed=True)
+    (bars,) = fig.data
+    marked = [i for i, label in enumerate(bars.y) if label.endswith(vote_figures.RIGHT)]
+    assert len(marked) == 1 and bars.x[marked[0]] == 4  # -10, 0, 6 and 10 are right
+    assert sum(bars.x) == len(votes)
+    # before the reveal: even bins, none marked
+    before = class_views.vote_figure(lessons.COURSE, poll, [("round 1", votes)], revealed=False)
+    assert not any(label.endswith(vote_figures.RIGHT) for label in before.data[0].y)

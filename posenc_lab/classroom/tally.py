@@ -10,7 +10,7 @@ changed its options, say) is counted nowhere rather than in the wrong bar.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 #: the most bars a numeric histogram gets: readable on a phone, fine enough to show a split
 NUMERIC_BINS = 10
@@ -104,6 +104,89 @@ def bin_of(value: float, edges: Sequence[float]) -> int | None:
     """The bin that holds ``value`` (as ``numeric_counts`` counts it), or None outside."""
     counts = numeric_counts([repr(float(value))], edges)
     return counts.index(1) if 1 in counts else None
+
+
+def _split(start: float, stop: float, parts: int, integer: bool) -> list[float]:
+    """Inner and outer edges of ``parts`` bins from ``start`` to ``stop``: equal widths, or,
+    for whole numbers (``start`` and ``stop`` half-way between them), whole groups of them as
+    even as they go (one a bin when there are few)."""
+    if integer:
+        count = round(stop - start)
+        parts = min(parts, count)
+        return [start + round(i * count / parts) for i in range(parts + 1)]
+    return [start + (stop - start) * i / parts for i in range(parts)] + [stop]
+
+
+def revealed_edges(
+    low: float, high: float, answer: float, tolerance: float, integer: bool = False, bins: int = NUMERIC_BINS
+) -> tuple[list[float], int]:
+    """Bin edges for a numeric poll once its answer is revealed, and the index of the right
+    bin: exactly the votes within ``tolerance`` of ``answer`` (for whole numbers, the whole
+    numbers there), with the rest of ``low`` to ``high`` in ``bins - 1`` bins on its two
+    sides, shared by their widths (one at least on a side that has room; fewer where there
+    are fewer whole numbers). Before the reveal the bins must not point at the answer
+    (``numeric_edges``); after it, a right bin that also held wrong answers, or left some
+    right ones to its neighbour, told the room the wrong share."""
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"low and high must be finite with low < high, got {low!r} and {high!r}")
+    if not (math.isfinite(answer) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"answer and tolerance must be finite, tolerance >= 0, got {answer!r} and {tolerance!r}")
+    if integer:
+        start, stop = low - 0.5, high + 0.5
+        right_low = min(max(math.ceil(answer - tolerance - 1e-9), low), high) - 0.5
+        right_high = max(min(math.floor(answer + tolerance + 1e-9), high), low) + 0.5
+        right_high = max(right_high, right_low + 1)
+    else:
+        start, stop = low, high
+        right_low, right_high = max(answer - tolerance, low), min(answer + tolerance, high)
+        if right_high <= right_low:  # an exact answer: a bin as narrow as the input allows
+            right_low, right_high = max(low, answer - 1e-9), min(high, answer + 1e-9)
+    below, above = right_low - start, stop - right_high
+    spare = max(bins - 1, 0)
+    left = 0 if below <= 0 else max(1, min(spare - (above > 0), round(spare * below / (below + above))))
+    right = 0 if above <= 0 else max(1, spare - left)
+    edges = _split(start, right_low, left, integer)[:-1] if left else []
+    at = len(edges)
+    edges += [right_low, right_high]
+    if right:
+        edges += _split(right_high, stop, right, integer)[1:]
+    return edges, at
+
+
+def revealed_labels(edges: Sequence[float], integer: bool = False) -> list[str]:
+    """A label per bin of ``revealed_edges``: "123", "113 to 133" (whole numbers, both ends
+    held) or "0.1 to 0.25"."""
+    if not integer:
+        return numeric_labels(edges)
+    labels = []
+    for first, last in zip(edges[:-1], edges[1:], strict=True):
+        lo, hi = round(first + 0.5), round(last - 0.5)  # whole numbers, written out in full
+        labels.append(str(lo) if lo == hi else f"{lo} to {hi}")
+    return labels
+
+
+def revealed_counts(
+    votes: Iterable[str], edges: Sequence[float], right: int, is_right: Callable[[float], bool]
+) -> list[int]:
+    """Votes per bin of ``revealed_edges``: the right bin holds the votes ``is_right`` takes,
+    and only those (a vote on a bin's edge goes by the rule, not by rounding); the others go
+    to the bin around them, beside the right one if they fall in it."""
+    counts = [0] * (len(edges) - 1)
+    for vote in votes:
+        value = _as_number(vote)
+        if value is None or not edges[0] <= value <= edges[-1]:
+            continue
+        if is_right(value):
+            counts[right] += 1
+            continue
+        i = 0
+        while i < len(counts) - 1 and value >= edges[i + 1]:
+            i += 1
+        if i == right:  # wrong, yet inside the right bin's edges: to the side it lies on
+            i = right - 1 if value < (edges[right] + edges[right + 1]) / 2 else right + 1
+        if 0 <= i < len(counts):
+            counts[i] += 1
+    return counts
 
 
 def vote_label(vote: str, options: Sequence[str] = (), unit: str = "") -> str:

@@ -242,6 +242,13 @@ def sketch_figure(course: Course, poll: Poll, votes: list[str], revealed: bool, 
     )
 
 
+def _with_unit(poll: Poll, labels: list[str]) -> list[str]:
+    if not poll.unit:
+        return labels
+    unit = html.escape(poll.unit, quote=False)  # a teacher's unit, as typed (Plotly reads tags)
+    return [f"{label} {unit}" for label in labels]
+
+
 def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]], revealed: bool):
     """The histogram of one question's rounds (votes as stored), the right answer marked
     once revealed; for a sketch question, the last round's sketches over one another."""
@@ -253,14 +260,20 @@ def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]],
         labels = [html.escape(option, quote=False) for option in poll.options]
         counted = [(name, tally.choice_counts(votes, len(labels))) for name, votes in rounds]
         right = int(answer) if revealed else None
+    elif revealed:
+        # once revealed, the right bin is the right answers, all of them and nothing else
+        edges, right = tally.revealed_edges(poll.low, poll.high, answer, poll.tolerance, poll.integer)
+        labels = _with_unit(poll, tally.revealed_labels(edges, poll.integer))
+        counted = [
+            (name, tally.revealed_counts(votes, edges, right, functools.partial(poll.is_right, answer=answer)))
+            for name, votes in rounds
+        ]
     else:
+        # before it, even bins over the input's range: bins drawn around the answer would show it
         edges = tally.numeric_edges(poll.low, poll.high, poll.integer)
-        labels = tally.numeric_labels(edges, poll.integer)
-        if poll.unit:
-            unit = html.escape(poll.unit, quote=False)  # a teacher's unit, as typed (Plotly reads tags)
-            labels = [f"{label} {unit}" for label in labels]
+        labels = _with_unit(poll, tally.numeric_labels(edges, poll.integer))
         counted = [(name, tally.numeric_counts(votes, edges)) for name, votes in rounds]
-        right = tally.bin_of(answer, edges) if revealed else None
+        right = None
     return vote_figures.vote_bars(labels, counted, title="Votes", right=right)
 
 
