@@ -1284,3 +1284,87 @@ def test_a_send_may_set_the_class_to_practise_and_the_next_send_ends_it(store):
     with pytest.raises(NotTeacher):
         store.send_class(new.code, "not-the-key", "rope", practice=True)
     assert store.follow(new.code).practice is False
+
+
+# ------------------------------------------------------------------ a plan as a file
+
+
+def test_a_plan_file_carries_a_plan_to_another_installation(store, tmp_path):
+    """Download the plan / Import a plan file: the steps, notes and the class's own
+    questions, read into a class of another database (another installation), whole."""
+    import json
+
+    from posenc_lab.classroom import store as class_store
+
+    first = store.create_class()
+    own = store.add_question(
+        first.code, first.teacher_key, Question("How far?", answer=4, low=0, high=10, unit="steps", why="Count.")
+    )
+    steps = [
+        PlanStep("view", "alibi?heads=4&view=slopes", "start here"),
+        PlanStep("question", own.key, "then ask"),
+        PlanStep("question", "poll-compare-free-methods", ""),
+    ]
+    store.set_plan(first.code, first.teacher_key, steps)
+    text = store.export_plan(first.code, first.teacher_key, " Week 3\n RoPE ")
+    body = json.loads(text)
+    assert body["format"] == class_store.PLAN_FILE_FORMAT and body["title"] == "Week 3 RoPE"
+    assert first.code not in text and first.teacher_key not in text  # nothing of the class but its plan
+
+    with open_store(f"sqlite:///{tmp_path / 'elsewhere.db'}") as elsewhere:
+        second = elsewhere.create_class()
+        title, plan = elsewhere.import_plan(
+            second.code, second.teacher_key, text.encode(), known={"poll-compare-free-methods"}
+        )
+        assert title == "Week 3 RoPE" and plan.at == -1
+        (copied,) = elsewhere.questions(second.code)
+        assert (copied.prompt, copied.answer, copied.unit, copied.why) == ("How far?", 4.0, "steps", "Count.")
+        assert plan.steps == (steps[0], PlanStep("question", copied.key, "then ask"), steps[2])
+        # the file read again adds the question again: a class may import a plan twice
+        assert len(elsewhere.import_plan(second.code, second.teacher_key, text)[1].steps) == 3
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda body: b"\xff\xfe not text", "not text"),
+        (lambda body: b"{not json", "not JSON"),
+        (lambda body: b"[" * 100_000, "not JSON"),
+        (lambda body: b" " * 600_000, "larger than a plan file"),
+        (lambda body: {**body, "format": "something else"}, "not a posenc-lab class plan"),
+        (lambda body: {**body, "version": 9}, "version 9"),
+        (lambda body: {**body, "title": ["x"]}, "title must be text"),
+        (lambda body: {**body, "steps": []}, "one step or more"),
+        (lambda body: {**body, "steps": "view"}, "one step or more"),
+        (lambda body: {**body, "steps": [{"kind": "view", "target": "rope", "extra": 1}]}, "step 1 of the plan"),
+        (lambda body: {**body, "steps": [{"kind": "view", "target": "https://evil.example/x"}]}, "address"),
+        (lambda body: {**body, "steps": [{"kind": "view", "target": "rope?a=<b>"}]}, "address"),
+        (lambda body: {**body, "steps": [{"kind": "dance", "target": "rope"}]}, "kind must be"),
+        (lambda body: {**body, "steps": [{"kind": "question", "target": "poll-nowhere"}]}, "does not have"),
+        (
+            lambda body: {**body, "steps": [{"kind": "question", "target": "x", "question": {"prompt": "?" * 5000}}]},
+            "step 1's question",
+        ),
+        (
+            lambda body: {**body, "steps": [{"kind": "question", "target": "x", "question": {"prompt": "a", "x": 1}}]},
+            "fields a question does not have",
+        ),
+        (lambda body: {**body, "steps": [{"kind": "view", "target": "rope"}] * 5000}, "at most"),
+    ],
+)
+def test_a_plan_file_that_is_not_a_plan_is_refused_and_nothing_changes(store, make, match):
+    import json
+
+    first = store.create_class()
+    store.set_plan(first.code, first.teacher_key, [PlanStep("view", "rope?view=rotation")])
+    body = json.loads(store.export_plan(first.code, first.teacher_key))
+    second = store.create_class()
+    before = [PlanStep("view", "sinusoidal")]
+    store.set_plan(second.code, second.teacher_key, before)
+    made = make(body)
+    data = made if isinstance(made, bytes) else json.dumps(made).encode()
+    with pytest.raises(ValueError, match=match):
+        store.import_plan(second.code, second.teacher_key, data, known={"poll-compare-free-methods"})
+    assert store.class_plan(second.code).steps == tuple(before) and store.questions(second.code) == []
+    with pytest.raises(NotTeacher):
+        store.import_plan(second.code, "not-the-key", json.dumps(body))

@@ -229,3 +229,35 @@ def test_a_steps_settings_are_named_in_the_addresses_order_without_the_class_nam
     assert class_follow.settings_of("rope") == ""
     assert class_follow.settings_of("rope?head_dim=32&base=500&gap=7&view=rotation") == "head_dim 32, base 500, gap 7"
     assert class_follow.settings_of("alibi?heads=4&present=1&class=ABC123&view=slopes") == "heads 4"
+
+
+def test_a_plan_file_downloaded_from_one_class_imports_into_another(db_url):
+    """Download the plan (file) holds the plan; Import a plan file reads it into another
+    class, with its own question, and a file that is not a plan is refused in words."""
+    teacher, code, key = start_class()
+    _write_own(teacher)
+    db = class_store.open_store(db_url)
+    (own,) = db.questions(code)
+    _add_view(teacher, "alibi?view=slopes", address="http://localhost:8501/alibi?view=slopes&heads=4", notes="look")
+    _add_question(teacher, own.key, notes="ask")
+    (download,) = [b for b in teacher.get("download_button") if b.proto.label == "Download the plan (file)"]
+    assert not download.proto.disabled
+    text = db.export_plan(code, key)
+
+    other, other_code, _ = start_class()
+    uploader = other.file_uploader[0]
+    assert uploader.label == "Import a plan file"
+    uploader.upload("plan.json", text.encode(), "application/json").run()
+    assert not other.exception, [e.message for e in other.exception]
+    plan = db.class_plan(other_code)
+    (copied,) = db.questions(other_code)
+    assert [(s.kind, s.target, s.notes) for s in plan.steps] == [
+        ("view", "alibi?heads=4&view=slopes", "look"),
+        ("question", copied.key, "ask"),
+    ]
+    assert "Imported the plan: 2 steps." in class_texts(other)
+    # a file that is not a plan: said where it was tried, the plan as it was
+    other.file_uploader[0].upload("notes.json", b'{"hello": 1}', "application/json").run()
+    assert not other.exception
+    assert "Not done: the file is not a posenc-lab class plan" in class_texts(other, as_read=True)
+    assert len(db.class_plan(other_code).steps) == 2

@@ -208,7 +208,7 @@ def editor(course: Course, code: str, key: str) -> None:
             if step.notes:
                 st.caption(session.plain(step.notes))
         _add_step(course, code, key, polls, len(plan.steps))
-        _save_and_load(code, key, bool(plan.steps))
+        _save_and_load(course, db, code, key, bool(plan.steps))
 
 
 def _view_addresses(course: Course) -> dict[str, str]:
@@ -302,7 +302,7 @@ def _editor_note() -> None:
         st.session_state[NOTE + ":editor"] = failed
 
 
-def _save_and_load(code: str, key: str, has_steps: bool) -> None:
+def _save_and_load(course: Course, db: class_store.Store, code: str, key: str, has_steps: bool) -> None:
     st.markdown("**Save or load a plan**")
     left, right = st.columns(2, gap="large")
     with left, st.form("plan_save", border=False, enter_to_submit=False):
@@ -325,6 +325,29 @@ def _save_and_load(code: str, key: str, has_steps: bool) -> None:
             args=(code, key),
             help="Replaces this class's plan with the saved one.",
         )
+    # the plan as a file, for another installation of the app (a colleague's, next year's)
+    name = f"posenc-lab_plan_{code}.json"
+    title = st.session_state.get(P + "title", "")
+    left.download_button(
+        "Download the plan (file)",
+        data=session.kept_download(lambda: db.export_plan(code, key, title), name, "application/json"),
+        file_name=name,
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+        disabled=not has_steps,
+        help="A file of the plan's steps, notes and your own questions (no student data), which Import a plan "
+        "file reads in any installation of this app.",
+    )
+    right.file_uploader(
+        "Import a plan file",
+        type=["json"],
+        key=f"{P}file_{st.session_state.get(P + 'files', 0)}",
+        max_upload_size=1,
+        on_change=_import,
+        args=(course, code, key),
+        help="Replaces this class's plan with the file's (made by Download the plan).",
+    )
 
 
 def _save(code: str, key: str) -> None:
@@ -333,6 +356,24 @@ def _save(code: str, key: str) -> None:
         st.session_state[NOTE + ":editor"] = (
             True,
             f"Saved. Plan code **{plan_code}**: type it under Load the plan in another class.",
+        )
+    _editor_note()
+
+
+def _import(course: Course, code: str, key: str) -> None:
+    taken = st.session_state.get(P + "files", 0)
+    upload = st.session_state.get(f"{P}file_{taken}")
+    if upload is None:
+        return
+    # a new uploader next run: the file read is not read again, and another can follow
+    st.session_state[P + "files"] = taken + 1
+    with _action() as db:
+        known = {poll.key for poll in course.all_polls()}
+        title, plan = db.import_plan(code, key, upload.getvalue(), known=known)
+        named = f" {session.plain(title)}" if title else ""
+        st.session_state[NOTE + ":editor"] = (
+            True,
+            f"Imported the plan{named}: {len(plan.steps)} steps. Next starts it.",
         )
     _editor_note()
 

@@ -62,6 +62,8 @@ from posenc_lab.classroom.store.connect import (
 from posenc_lab.classroom.store.follow import Following
 from posenc_lab.classroom.store.plans import (
     PLAN_CODE_LENGTH,
+    PLAN_FILE_BYTES,
+    PLAN_FILE_FORMAT,
     PLAN_RETENTION_DAYS,
     PLAN_SAVES_PER_ADDRESS,
     PLAN_TITLE_CHARS,

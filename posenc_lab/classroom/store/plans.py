@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from collections.abc import Collection
 from dataclasses import replace
 
 from posenc_lab.classroom.address import limit_key
@@ -30,6 +31,10 @@ PLAN_CODE_LENGTH = 8  # longer than a class code: the two are never mistaken
 PLAN_TITLE_CHARS = 60
 #: a saved plan is kept this long after it was last saved or loaded (it holds no student data)
 PLAN_RETENTION_DAYS = 180.0
+#: a plan as a file (``export_plan``, ``import_plan``): what it says it is, and how large it may be
+PLAN_FILE_FORMAT = "posenc-lab class plan"
+PLAN_FILE_VERSION = 1
+PLAN_FILE_BYTES = 512_000
 
 
 class Plans:
@@ -110,6 +115,67 @@ class Plans:
             )
         return step
 
+    def _portable_steps(self, tx: _Tx, code: str) -> list[dict]:
+        """The class's plan as it travels (saved under a code, or as a file): each step a
+        dict, a step of the class's own question with that question whole, its key left out."""
+        plan = self._plan_of(tx, code)
+        if not plan.steps:
+            raise ValueError("the plan has no steps to save")
+        rows = tx.all(f"SELECT {self._QUESTION_COLUMNS} FROM questions WHERE code = ?", code)
+        own = {q.key: q for q in (self._question(r) for r in rows)}
+        steps = []
+        for step in plan.steps:
+            saved = dict(step.__dict__)
+            if step.target in own:
+                q = own[step.target]
+                saved["question"] = {**q.__dict__, "options": list(q.options), "key": ""}
+            steps.append(saved)
+        return steps
+
+    def export_plan(self, code: str, teacher_key: str, title: str = "") -> str:
+        """The class's plan as a file (JSON text) that ``import_plan`` reads in any other
+        installation: its steps, notes and the class's own questions, no student data."""
+        title = _clean_text(_require_str(title, "title"), PLAN_TITLE_CHARS)
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            steps = self._portable_steps(tx, code)
+        body = {"format": PLAN_FILE_FORMAT, "version": PLAN_FILE_VERSION, "title": title, "steps": steps}
+        return json.dumps(body, indent=1, ensure_ascii=False) + "\n"
+
+    def import_plan(
+        self, code: str, teacher_key: str, text: str | bytes, known: Collection[str] | None = None
+    ) -> tuple[str, ClassPlan]:
+        """Load a plan file (``export_plan``'s JSON, from this installation or another) into the
+        class, as ``load_plan`` loads a saved one: whole or not at all. ValueError, in words
+        for the teacher, for a file that is not such a plan or breaks a rule (steps, questions,
+        addresses and texts are checked as the editor checks them); with ``known`` (the
+        lessons' questions), a step that opens a question the file does not carry must name one."""
+        if isinstance(text, bytes):
+            if len(text) > PLAN_FILE_BYTES:
+                raise ValueError(f"the file is larger than a plan file can be ({PLAN_FILE_BYTES // 1000} kB)")
+            try:
+                text = text.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise ValueError("the file is not text (a plan file is JSON, UTF-8)") from None
+        _require_str(text, "text")
+        if len(text) > PLAN_FILE_BYTES:
+            raise ValueError(f"the file is larger than a plan file can be ({PLAN_FILE_BYTES // 1000} kB)")
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):
+            raise ValueError("the file is not a plan file (it is not JSON)") from None
+        if not isinstance(body, dict) or body.get("format") != PLAN_FILE_FORMAT:
+            raise ValueError("the file is not a posenc-lab class plan (Download the plan makes one)")
+        if body.get("version") != PLAN_FILE_VERSION:
+            raise ValueError(f"the plan file's version {body.get('version')!r:.20} is not one this app reads")
+        title = body.get("title", "")
+        if not isinstance(title, str):
+            raise ValueError("the plan file's title must be text")
+        title = _clean_text(title, PLAN_TITLE_CHARS)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            return title, self._load_steps(tx, code, body.get("steps"), None if known is None else frozenset(known))
+
     def save_plan(self, code: str, teacher_key: str, title: str = "", *, network: str = "") -> str:
         """Save the class's plan for reuse; returns its code (PLAN_CODE_LENGTH characters),
         which loads it into another class. The class's own questions go in whole.
@@ -122,23 +188,7 @@ class Plans:
         network = limit_key(_require_str(network, "network")[:200])
         with self._tx(write=True) as tx:
             code = self._require_teacher(tx, code, teacher_key)
-            plan = self._plan_of(tx, code)
-            if not plan.steps:
-                raise ValueError("the plan has no steps to save")
-            own = {
-                q.key: q
-                for q in (
-                    self._question(r)
-                    for r in tx.all(f"SELECT {self._QUESTION_COLUMNS} FROM questions WHERE code = ?", code)
-                )
-            }
-            steps = []
-            for step in plan.steps:
-                saved = dict(step.__dict__)
-                if step.target in own:
-                    q = own[step.target]
-                    saved["question"] = {**q.__dict__, "options": list(q.options), "key": ""}
-                steps.append(saved)
+            steps = self._portable_steps(tx, code)
             digest = hashlib.sha256(json.dumps([title, steps], sort_keys=True).encode()).hexdigest()
             now = self._clock()
             kept = tx.value("SELECT code FROM plans WHERE digest = ?", digest)
@@ -174,28 +224,64 @@ class Plans:
             if row is None or len(plan_code) != PLAN_CODE_LENGTH:
                 raise ValueError(f"no saved plan has the code {_shown_code(plan_code)}")
             title, saved = row[0], json.loads(row[1])
-            questions = {}
-            for i, step in enumerate(saved):
-                if "question" in step:
-                    fields = {k: v for k, v in step["question"].items() if k != "key"}
-                    fields["options"] = tuple(fields.get("options", ()))
+            plan = self._load_steps(tx, code, saved)
+            tx.run("UPDATE plans SET used = ? WHERE code = ?", self._clock(), plan_code)
+            return title, plan
+
+    #: what a travelling step and its question may hold
+    _STEP_FIELDS = frozenset({"kind", "target", "notes", "question"})
+    _QUESTION_FIELDS = frozenset(Question.__dataclass_fields__)
+
+    def _load_steps(self, tx: _Tx, code: str, saved, known: frozenset[str] | None = None) -> ClassPlan:
+        """``saved`` (``_portable_steps``' list, from the plans table or a file) as the class's
+        plan, its questions added as the class's own, in ``tx``; ValueError naming the step
+        for anything a plan may not hold, before anything is written."""
+        if not isinstance(saved, list) or not saved:
+            raise ValueError("a plan holds a list of one step or more")
+        questions = {}
+        for i, step in enumerate(saved):
+            if not isinstance(step, dict) or not set(step) <= self._STEP_FIELDS:
+                raise ValueError(f"step {i + 1} of the plan is not a step (kind, target, notes, question)")
+            if "question" in step:
+                fields = step["question"]
+                if not isinstance(fields, dict) or not set(fields) <= self._QUESTION_FIELDS:
+                    raise ValueError(f"step {i + 1}'s question holds fields a question does not have")
+                fields = {k: v for k, v in fields.items() if k != "key"}
+                options = fields.get("options", ())
+                if not isinstance(options, list | tuple):
+                    raise ValueError(f"step {i + 1}'s question: options must be a list")
+                fields["options"] = tuple(options)
+                try:
                     questions[i] = check_question(Question(**fields))
-            held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
-            if held + len(questions) > QUESTIONS_PER_CLASS:
-                raise ValueError(
-                    f"the plan brings {len(questions)} questions of its own and this class holds {held}: "
-                    f"a class holds at most {QUESTIONS_PER_CLASS}, so nothing was loaded"
-                )
-            steps = [
-                PlanStep("question", self._insert_question(tx, code, questions[i]), step.get("notes", ""))
+                except ValueError as exc:
+                    raise ValueError(f"step {i + 1}'s question: {exc}") from None
+        held = int(tx.value("SELECT COUNT(*) FROM questions WHERE code = ?", code))
+        if held + len(questions) > QUESTIONS_PER_CLASS:
+            raise ValueError(
+                f"the plan brings {len(questions)} questions of its own and this class holds {held}: "
+                f"a class holds at most {QUESTIONS_PER_CLASS}, so nothing was loaded"
+            )
+        if known is not None:
+            for i, step in enumerate(saved):
+                if i not in questions and step.get("kind") == "question" and step.get("target") not in known:
+                    target = step.get("target")
+                    raise ValueError(f"step {i + 1} opens a question this app does not have: {target!r:.60}")
+        # every step checked before a question is written: a plan loads whole or not at all
+        checked = _check_steps(
+            [
+                PlanStep("question", OWN_PREFIX + "0", step.get("notes", ""))
                 if i in questions
-                else PlanStep(step["kind"], step["target"], step.get("notes", ""))
+                else PlanStep(step.get("kind"), step.get("target"), step.get("notes", ""))
                 for i, step in enumerate(saved)
             ]
-            self._write_plan(tx, code, _check_steps(steps))
-            tx.run("UPDATE classes SET plan_at = -1 WHERE code = ?", code)
-            tx.run("UPDATE plans SET used = ? WHERE code = ?", self._clock(), plan_code)
-            return title, self._plan_of(tx, code)
+        )
+        steps = [
+            PlanStep("question", self._insert_question(tx, code, questions[i]), step.notes) if i in questions else step
+            for i, step in enumerate(checked)
+        ]
+        self._write_plan(tx, code, steps)
+        tx.run("UPDATE classes SET plan_at = -1 WHERE code = ?", code)
+        return self._plan_of(tx, code)
 
     _QUESTION_COLUMNS = "key, prompt, options, answer, tolerance, low, high, integer_only, unit, why, view"
 
