@@ -261,3 +261,36 @@ def test_a_plan_file_downloaded_from_one_class_imports_into_another(db_url):
     assert not other.exception
     assert "Not done: the file is not a posenc-lab class plan" in class_texts(other, as_read=True)
     assert len(db.class_plan(other_code).steps) == 2
+
+
+def test_a_step_is_edited_in_place_its_settings_question_and_notes(db_url):
+    """The pencil beside a step: a view step's address (with settings) and notes, a question
+    step's question; an address that names no lesson is refused in words, the step as it was."""
+    teacher, code, key = start_class()
+    _add_view(teacher, "rope?view=rotation", notes="first")
+    _add_question(teacher, CHOICE.key, notes="ask")
+    db = class_store.open_store(db_url)
+    view, question = db.class_plan(code).steps
+    stem = class_plan._edit_key(0, view)
+    teacher.text_input(key=stem + "address").set_value("http://localhost:8501/rope?view=rotation&base=500&gap=7")
+    teacher.text_area(key=stem + "notes").set_value("now at base 500")
+    next(b for b in teacher.button if stem in str(b.key)).click().run()
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    edited = db.class_plan(code).steps[0]
+    assert (edited.target, edited.notes) == ("rope?base=500&gap=7&view=rotation", "now at base 500")
+    assert "Changed step 1." in class_texts(teacher)
+    assert classroom.plain(class_plan.step_label(lessons.COURSE, {}, edited)) in class_texts(teacher)
+
+    other = next(p for p in lessons.all_polls() if p.options and p.key != CHOICE.key)
+    stem = class_plan._edit_key(1, question)
+    teacher.selectbox(key=stem + "question").set_value(other.key)
+    next(b for b in teacher.button if stem in str(b.key)).click().run()
+    assert db.class_plan(code).steps[1] == class_store.PlanStep("question", other.key, "ask")
+
+    edited = db.class_plan(code).steps[0]
+    stem = class_plan._edit_key(0, edited)
+    teacher.text_input(key=stem + "address").set_value("https://example.org/nowhere")
+    next(b for b in teacher.button if stem in str(b.key)).click().run()
+    assert not teacher.exception
+    assert "Not done: the view's address names no lesson" in class_texts(teacher, as_read=True)
+    assert db.class_plan(code).steps[0] == edited

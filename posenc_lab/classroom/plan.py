@@ -12,6 +12,7 @@ class database (``Store.set_plan``) and saved for reuse under a code (``Store.sa
 from __future__ import annotations
 
 import contextlib
+import hashlib
 
 import streamlit as st
 
@@ -205,6 +206,8 @@ def editor(course: Course, code: str, key: str) -> None:
                 args=(code, key, i),
                 help="Remove",
             )
+            with row.popover("", icon=":material/edit:", help="Edit this step"):
+                _edit_form(course, code, key, polls, i, step)
             if step.notes:
                 st.caption(session.plain(step.notes))
         _add_step(course, code, key, polls, len(plan.steps))
@@ -254,6 +257,65 @@ def _add_step(course: Course, code: str, key: str, polls: dict, count: int) -> N
             on_click=_add,
             args=(course, code, key, kind),
         )
+
+
+def _edit_key(i: int, step: class_store.PlanStep) -> str:
+    """The widget keys' stem of step ``i``'s edit form: named after the step as it is, so a
+    form opened after the step changed (an edit, a move) starts from the step, not from what
+    was typed for another."""
+    digest = hashlib.sha256(f"{step.kind}\n{step.target}\n{step.notes}".encode()).hexdigest()[:10]
+    return f"{P}edit_{i}_{digest}_"
+
+
+def _edit_form(course: Course, code: str, key: str, polls: dict, i: int, step: class_store.PlanStep) -> None:
+    """Change step ``i`` in place: a view step's address (with its settings) or a question
+    step's question, and its notes."""
+    stem = _edit_key(i, step)
+    with st.form(stem + "form", border=False, enter_to_submit=False):
+        if step.kind == "view":
+            st.text_input(
+                "The view's address, with its settings",
+                value="/" + step.target,
+                key=stem + "address",
+                help="Open the view in a lesson, set it as you want it, and copy the address bar here.",
+            )
+        else:
+            keys = list(polls)
+            st.selectbox(
+                "Question",
+                keys,
+                index=keys.index(step.target) if step.target in keys else 0,
+                format_func=lambda k: class_questions.poll_label(course, polls[k]),
+                key=stem + "question",
+            )
+        st.text_area(
+            "Notes for you (never projected)",
+            value=step.notes,
+            key=stem + "notes",
+            height=68,
+            max_chars=class_store.NOTES_CHARS,
+        )
+        st.form_submit_button(
+            "Save the step", icon=":material/check:", on_click=_edit, args=(course, code, key, i, step)
+        )
+
+
+def _edit(course: Course, code: str, key: str, i: int, was: class_store.PlanStep) -> None:
+    stem = _edit_key(i, was)
+    with _action() as db:
+        steps = _steps(db, code)
+        if i >= len(steps) or steps[i] != was:
+            raise ValueError("the plan changed meanwhile (another of your screens?): look at it again and edit anew")
+        if was.kind == "view":
+            target = class_follow.address_of_link(course, st.session_state.get(stem + "address", ""))
+            if not target:
+                raise ValueError("a view step needs the view's address")
+        else:
+            target = st.session_state.get(stem + "question", was.target)
+        steps[i] = class_store.PlanStep(was.kind, target, st.session_state.get(stem + "notes", ""))
+        db.set_plan(code, key, steps)
+        st.session_state[NOTE + ":editor"] = (True, f"Changed step {i + 1}.")
+    _editor_note()
 
 
 def _steps(db: class_store.Store, code: str) -> list[class_store.PlanStep]:
