@@ -1290,7 +1290,7 @@ def test_a_send_may_set_the_class_to_practise_and_the_next_send_ends_it(store):
 
 
 def test_a_plan_file_carries_a_plan_to_another_installation(store, tmp_path):
-    """Download the plan / Import a plan file: the steps, notes and the class's own
+    """Download as a file / Import a plan file: the steps, notes and the class's own
     questions, read into a class of another database (another installation), whole."""
     import json
 

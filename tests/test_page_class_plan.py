@@ -232,7 +232,7 @@ def test_a_steps_settings_are_named_in_the_addresses_order_without_the_class_nam
 
 
 def test_a_plan_file_downloaded_from_one_class_imports_into_another(db_url):
-    """Download the plan (file) holds the plan; Import a plan file reads it into another
+    """Download as a file holds the plan; Import a plan file reads it into another
     class, with its own question, and a file that is not a plan is refused in words."""
     teacher, code, key = start_class()
     _write_own(teacher)
@@ -240,7 +240,7 @@ def test_a_plan_file_downloaded_from_one_class_imports_into_another(db_url):
     (own,) = db.questions(code)
     _add_view(teacher, "alibi?view=slopes", address="http://localhost:8501/alibi?view=slopes&heads=4", notes="look")
     _add_question(teacher, own.key, notes="ask")
-    (download,) = [b for b in teacher.get("download_button") if b.proto.label == "Download the plan (file)"]
+    (download,) = [b for b in teacher.get("download_button") if b.proto.label == "Download as a file"]
     assert not download.proto.disabled
     text = db.export_plan(code, key)
 

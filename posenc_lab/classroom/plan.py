@@ -391,7 +391,7 @@ def _save_and_load(course: Course, db: class_store.Store, code: str, key: str, h
     name = f"posenc-lab_plan_{code}.json"
     title = st.session_state.get(P + "title", "")
     left.download_button(
-        "Download the plan (file)",
+        "Download as a file",
         data=session.kept_download(lambda: db.export_plan(code, key, title), name, "application/json"),
         file_name=name,
         mime="application/json",
@@ -408,7 +408,7 @@ def _save_and_load(course: Course, db: class_store.Store, code: str, key: str, h
         max_upload_size=1,
         on_change=_import,
         args=(course, code, key),
-        help="Replaces this class's plan with the file's (made by Download the plan).",
+        help="Replaces this class's plan with the file's (made by Download as a file).",
     )
 
 

@@ -165,7 +165,7 @@ class Plans:
         except (ValueError, RecursionError):
             raise ValueError("the file is not a plan file (it is not JSON)") from None
         if not isinstance(body, dict) or body.get("format") != PLAN_FILE_FORMAT:
-            raise ValueError("the file is not a posenc-lab class plan (Download the plan makes one)")
+            raise ValueError("the file is not a posenc-lab class plan (Download as a file makes one)")
         if body.get("version") != PLAN_FILE_VERSION:
             raise ValueError(f"the plan file's version {body.get('version')!r:.20} is not one this app reads")
         title = body.get("title", "")
