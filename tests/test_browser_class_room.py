@@ -194,3 +194,58 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
             _nothing_private(room, key, answer_hidden=True)
     finally:
         server.__exit__(None, None, None)
+
+
+def test_a_vote_timer_closes_the_vote_on_every_screen_and_names_stay_on_the_teachers(browser, tmp_path):
+    """The teacher sees who has not answered and who has, by name; sets a custom 8 s timer;
+    the room screen and the student's phone count it down by themselves; at zero all three
+    show the vote closed, and the room screen's DOM never held the student's name."""
+    db = pg_support.fresh_sqlite_url(tmp_path)
+    server = class_server(db, port=free_port())
+    base = server.__enter__()
+    try:
+        with people(browser, (DESKTOP, False), (PROJECTOR, False), (PHONE, True)) as (teacher, room, student):
+            teacher.go(f"{base}/class")
+            code = _start_class(teacher)
+            key = _teacher_key(teacher)
+            room.go(teacher.page.get_by_role("link", name="Open the room screen").first.get_attribute("href"))
+            _join_by_link(student, base, code, NICKNAME)
+            _room_has(room, "1 joined")
+
+            teacher.click("Open the vote")
+            teacher.text("Not answered yet (1):", FOLLOW_WITHIN_MS)
+            line = teacher.page.locator('[data-testid="stMarkdownContainer"]', has_text="Not answered yet (1):")
+            assert NICKNAME in line.first.inner_text()
+            wait_shown(student.page.get_by_role("button", name="Send my answer"), FOLLOW_WITHIN_MS)
+            student.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[WRONG], exact=True).click()
+            student.click("Send my answer")
+            student.text("Counted:")
+            teacher.text("Not answered yet (0):", FOLLOW_WITHIN_MS)
+            table = teacher.page.locator('[data-testid="stDataFrame"]').first
+            wait_shown(table, FOLLOW_WITHIN_MS)
+
+            box = teacher.page.get_by_label("Custom timer, seconds (5 to 600)")
+            box.fill("8")
+            box.press("Enter")
+            teacher.page.wait_for_timeout(500)
+            teacher.click("Start the timer")
+            _room_has(room, " left")
+            student.text(" left", FOLLOW_WITHIN_MS)
+            _nothing_private(room, key, answer_hidden=True)
+            assert "Not answered yet" not in room.page.content()
+
+            closes_within = budget_ms(25_000)
+            wait_until(
+                room.page,
+                "() => document.body.innerText.includes('voting closed')",
+                timeout_ms=closes_within,
+                what="the room screen showing the vote closed at zero",
+            )
+            student.text("Voting is closed", closes_within)
+            teacher.text("in round 1 (closed)", closes_within)
+            _nothing_private(room, key, answer_hidden=True)
+            for person in (teacher, room, student):
+                person.no_exception()
+            assert not room.reloaded() and not student.reloaded(), "followed without a reload"
+    finally:
+        server.__exit__(None, None, None)

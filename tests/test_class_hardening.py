@@ -402,6 +402,27 @@ def _exec(url: str, sql: str) -> None:
         conn.close()
 
 
+def test_a_database_before_vote_timers_gains_them_keeping_its_open_round(class_db_url, monkeypatch):
+    """A database of migration 8 (before the vote timer) with a vote open: migration 9 adds
+    the deadline, the open round has none, and a timer can be set on it and closes it."""
+    monkeypatch.setattr(schema, "MIGRATIONS", class_store.MIGRATIONS[:8])
+    clock = pg_support.Clock()
+    with open_store(class_db_url, clock=clock) as old:
+        assert old.schema_versions() == list(range(1, 9))
+        new = old.create_class("Before timers")
+        kim = old.join(new.code, "Kim", client="a")
+        rnd = old.open_poll(new.code, new.teacher_key, "q1")
+    monkeypatch.undo()
+    with open_store(class_db_url, clock=clock) as store:
+        assert store.schema_versions() == [version for version, _ in class_store.MIGRATIONS]
+        assert store.current_round(new.code).deadline is None and store.live_round(new.code).is_open
+        assert store.set_timer(new.code, new.teacher_key, 30).deadline == clock.now + 30
+        assert store.answer(rnd.id, kim.student_id, "1", True)
+        clock.now += 30
+        assert store.live_round(new.code).closed == clock.now
+        assert store.answer(rnd.id, kim.student_id, "0", False) is False
+
+
 def test_identical_nicknames_get_a_number_so_the_teacher_tells_them_apart(store):
     new = store.create_class()
     names = [store.join(new.code, name, client=f"c{i}").nickname for i, name in enumerate(["Kim", "kim", "Kim", ""])]

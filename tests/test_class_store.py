@@ -1368,3 +1368,106 @@ def test_a_plan_file_that_is_not_a_plan_is_refused_and_nothing_changes(store, ma
     assert store.class_plan(second.code).steps == tuple(before) and store.questions(second.code) == []
     with pytest.raises(NotTeacher):
         store.import_plan(second.code, "not-the-key", json.dumps(body))
+
+
+# ------------------------------------------------------------------ a vote's timer, who answered
+
+
+def test_a_vote_timer_sets_a_deadline_and_checks_its_bounds(store, clock):
+    new, _ = class_with_students(store, 1)
+    assert store.set_timer(new.code, new.teacher_key, 30) is None, "no round yet: nothing is set"
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    assert rnd.deadline is None and store.current_round(new.code).deadline is None
+    timed = store.set_timer(new.code, new.teacher_key, 30)
+    assert timed.id == rnd.id and timed.deadline == T0 + 30
+    assert store.current_round(new.code).deadline == T0 + 30
+    clock.now = T0 + 10
+    assert store.set_timer(new.code, new.teacher_key, 120).deadline == T0 + 130, "set again: from now"
+    assert store.set_timer(new.code, new.teacher_key, None).deadline is None, "No timer"
+    for bad in (4, 601, 0, -30, 10**400, float("nan"), float("inf"), "30", True):
+        with pytest.raises(ValueError, match="from 5 seconds to 10 minutes"):
+            store.set_timer(new.code, new.teacher_key, bad)
+    assert store.set_timer(new.code, new.teacher_key, 5).deadline == T0 + 15
+    assert store.set_timer(new.code, new.teacher_key, 600).deadline == T0 + 610
+    with pytest.raises(NotTeacher):
+        store.set_timer(new.code, "not-the-key", 30)
+    store.close_round(new.code, new.teacher_key)
+    assert store.set_timer(new.code, new.teacher_key, 30) is None, "a closed vote gets no timer"
+    assert store.current_round(new.code).deadline == T0 + 610
+
+
+def test_a_vote_after_the_deadline_is_refused_by_the_store(store, clock):
+    new, (ada, bo) = class_with_students(store, 2)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    store.set_timer(new.code, new.teacher_key, 30)
+    clock.now = T0 + 29.9
+    assert store.answer(rnd.id, ada.student_id, "1", True)
+    clock.now = T0 + 30
+    # nobody has closed the round yet: the store refuses the vote all the same
+    assert store.current_round(new.code).closed is None
+    assert store.answer(rnd.id, bo.student_id, "0", False) is False
+    assert store.answer(rnd.id, ada.student_id, "0", False) is False, "no change after the deadline either"
+    assert store.votes(rnd.id) == [("1", True)]
+
+
+def test_a_timer_closes_the_round_once_across_two_stores_on_one_database(class_db_url):
+    clock = pg_support.Clock(T0)
+    with open_store(class_db_url, clock=clock) as one, open_store(class_db_url, clock=clock) as two:
+        new, _ = class_with_students(one, 1)
+        rnd = one.open_poll(new.code, new.teacher_key, "q1")
+        one.set_timer(new.code, new.teacher_key, 60)
+        clock.now = T0 + 59
+        assert two.live_round(new.code).is_open and not two.close_expired(new.code)
+        clock.now = T0 + 75
+        assert one.current_round(new.code).is_open, "a read alone closes nothing"
+        assert two.live_round(new.code).closed == T0 + 60, "closed as of its deadline"
+        assert one.close_expired(new.code) is False and two.close_expired(new.code) is False
+        assert one.live_round(new.code).closed == T0 + 60
+        # a second round has no timer; Vote again after a timer starts without one
+        again = one.open_poll(new.code, new.teacher_key, "q1")
+        assert again.id != rnd.id and one.live_round(new.code).deadline is None
+        assert two.live_round(new.code).is_open
+
+
+def test_many_threads_and_two_processes_close_an_expired_round_once(class_db_url):
+    with open_store(class_db_url) as teacher:
+        new, _ = class_with_students(teacher, 1)
+        teacher.open_poll(new.code, new.teacher_key, "q1")
+        teacher.set_timer(new.code, new.teacher_key, 5)
+    code = """
+        import sys, threading, time
+        from posenc_lab.classroom import open_store
+        url, class_code, start = sys.argv[1:]
+        # a clock a minute ahead: the 5 s timer has run out
+        with open_store(url, clock=lambda: time.time() + 60) as s:
+            time.sleep(max(0.0, float(start) - time.time()))
+            closed = []
+            threads = [threading.Thread(target=lambda: closed.append(s.close_expired(class_code))) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            print(sum(closed))
+    """
+    start = str(time.time() + 1.5)
+    procs = [run_python(code, class_db_url, new.code, start) for _ in range(2)]
+    assert sum(int(finish(p)) for p in procs) == 1, "one of eight checks closes it, none fails"
+    with open_store(class_db_url) as teacher:
+        current = teacher.current_round(new.code)
+        assert current.closed == current.deadline
+
+
+def test_the_teacher_reads_who_answered_and_what_by_name(store, clock):
+    new, (ada, bo, cy) = class_with_students(store, 3)
+    rnd = store.open_poll(new.code, new.teacher_key, "q1")
+    assert sorted(store.answers_of(new.code, new.teacher_key, rnd.id)) == sorted(
+        [(ada.student_id, "s0", None), (bo.student_id, "s1", None), (cy.student_id, "s2", None)]
+    )
+    store.answer(rnd.id, bo.student_id, "2", True)
+    store.answer(rnd.id, bo.student_id, "1", False)
+    votes = {name: vote for _, name, vote in store.answers_of(new.code, new.teacher_key, rnd.id)}
+    assert votes == {"s0": None, "s1": "1", "s2": None}
+    with pytest.raises(NotTeacher):
+        store.answers_of(new.code, "not-the-key", rnd.id)
+    other, _ = class_with_students(store, 1)
+    assert store.answers_of(other.code, other.teacher_key, rnd.id) == [], "another class's round: nothing"

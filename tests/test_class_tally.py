@@ -163,3 +163,34 @@ def test_the_teachers_histogram_once_revealed_counts_the_right_answers_in_the_ri
     # before the reveal: even bins, none marked
     before = class_views.vote_figure(lessons.COURSE, poll, [("round 1", votes)], revealed=False)
     assert not any(label.endswith(vote_figures.RIGHT) for label in before.data[0].y)
+
+
+# ------------------------------------------------------------------ a vote's timer, who answered
+
+
+def test_seconds_left_rounds_up_and_stops_at_zero():
+    assert tally.seconds_left(None, 100.0) is None
+    assert tally.seconds_left(130.0, 100.0) == 30
+    assert tally.seconds_left(130.0, 100.2) == 30, "29.8 s left reads 0:30"
+    assert tally.seconds_left(130.0, 129.01) == 1
+    assert tally.seconds_left(130.0, 130.0) == 0
+    assert tally.seconds_left(130.0, 500.0) == 0
+
+
+def test_countdown_words_and_timer_labels():
+    assert tally.countdown_words(None) == ""
+    assert tally.countdown_words(0) == "Time is up"
+    assert tally.countdown_words(9) == "0:09 left"
+    assert tally.countdown_words(90) == "1:30 left"
+    assert [tally.timer_label(s) for s in (30, 60, 120, 90, 5)] == ["30 s", "1 min", "2 min", "1 min 30 s", "5 s"]
+
+
+def test_who_answered_splits_the_class_keeping_its_order():
+    answered, waiting = tally.who_answered([("Ann", "1"), ("Bo", None), ("Cy", "0"), ("Di", None)])
+    assert answered == [("Ann", "1"), ("Cy", "0")] and waiting == ["Bo", "Di"]
+    assert tally.who_answered([]) == ([], [])
+
+
+def test_distinct_names_tell_two_students_of_one_name_apart():
+    rows = [("abcd1234", "Kim"), ("efgh5678", "Kim"), ("ijkl9012", "Zoë")]
+    assert tally.distinct_names(rows) == ["Kim (abcd)", "Kim (efgh)", "Zoë"]

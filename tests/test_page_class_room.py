@@ -29,7 +29,7 @@ def _check(at):
     class_views._class_state.clear()
     at.run()
     assert not at.exception
-    # the same four places at every stage
+    # the same places at every stage
     for name in room.PLACES:
         at.get_by_key(f"room_{name}")
     return at

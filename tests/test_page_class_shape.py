@@ -48,6 +48,8 @@ def _class_states(code: str, key: str, practise: str = ""):
         yield "no question"
         db.open_poll(code, key, CHOICE.key)
         yield "voting"
+        db.set_timer(code, key, 30)
+        yield "voting with a timer"
         db.close_round(code, key)
         yield "closed"
         db.open_poll(code, key, CHOICE.key)

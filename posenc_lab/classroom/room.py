@@ -5,11 +5,12 @@ only what the room may see: no control of the teacher's, no student's name, no n
 answer before the reveal, no key.
 
 It is one fragment that reads the class from the database every ``ROOM_EVERY_S`` and fills
-the same four places at every stage (``stage``): before anything is asked, the way in (the
+the same five places at every stage (``stage``): before anything is asked, the way in (the
 code, the address, a QR code as tall as the screen); on a view the teacher sent, that view
 at the teacher's settings in presenter mode (the lesson's own page in a frame); during a
-vote the question, its options and how many answered; once closed, the votes; once
-revealed, the answer, why and the figure first, the votes under them.
+vote the question, its options, how many answered and the countdown of a timer the teacher
+set; once closed, the votes; once revealed, the answer, why and the figure first, the votes
+under them.
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ from posenc_lab.ui.lesson import Course
 #: seconds between the room screen's checks of the class
 ROOM_EVERY_S = 1.0
 #: the screen's places, in order, each drawn at every check (``st-key-room_<name>``)
-PLACES = ("top", "lead", "main", "foot")
+PLACES = ("top", "clock", "lead", "main", "foot")
 #: static CSS (no one's text in it): sizes read from the back of a room, in units of the
 #: screen's height, so that 1920x1080, 1280x720 and a 4K TV show the same page
 CSS = """<style>
 .st-key-room_title h1 { font-size: 3.6vh; padding: 0; }
 .st-key-room_top p { font-size: 3.2vh; line-height: 1.3; margin: 0; }
+.st-key-room_clock p { font-size: 6vh; line-height: 1.2; margin: 0; }
 .st-key-room_lead p, .st-key-room_lead li { font-size: 5.6vh; line-height: 1.25; }
 .st-key-room_main p, .st-key-room_main li { font-size: 4.8vh; line-height: 1.3; }
 .st-key-room_foot p, .st-key-room_foot li { font-size: 4.2vh; line-height: 1.3; }
@@ -139,7 +141,8 @@ def _screen(course: Course, code: str) -> None:
             info,
             info is not None and db.is_open(code),
             db.follow(code) if info is not None else None,
-            db.current_round(code) if info is not None else None,
+            # closed here if its timer ran out and no other page has closed it yet
+            db.live_round(code) if info is not None else None,
             course.class_page.url_path,
         )
         _draw(course, db, code, info, now, place)
@@ -190,6 +193,8 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
     answered = f"**{count}** of {joined} answered"
     rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
     if now.kind == "voting":
+        # the vote's countdown, when the teacher set a timer (the clock place stays empty otherwise)
+        place["clock"].markdown(views.countdown(current.deadline, db.now()))
         place["lead"].markdown(class_questions.prompt_markdown(poll))
         place["main"].markdown(_options(poll))
         place["foot"].markdown(answered + ". Answer on your phone or laptop.")

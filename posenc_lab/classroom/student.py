@@ -55,7 +55,7 @@ def student_view(course: Course, db: class_store.Store, me: session.Member) -> N
             "exercises you solve count for the class."
         )
         return
-    round_id, poll_key, number, closed, revealed = now
+    round_id, poll_key, number, closed, revealed, deadline = now
     poll = class_questions.poll_of(course, db, me.code, poll_key)
     if poll is None:
         st.warning("Your teacher opened a question this version of the app does not have.")
@@ -67,6 +67,8 @@ def student_view(course: Course, db: class_store.Store, me: session.Member) -> N
     if revealed:
         views._reveal(course, poll, vote=sent)
     elif closed:
+        if deadline is not None:
+            st.caption(":material/timer: Time is up, or your teacher closed the vote.")
         if st.session_state.get(views.SEND + round_id):
             # the student pressed Send on the open form, and the teacher closed the vote first
             st.warning("Your answer was not counted: voting closed before it arrived.")
@@ -156,7 +158,7 @@ def _send(
     if db.student(me.code, me.student_id) is None:
         st.warning(f"This {what} was not counted: you are not in this class any more.")
         return None
-    st.warning(f"Voting has just closed: this {what} was not counted.")
+    st.warning(f"Voting has just closed (its time ran out, or your teacher closed it): this {what} was not counted.")
     return False
 
 
@@ -192,15 +194,21 @@ def _sketch_form(course: Course, db: class_store.Store, me: session.Member, poll
 def _watch(course: Course, code: str) -> None:
     """Redraw the page when the teacher opens, closes or reveals, or the class ends (a
     student waiting for a question is told the class has ended), and follow the teacher's
-    sends (checked every second). One place at every state: the "Go to your class" line
-    or nothing, so a check never changes the page's shape under a run the student started."""
+    sends (checked every second). Two places at every state: the "Go to your class" line
+    or nothing, and the vote's countdown or an empty line, so a check never changes the
+    page's shape under a run the student started."""
     with st.container():
         class_follow.student_check(course, code, course.class_page.url_path)
+    timer = st.container(key="class_student_timer")
     class_follow.hand_check()
     drawn = st.session_state.get(views.DRAWN)
     try:
+        db = session.database()
+        if db is None:
+            raise class_store.StoreUnavailable(session.problem())
+        clock = db.now()
         now = views._watched(code)
-        if now != drawn:
+        if _body(now) != _body(drawn):
             # this cache is filled apart from the one the page drew from (``_class_state``),
             # and can be up to a second older: a page drawn just after the teacher opened a
             # question would run again and again for that second, and a run that "Send my
@@ -209,8 +217,22 @@ def _watch(course: Course, code: str) -> None:
             now = views._watch_state(code)
     except class_store.StoreUnavailable:
         return  # the next check tries again; the page drawn stays as it is
-    if now != drawn:
+    is_open, state = now
+    voting = is_open and state is not None and not state[3]
+    # one element at every check: the countdown, or an empty line (no timer, or not voting)
+    timer.markdown(views.countdown(state[5], clock) if voting else "")
+    if _body(now) != _body(drawn):
         st.rerun()
+
+
+def _body(watched: tuple | None) -> tuple | None:
+    """What the page under ``_watch`` is drawn from: the class open or not, and its round's
+    state without the timer's deadline (the countdown is ``_watch``'s own: a timer set or
+    taken away redraws that line alone, not the page under a student's press)."""
+    if watched is None:
+        return None
+    is_open, state = watched
+    return is_open, None if state is None else state[:5]
 
 
 def banner(course: Course, code: str, url_path: str) -> None:

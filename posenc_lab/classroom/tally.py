@@ -198,3 +198,55 @@ def vote_label(vote: str, options: Sequence[str] = (), unit: str = "") -> str:
     if value is None:
         return vote
     return f"{value:.4g} {unit}".strip()
+
+
+# ------------------------------------------------------------------ a vote's timer, who answered
+
+
+def seconds_left(deadline: float | None, now: float) -> int | None:
+    """Whole seconds until a vote's ``deadline`` (rounded up: 0 only once it has passed),
+    or None when the vote has no timer."""
+    if deadline is None:
+        return None
+    return max(0, math.ceil(deadline - now - 1e-9))
+
+
+def countdown_words(left: int | None) -> str:
+    """A countdown as the screens say it: "0:30 left", "Time is up", or "" (no timer)."""
+    if left is None:
+        return ""
+    if left <= 0:
+        return "Time is up"
+    return f"{left // 60}:{left % 60:02d} left"
+
+
+def timer_label(seconds: int) -> str:
+    """A timer choice as its button says it: "30 s", "1 min", "2 min", "1 min 30 s"."""
+    minutes, rest = divmod(int(seconds), 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def who_answered(
+    students: Iterable[tuple[str, str | None]],
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """From (name, vote or None) per student, in the class's order: those who answered
+    with their vote, and the names of those who have not."""
+    answered, waiting = [], []
+    for name, vote in students:
+        if vote is None:
+            waiting.append(name)
+        else:
+            answered.append((name, vote))
+    return answered, waiting
+
+
+def distinct_names(students: Iterable[tuple[str, str]]) -> list[str]:
+    """Each (student id, nickname) as the teacher's list names them: the nickname, with the
+    start of the id after a nickname two students share."""
+    students = list(students)
+    seen: dict[str, int] = {}
+    for _, nickname in students:
+        seen[nickname] = seen.get(nickname, 0) + 1
+    return [nickname if seen[nickname] == 1 else f"{nickname} ({sid[:4]})" for sid, nickname in students]

@@ -5,9 +5,10 @@ and the votes as they arrive (a fragment that reruns every second on its own).""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from posenc_lab.classroom import dashboard, question_form, session, views
+from posenc_lab.classroom import dashboard, question_form, session, tally, views
 from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import plan as class_plan
 from posenc_lab.classroom import questions as class_questions
@@ -30,7 +31,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     base = session.public_base()
     ended = not db.is_open(code)
     students = db.students(code)
-    current = db.current_round(code)
+    current = db.live_round(code)
     st.session_state[views.TEACHER_DRAWN] = _round_state(current)
     # The page has one shape at every class state and setting: each part whose content
     # varies (a note, the join panel, the plan bar, the controls, the editor, the teacher's
@@ -66,7 +67,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     with st.container():
         if not layout.presenting() and not ended:
             class_plan.editor(course, code, key)
-    _live_results(course, code)
+    _live_results(course, code, key)
     with st.container():
         if not layout.presenting():
             # never on the projector: it shows right answers before their reveal, and nicknames
@@ -295,6 +296,52 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None, after: s
             db.reveal(code, key)
 
 
+def _timer(code: str, key: str, seconds: int | None = None, widget: str | None = None) -> None:
+    """A teacher's timer for the open vote: ``seconds`` (30 s, 1 min, 2 min), the custom
+    number in ``widget``, or none (both None)."""
+    if widget is not None:
+        seconds = st.session_state.get(widget)
+        if seconds is None:
+            st.session_state[views.FLASH] = "Type a number of seconds for the timer first."
+            return
+    with views._teacher_call() as db:
+        try:
+            if db.set_timer(code, key, seconds) is None:
+                st.session_state[views.FLASH] = "No vote is open: the timer starts with a vote."
+        except ValueError as exc:
+            st.session_state[views.FLASH] = f"No timer set. {exc}"
+
+
+def _timer_controls(code: str, key: str, current: class_store.Round) -> None:
+    """While a vote is open: set its timer (30 s, 1 min, 2 min, or a custom number of seconds),
+    which closes it at zero, or take the timer away."""
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom", key="class_timer_bar")
+    for seconds in class_store.TIMER_CHOICES_S:
+        row.button(
+            tally.timer_label(seconds),
+            icon=":material/timer:",
+            key=f"class_timer_{seconds}",
+            on_click=_timer,
+            args=(code, key, seconds),
+            help=f"Closes the vote {tally.timer_label(seconds)} from now, on every screen.",
+        )
+    row.number_input(
+        f"Custom timer, seconds ({class_store.TIMER_MIN_S} to {class_store.TIMER_MAX_S})",
+        value=90,
+        step=5,
+        key=views.TIMER_SECONDS,
+        width=220,
+    )
+    row.button(
+        "Start the timer",
+        key="class_timer_custom",
+        on_click=_timer,
+        args=(code, key, None, views.TIMER_SECONDS),
+    )
+    if current.deadline is not None:
+        row.button("No timer", icon=":material/timer_off:", key="class_timer_off", on_click=_timer, args=(code, key))
+
+
 def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
     # the teacher's own questions first: written for today's class
     polls = {poll.key: poll for poll in [*class_questions.own_polls(db, code), *course.all_polls()]}
@@ -364,6 +411,9 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         key=views.SHOW_VOTES,
         help="Off: the chart of the votes shows once you close the vote, so early answers do not sway the rest.",
     )
+    with st.container():
+        if voting and not ended:
+            _timer_controls(code, key, current)
     flash = st.session_state.pop(views.FLASH, None)
     if flash:
         st.error(flash)
@@ -414,17 +464,19 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
 
 
 def _round_state(current: class_store.Round | None) -> tuple | None:
-    """What the teacher's question buttons are drawn from: the round, and whether it is closed
-    and revealed."""
-    return None if current is None else (current.id, current.closed is not None, current.revealed is not None)
+    """What the teacher's question buttons are drawn from: the round, whether it is closed
+    and revealed, and its timer's deadline (set on another device: "No timer" shows here too)."""
+    if current is None:
+        return None
+    return (current.id, current.closed is not None, current.revealed is not None, current.deadline)
 
 
 #: the places of the teacher's live results, in order: each drawn at every run, filled or not
-LIVE_PLACES = ("question", "reveal_first", "count", "votes", "shares", "reveal_after")
+LIVE_PLACES = ("question", "reveal_first", "count", "timer", "who", "votes", "shares", "reveal_after")
 
 
 @st.fragment(run_every=views.TEACHER_EVERY_S)
-def _live_results(course: Course, code: str) -> None:
+def _live_results(course: Course, code: str, key: str) -> None:
     # the same places at every state (no question, voting, closed, revealed; projected or
     # not): a run never changes the shape of the fragment under a check on its way
     place = {name: st.container() for name in LIVE_PLACES}
@@ -434,7 +486,9 @@ def _live_results(course: Course, code: str) -> None:
             views._unavailable()
         return
     try:
-        current = db.current_round(code)
+        # closed here if its timer ran out and no other page has closed it yet
+        current = db.live_round(code)
+        clock = db.now()
         if _round_state(current) != st.session_state.get(views.TEACHER_DRAWN):
             # opened, closed or revealed elsewhere (the teacher's other device): the buttons
             # above were drawn for the round before, so the whole page is drawn again. A
@@ -453,12 +507,21 @@ def _live_results(course: Course, code: str) -> None:
         earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
         votes = {r.id: db.votes(r.id) for r in earlier}
         joined = len(db.students(code))
+        # by name: never on the projector (presenter mode), never read for it
+        who = None if layout.presenting() else db.answers_of(code, key, current.id)
     except class_store.StoreUnavailable as exc:
         session.lost(exc)
         with place["question"]:
             views._unavailable()
         return
+    except class_store.NotTeacher:
+        return  # the key was replaced: the page says so on its next full run
     count = len(votes[current.id])
+    # one element at every check: the countdown while the vote is open, else an empty line
+    place["timer"].markdown(views.countdown(current.deadline, clock) if current.closed is None else "")
+    if who is not None:
+        with place["who"]:
+            _who_answered(course, poll, who)
     revealed = current.revealed is not None
     status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
     place["question"].markdown(f"#### {class_questions.prompt_markdown(poll)}")
@@ -484,3 +547,31 @@ def _live_results(course: Course, code: str) -> None:
         if not layout.presenting():
             with place["reveal_after"]:
                 views._reveal(course, poll, vote=None, student=False)
+
+
+def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | None]]) -> None:
+    """Who has answered the current round and what, and who has not yet, by name: on the
+    teacher's own screen only (``_live_results`` never draws it in presenter mode). Names are
+    students' text: escaped in the line (``session.plain``), plain cells in the table."""
+    names = tally.distinct_names((sid, nickname) for sid, nickname, _ in rows)
+    answered, waiting = tally.who_answered((name, vote) for name, (_, _, vote) in zip(names, rows, strict=True))
+    st.markdown(
+        f"**Not answered yet ({len(waiting)}):** " + (session.plain(", ".join(waiting)) if waiting else "nobody")
+    )
+    st.caption(
+        f"Answered ({len(answered)}), and what: on your screen only. Presenter mode and the room screen never "
+        "show names."
+    )
+    # drawn at every check, empty before the first answer: the fragment keeps its shape
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "student": [name for name, _ in answered],
+                "answer": [views.vote_words(course, poll, vote) for _, vote in answered],
+            },
+            dtype=object,
+        ),
+        hide_index=True,
+        width="stretch",
+        height=min(36 * (len(answered) + 1) + 2, 300),
+    )

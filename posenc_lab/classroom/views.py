@@ -51,20 +51,35 @@ FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
 PICKED_ROUND = "_class:picked_round"  # the round the question picker last followed
 TEACHER_DRAWN = "_class:teacher_drawn"  # the round state the teacher's page was drawn with
+TIMER_SECONDS = "class_timer_seconds"  # the teacher's custom timer, in seconds
 SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
 
 
 @st.cache_data(ttl=1.0, show_spinner=False)
 def _class_state(code: str) -> tuple | None:
-    """(round id, poll key, round number, closed, revealed) of the class's current round.
-    Cached a second per server, so 200 students checking every second cost one query a second."""
+    """(round id, poll key, round number, closed, revealed, deadline) of the class's current
+    round, closed first if its timer ran out (``Store.live_round``). Cached a second per
+    server, so 200 students checking every second cost one query a second."""
     db = session.database()
     if db is None:
         raise class_store.StoreUnavailable(session.problem())
-    current = db.current_round(code)
+    current = db.live_round(code)
     if current is None:
         return None
-    return (current.id, current.poll_key, current.number, current.closed is not None, current.revealed is not None)
+    return (
+        current.id,
+        current.poll_key,
+        current.number,
+        current.closed is not None,
+        current.revealed is not None,
+        current.deadline,
+    )
+
+
+def countdown(deadline: float | None, now: float) -> str:
+    """A vote's countdown as the screens show it (Markdown), or "" without a timer."""
+    words = tally.countdown_words(tally.seconds_left(deadline, now))
+    return f":material/timer: **{words}**" if words else ""
 
 
 def _watch_state(code: str) -> tuple[bool, tuple | None]:

@@ -93,6 +93,8 @@ class Round:
     opened: float
     closed: float | None
     revealed: float | None
+    #: when a timer the teacher set closes the round by itself (None: no timer)
+    deadline: float | None = None
 
     @property
     def is_open(self) -> bool:

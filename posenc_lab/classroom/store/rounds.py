@@ -14,6 +14,7 @@ from posenc_lab.classroom.store.rules import (
     _check_right,
     _check_text,
     _new_id,
+    check_timer,
     normalize_code,
 )
 
@@ -34,10 +35,10 @@ class Rounds:
 
     @staticmethod
     def _round(row) -> Round:
-        rid, code, poll_key, number, opened, closed, revealed = row
-        return Round(rid, code, poll_key, int(number), float(opened), closed, revealed)
+        rid, code, poll_key, number, opened, closed, revealed, deadline = row
+        return Round(rid, code, poll_key, int(number), float(opened), closed, revealed, deadline)
 
-    _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed"
+    _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed, deadline"
 
     def open_poll(self, code: str, teacher_key: str, poll_key: str, *, after: str | None | bool = True) -> Round:
         """Open a new round of ``poll_key`` (closing any open one) and make it the current.
@@ -98,7 +99,8 @@ class Rounds:
                 tx.run("UPDATE rounds SET closed = ? WHERE code = ? AND closed IS NULL AND id <> ?", now, code, last.id)
                 unanswered = tx.value("SELECT COUNT(*) FROM answers WHERE round_id = ?", last.id) == 0
                 if unanswered and last.revealed is None:
-                    tx.run("UPDATE rounds SET closed = NULL WHERE id = ?", last.id)
+                    # open again as it was opened: without the timer that ran out
+                    tx.run("UPDATE rounds SET closed = NULL, deadline = NULL WHERE id = ?", last.id)
                 if self._current_round_id(tx, code) != last.id:
                     seq = 1 + (tx.value("SELECT MAX(seq) FROM rounds WHERE code = ?", code) or 0)
                     tx.run("UPDATE rounds SET seq = ? WHERE id = ?", seq, last.id)
@@ -115,6 +117,55 @@ class Rounds:
             rid = self._current_round_id(tx, code)
             if rid is not None:
                 tx.run("UPDATE rounds SET closed = ? WHERE id = ? AND closed IS NULL", self._clock(), rid)
+
+    def set_timer(self, code: str, teacher_key: str, seconds: float | None) -> Round | None:
+        """Close the class's open round ``seconds`` from now (``rules.check_timer``: 5 s to
+        10 min; a ValueError that says so otherwise), or take its timer away (None). The
+        round as it is now, or None when no round is open (nothing is set)."""
+        if seconds is not None:
+            seconds = check_timer(seconds)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rid = self._current_round_id(tx, code)
+            if rid is None:
+                return None
+            now = self._clock()
+            tx.run(
+                "UPDATE rounds SET deadline = ? WHERE id = ? AND closed IS NULL",
+                None if seconds is None else now + seconds,
+                rid,
+            )
+            current = self._round(tx.one(f"SELECT {self._ROUND_COLUMNS} FROM rounds WHERE id = ?", rid))
+        return current if current.is_open else None
+
+    def close_expired(self, code: str) -> bool:
+        """Close the class's rounds whose timer ran out, as of their deadline; True when this
+        call closed one. Any page may call it (no key: it only does what the teacher's timer
+        asked); one UPDATE that finds only rounds still open, so two processes checking at
+        once close a round once, and neither fails."""
+        code = normalize_code(code)
+        with self._tx(write=True) as tx:
+            closed = tx.run(
+                "UPDATE rounds SET closed = deadline "
+                "WHERE code = ? AND closed IS NULL AND deadline IS NOT NULL AND deadline <= ?",
+                code,
+                self._clock(),
+            )
+        return closed > 0
+
+    def live_round(self, code: str) -> Round | None:
+        """``current_round``, closed first if its timer ran out (``close_expired``): what the
+        pages that check every second read. A read alone unless a timer ran out."""
+        current = self.current_round(code)
+        if current is not None and current.is_open and current.deadline is not None:
+            if current.deadline <= self._clock():
+                self.close_expired(code)
+                current = self.current_round(code)
+        return current
+
+    def now(self) -> float:
+        """The store's clock (the time its deadlines are set and checked by)."""
+        return self._clock()
 
     def reveal(self, code: str, teacher_key: str) -> None:
         with self._tx(write=True) as tx:
@@ -159,9 +210,11 @@ class Rounds:
             allowed = tx.one(
                 "SELECT 1 FROM rounds r JOIN classes c ON c.code = r.code "
                 "JOIN students s ON s.code = r.code AND s.student_id = ? "
-                "WHERE r.id = ? AND r.closed IS NULL AND c.expires > ?",
+                "WHERE r.id = ? AND r.closed IS NULL AND c.expires > ? "
+                "AND (r.deadline IS NULL OR r.deadline > ?)",
                 student_id,
                 round_id,
+                now,
                 now,
             )
             if allowed is None:
@@ -177,6 +230,23 @@ class Rounds:
                 now,
             )
         return True
+
+    def answers_of(self, code: str, teacher_key: str, round_id: str) -> list[tuple[str, str, str | None]]:
+        """Who answered round ``round_id`` and what, for its teacher alone: every student of
+        the class in the order they joined, as (student id, nickname, vote or None)."""
+        _check_id(round_id, "round_id")
+        with self._tx() as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rows = tx.all(
+                "SELECT s.student_id, s.nickname, a.vote FROM students s "
+                "LEFT JOIN answers a ON a.round_id = ? AND a.student_id = s.student_id "
+                "JOIN rounds r ON r.id = ? AND r.code = s.code "
+                "WHERE s.code = ? ORDER BY s.joined, s.student_id",
+                round_id,
+                round_id,
+                code,
+            )
+        return [(sid, nickname, vote) for sid, nickname, vote in rows]
 
     def votes(self, round_id: str) -> list[tuple[str, bool]]:
         _check_id(round_id, "round_id")

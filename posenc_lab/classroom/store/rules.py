@@ -339,3 +339,21 @@ def _shown_code(code: str) -> str:
 
 def _float_or_none(value) -> float | None:
     return None if value is None else float(value)
+
+
+#: a vote's timer, in seconds: the teacher's quick choices (30 s, 1 min, 2 min) and the bounds
+#: of a custom one
+TIMER_CHOICES_S = (30, 60, 120)
+TIMER_MIN_S = 5
+TIMER_MAX_S = 600
+
+
+def check_timer(seconds) -> float:
+    """A vote timer's length in seconds, whole, from ``TIMER_MIN_S`` to ``TIMER_MAX_S``;
+    a ValueError that says so for people otherwise."""
+    message = f"A timer runs from {TIMER_MIN_S} seconds to {TIMER_MAX_S // 60} minutes ({TIMER_MAX_S} seconds)"
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise ValueError(message + ": type a number of seconds.")
+    if (isinstance(seconds, float) and not math.isfinite(seconds)) or not TIMER_MIN_S <= seconds <= TIMER_MAX_S:
+        raise ValueError(message + ".")
+    return float(round(seconds))

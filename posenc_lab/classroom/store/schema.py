@@ -167,4 +167,12 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "ALTER TABLE classes ADD COLUMN follow_practice INTEGER NOT NULL DEFAULT 0",
         ),
     ),
+    (
+        9,
+        (
+            # a vote's timer: when the round closes by itself (NULL: no timer); whichever page
+            # checks first after it closes it (``Rounds.live_round``), and a vote after it is refused
+            "ALTER TABLE rounds ADD COLUMN deadline DOUBLE PRECISION",
+        ),
+    ),
 ]
