@@ -19,7 +19,10 @@ from app_helpers import free_port
 from browser_support import SHOTS, budget_ms, wait_shown, wait_until
 from test_browser_class import (
     PHONE,
+    POLL,
     PROJECTOR,
+    RIGHT,
+    WRONG,
     _join_by_link,
     _no_serious_axe,
     _start_class,
@@ -33,9 +36,6 @@ from posenc_lab.classroom import views as class_views
 
 pytestmark = pytest.mark.browser
 
-POLL = lessons.all_polls()[0]
-RIGHT = int(POLL.answer())
-WRONG = (RIGHT + 1) % len(POLL.options)
 DESKTOP = {"width": 1366, "height": 900}
 SMALL_PROJECTOR = {"width": 1280, "height": 720}
 #: the room screen checks every second; a loaded 2-core machine, scaled (browser_support.budget_ms)
@@ -43,6 +43,14 @@ FOLLOW_WITHIN_MS = budget_ms(10_000)
 NICKNAME = "Zebedee"
 #: what only the teacher's screen draws
 TEACHER_ONLY = ("Close the vote", "Reveal", "Send the class here", "Show my teacher key", "Preview the question")
+
+
+def _started(teacher, base: str) -> tuple[str, str, str]:
+    """A class started on the teacher's page: (its code, the teacher key, the room screen's link)."""
+    teacher.go(f"{base}/class")
+    code = _start_class(teacher)
+    key = _teacher_key(teacher)
+    return code, key, teacher.page.get_by_role("link", name="Open the room screen").first.get_attribute("href")
 
 
 def _room_has(room, text: str) -> None:
@@ -100,11 +108,8 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
     base = server.__enter__()
     try:
         with people(browser, (DESKTOP, False), (PROJECTOR, False), (PHONE, True)) as (teacher, room, student):
-            teacher.go(f"{base}/class")
-            code = _start_class(teacher)
-            key = _teacher_key(teacher)
+            code, key, href = _started(teacher, base)
             link = teacher.page.get_by_role("link", name="Open the room screen").first
-            href = link.get_attribute("href")
             assert parse_qs(urlparse(href).query) == {"room": [code], "present": ["1"]}, "the code alone"
             assert key not in href
             # the link on a phone, as a teacher with a phone finds it
@@ -205,10 +210,8 @@ def test_a_vote_timer_closes_the_vote_on_every_screen_and_names_stay_on_the_teac
     base = server.__enter__()
     try:
         with people(browser, (DESKTOP, False), (PROJECTOR, False), (PHONE, True)) as (teacher, room, student):
-            teacher.go(f"{base}/class")
-            code = _start_class(teacher)
-            key = _teacher_key(teacher)
-            room.go(teacher.page.get_by_role("link", name="Open the room screen").first.get_attribute("href"))
+            code, key, href = _started(teacher, base)
+            room.go(href)
             _join_by_link(student, base, code, NICKNAME)
             _room_has(room, "1 joined")
 
