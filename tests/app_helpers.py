@@ -197,6 +197,17 @@ def class_texts(at: AppTest, *, as_read: bool = False) -> str:
     return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
 
 
+def fresh_class_pages(*pages: AppTest) -> None:
+    """Each class page at its next check, past the class state's one-second cache."""
+    from posenc_lab.classroom import views
+
+    for at in pages:
+        views._class_state.clear()
+        views._watched.clear()
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+
+
 def start_class(title: str = "") -> tuple:
     """A teacher's session that pressed "Start a class": (the AppTest, the code, the key)."""
     from posenc_lab import course

@@ -13,6 +13,7 @@ import time
 
 import pytest
 from app_helpers import button, class_texts, continue_teaching, join_class, open_page, start_class
+from app_helpers import fresh_class_pages as _fresh
 
 from posenc_lab import course as lessons
 from posenc_lab.classroom import room, session
@@ -27,15 +28,6 @@ LOUD = "Bo **Loud**"
 def _everything(at) -> str:
     """Every element the page holds, as its protos say it: what the browser is sent."""
     return "\n".join(str(getattr(node, "proto", "")) for node in at._tree)
-
-
-def _fresh(*pages) -> None:
-    """Each page at its next check, past the class state's one-second cache."""
-    for at in pages:
-        class_views._class_state.clear()
-        class_views._watched.clear()
-        at.run()
-        assert not at.exception, [e.message for e in at.exception]
 
 
 def _later(monkeypatch, seconds: float):

@@ -80,7 +80,7 @@ def _by_question(course: Course, db: class_store.Store, code: str, key: str, own
     except class_store.StoreUnavailable as exc:
         session.lost(exc)
         return
-    questions = views.question_columns(course, own)
+    questions = views.question_columns(course, own, code)
     results = report.question_results(record, questions)
     if results:
         st.markdown("**By question: the shift between rounds**")
@@ -103,7 +103,7 @@ def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bo
     seconds: each draw of a button gives it a new id for its file, and a press made with the
     id of the draw before (on its way as the fragment ran again) found nothing to make. What a
     press makes is kept for the browser to fetch (``classroom.kept_download``)."""
-    questions = views.question_columns(course, class_questions.own_polls(db, code))
+    questions = views.question_columns(course, class_questions.own_polls(db, code), code)
     exercises = views.exercise_columns(course)
     skills = views.skill_columns(course)
     zone = views._zone()

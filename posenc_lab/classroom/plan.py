@@ -16,9 +16,9 @@ import hashlib
 
 import streamlit as st
 
+from posenc_lab.classroom import each, session
 from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import questions as class_questions
-from posenc_lab.classroom import session
 from posenc_lab.classroom import store as class_store
 from posenc_lab.ui import layout
 from posenc_lab.ui.lesson import Course
@@ -71,7 +71,7 @@ def step_label(course: Course, polls: dict, step: class_store.PlanStep) -> str:
 
 
 def _polls(course: Course, db: class_store.Store, code: str) -> dict:
-    return {poll.key: poll for poll in [*class_questions.own_polls(db, code), *course.all_polls()]}
+    return {poll.key: poll for poll in class_questions.every_poll(course, db, code)}
 
 
 # ------------------------------------------------------------------ Previous / Next
@@ -430,7 +430,7 @@ def _import(course: Course, code: str, key: str) -> None:
     # a new uploader next run: the file read is not read again, and another can follow
     st.session_state[P + "files"] = taken + 1
     with _action() as db:
-        known = {poll.key for poll in course.all_polls()}
+        known = {poll.key for poll in [*course.all_polls(), *each.polls(course)]}
         title, plan = db.import_plan(code, key, upload.getvalue(), known=known)
         named = f" {session.plain(title)}" if title else ""
         st.session_state[NOTE + ":editor"] = (

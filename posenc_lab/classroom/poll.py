@@ -65,6 +65,12 @@ class Poll:
     #: a drawn prediction: students sketch a curve; ``tolerance`` is then the mean distance
     #: from the measured curve, as a share of the y range, that counts as right
     sketch: Sketch | None = None
+    #: asked with each student's own numbers (``classroom.each``): (a student's seed) -> the
+    #: variant that student answers; None for a question everyone answers alike
+    each: Callable[[str], Poll] | None = None
+    #: the parameters of the variant this question asks, ((name, value), ...), for one of
+    #: ``classroom.each``'s: its answer is computed for them, never read from a cache by key
+    chosen: tuple = ()
 
     def __post_init__(self):
         if self.options and len(self.options) < 2:
@@ -75,6 +81,11 @@ class Poll:
     @property
     def numeric(self) -> bool:
         return not self.options and self.sketch is None
+
+    def for_student(self, seed: str | None) -> Poll:
+        """The question a student with ``seed`` answers: their own variant when each student
+        has their own numbers (the question as first written without a seed), else this one."""
+        return self.each(seed) if self.each is not None and seed else self
 
     def order(self, seed: str) -> list[int]:
         """The options' indices in the order the student with ``seed`` sees them (the

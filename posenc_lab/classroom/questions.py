@@ -8,7 +8,7 @@ nothing typed becomes a link, markup or maths on a student's screen or the proje
 
 from __future__ import annotations
 
-from posenc_lab.classroom import session
+from posenc_lab.classroom import each, session
 from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.figures import notation
@@ -43,10 +43,20 @@ def own_polls(db: class_store.Store, code: str) -> list[Poll]:
 
 
 def poll_of(course: Course, db: class_store.Store, code: str, key: str) -> Poll | None:
-    """A lesson's question, or one the class's teacher wrote (None: neither)."""
+    """A lesson's question, an exercise asked with each student's own numbers, or one the
+    class's teacher wrote (None: none of them)."""
     if key.startswith(class_store.OWN_PREFIX):
         return next((poll for poll in own_polls(db, code) if poll.key == key), None)
+    if key.startswith(each.PREFIX):
+        return each.poll_by_key(course, key)
     return course.poll_by_key(key)
+
+
+def every_poll(course: Course, db: class_store.Store, code: str) -> list[Poll]:
+    """Every question a teacher can open, in the picker's order: their own first (written
+    for today's class), then the lessons', then the exercises each student answers with
+    numbers of their own."""
+    return [*own_polls(db, code), *course.all_polls(), *each.polls(course)]
 
 
 def prompt_markdown(poll: Poll) -> str:
@@ -58,7 +68,7 @@ def prompt_markdown(poll: Poll) -> str:
 def lesson_title(course: Course, poll: Poll) -> str:
     if is_own(poll):
         return "Your question"
-    lesson = course.lesson_of_poll(poll.key)
+    lesson = each.lesson_of(course, poll.key) if each.is_each(poll) else course.lesson_of_poll(poll.key)
     return lesson.title if lesson is not None else ""
 
 
@@ -70,5 +80,11 @@ def poll_label(course: Course, poll: Poll, cut: bool = True) -> str:
         prompt = prompt[:90] + "..."
     if is_own(poll):
         return f"Your question: {prompt}"
+    if each.is_each(poll):
+        lesson = each.lesson_of(course, poll.key)
+        number = course.lessons.index(lesson) + 1
+        # no Markdown mark in a label (it is read in tables, files and the picker): max_len reads "max len"
+        title = notation.plain_markdown(each.exercise_of(course, poll.key).title).replace("_", " ")
+        return f"{number}. {lesson.title}: {title} (each student their own numbers)"
     number = next(n for n, lesson in enumerate(course.lessons, 1) if poll in lesson.polls)
     return f"{number}. {lesson_title(course, poll)}: {prompt}"

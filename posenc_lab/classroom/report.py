@@ -58,6 +58,10 @@ class QuestionColumn:
     unit: str = ""
     #: a sketch question: the measured curve at the sketch's points (shares of the y range)
     measured: tuple[float, ...] | None = None
+    #: asked with each student's own numbers (``classroom.each``): (student id, vote) -> the
+    #: vote in the words of that student's own variant. Votes of different variants are not
+    #: compared: no "most common wrong answers", only the share right
+    words: Callable[[str, str], str] | None = None
 
     def label(self, vote: str) -> str:
         if self.measured is not None:
@@ -170,12 +174,18 @@ def gradebook_csv(
         for question, rounds in asked:
             for rnd in rounds:
                 vote = record.votes.get((rnd.id, student.student_id))
-                row += ["", ""] if vote is None else [question.label(vote[0]), "yes" if vote[1] else "no"]
+                if vote is None:
+                    row += ["", ""]
+                else:
+                    said = question.words(student.student_id, vote[0]) if question.words else question.label(vote[0])
+                    row += [said, "yes" if vote[1] else "no"]
         rows.append(row)
     return _csv(rows)
 
 
 def _top_wrong(question: QuestionColumn, votes: list[tuple[str, bool]]) -> tuple[tuple[str, int], ...]:
+    if question.words is not None:
+        return ()  # each student had numbers of their own: a 16 here and a 16 there differ
     counts = Counter(question.label(vote) for vote, right in votes if not right)
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_WRONG])
 

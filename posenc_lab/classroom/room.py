@@ -191,7 +191,6 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
     status = {"voting": "voting", "closed": "voting closed", "revealed": "the answer"}[now.kind]
     place["top"].markdown(f"{join_line}. Round {current.number}: {status}.")
     answered = f"**{count}** of {joined} answered"
-    rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
     if now.kind == "voting":
         # the vote's countdown, when the teacher set a timer (the clock place stays empty otherwise)
         place["clock"].markdown(views.countdown(current.deadline, db.now()))
@@ -200,18 +199,22 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
         place["foot"].markdown(answered + ". Answer on your phone or laptop.")
     elif now.kind == "closed":
         place["lead"].markdown(class_questions.prompt_markdown(poll))
+        # a question of each student's own numbers shows its share right at the reveal only
+        fig = views.rounds_figure(course, poll, earlier, votes, revealed=False, shares=False)
         with place["main"]:
-            layout.chart(
-                views.vote_figure(course, poll, rounds, revealed=False),
-                key="room_votes",
-                filename=f"class_{poll.key}",
-                downloads=False,
-            )
+            if fig is None:
+                st.markdown(views.OWN_NUMBERS_NOTE)
+            else:
+                layout.chart(fig, key="room_votes", filename=f"class_{poll.key}", downloads=False)
         place["foot"].markdown(answered + ". Talk it over with a neighbour.")
     else:
         # the answer, why and the figure that settles it first, above the fold
         with place["lead"]:
-            st.success(f"The answer: **{session.plain(views._answer_label(course, poll))}**")
+            shown = session.plain(views._answer_label(course, poll))
+            if poll.each is not None:
+                st.success(f"Each of you had your own numbers. As first written, the answer is **{shown}**.")
+            else:
+                st.success(f"The answer: **{shown}**")
         with place["main"]:
             st.markdown(views.reveal_text_of(course, poll))
             fig = views.reveal_figure_of(course, poll)
@@ -220,7 +223,7 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
         with place["foot"]:
             st.markdown(class_questions.prompt_markdown(poll))
             layout.chart(
-                views.vote_figure(course, poll, rounds, revealed=True),
+                views.rounds_figure(course, poll, earlier, votes, revealed=True, shares=True),
                 key="room_votes",
                 filename=f"class_{poll.key}",
                 downloads=False,
@@ -232,6 +235,8 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
 def _options(poll: Poll) -> str:
     """What a student answers with, as the room reads it: the options as written (each
     student's device orders them its own way), the range of a number, or what to sketch."""
+    if poll.each is not None:
+        return "Work it out for the numbers on your device" + (", and pick from its options." if poll.options else ".")
     if poll.options:
         return "\n".join(f"- {session.plain(option)}" for option in poll.options)
     if poll.sketch is not None:

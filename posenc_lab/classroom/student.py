@@ -6,11 +6,13 @@ the teacher moved on, and only then redraws the page; it also follows the teache
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
+from posenc_lab.classroom import each, session, sketch_input, tally, views
 from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import questions as class_questions
-from posenc_lab.classroom import session, sketch_input, tally, views
 from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.ui.lesson import Course
@@ -60,7 +62,11 @@ def student_view(course: Course, db: class_store.Store, me: session.Member) -> N
     if poll is None:
         st.warning("Your teacher opened a question this version of the app does not have.")
         return
+    # a question each student answers with their own numbers: this student's variant
+    poll = poll.for_student(session.member_seed(me.code, me.student_id))
     st.markdown(f"#### {class_questions.prompt_markdown(poll)}")
+    if each.is_each(poll):
+        st.caption(":material/casino: Your own numbers: your neighbours have others, so compare how, not what.")
     # what this student sent in this round: this session's, else the database's (a reload,
     # another device, a restarted server)
     sent = st.session_state.get(views.VOTED + round_id) or db.vote_of(round_id, me.student_id)
@@ -112,7 +118,7 @@ def _vote_form(
             )
             vote = None if pick is None else tally.encode_choice(pick)
         else:
-            step = 1 if poll.integer else max((poll.high - poll.low) / 1000, 1e-6)
+            step, shown = _number_step(poll)
             counted = tally.decode_number(sent)
             if counted is not None and not poll.low <= counted <= poll.high:
                 counted = None
@@ -122,7 +128,10 @@ def _vote_form(
                 max_value=int(poll.high) if poll.integer else float(poll.high),
                 value=None if counted is None else (int(counted) if poll.integer else counted),
                 step=step,
-                placeholder=f"between {poll.low:g} and {poll.high:g}",
+                format=shown,
+                # a question of each student's own numbers takes any number: its range is
+                # the same for every variant, and says nothing of the answer
+                placeholder="a number" if each.is_each(poll) else f"between {poll.low:g} and {poll.high:g}",
             )
             vote = None if value is None else tally.encode_number(float(value), poll.integer)
         pressed = st.form_submit_button(
@@ -141,6 +150,19 @@ def _vote_form(
             f"Counted: **{session.plain(views.vote_words(course, poll, sent))}**. "
             "You can change it until voting closes."
         )
+
+
+def _number_step(poll: Poll) -> tuple[int | float, str | None]:
+    """The step of a numeric answer's box and its format: whole numbers, or a tenth of the
+    tolerance of a question each student answers with their own numbers (so that a right
+    answer can be typed and shows as typed), or a thousandth of the input's range."""
+    if poll.integer:
+        return 1, None
+    if each.is_each(poll):
+        step = poll.tolerance / 10 if poll.tolerance > 0 else 1e-4
+        places = max(0, -math.floor(math.log10(step)))
+        return 10.0**-places, f"%.{places}f"
+    return max((poll.high - poll.low) / 1000, 1e-6), None
 
 
 def _send(

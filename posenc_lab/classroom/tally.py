@@ -197,7 +197,9 @@ def vote_label(vote: str, options: Sequence[str] = (), unit: str = "") -> str:
     value = _as_number(vote)
     if value is None:
         return vote
-    return f"{value:.4g} {unit}".strip()
+    # a whole number in full (a table of 524,288 numbers, not 5.243e+05)
+    shown = f"{int(value)}" if value == int(value) and abs(value) < 1e15 else f"{value:.4g}"
+    return f"{shown} {unit}".strip()
 
 
 # ------------------------------------------------------------------ a vote's timer, who answered

@@ -344,7 +344,7 @@ def _timer_controls(code: str, key: str, current: class_store.Round) -> None:
 
 def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
     # the teacher's own questions first: written for today's class
-    polls = {poll.key: poll for poll in [*class_questions.own_polls(db, code), *course.all_polls()]}
+    polls = {poll.key: poll for poll in class_questions.every_poll(course, db, code)}
     keys = list(polls)
     if "class_poll" not in st.session_state or st.session_state["class_poll"] not in keys:
         st.session_state["class_poll"] = (
@@ -427,6 +427,12 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
     figure the reveal shows."""
     with st.expander("Preview the question, its answer and its figure", icon=":material/preview:"):
         st.markdown(f"**{class_questions.lesson_title(course, poll)}.** {class_questions.prompt_markdown(poll)}")
+        if poll.each is not None:
+            st.caption(
+                "Each student's device draws numbers of its own (the same after a reload and in a second round): "
+                "neighbours cannot copy a value. Their votes are checked against their own numbers; the chart "
+                "shows the share right, not the values. Below: the question as first written."
+            )
         if poll.options:
             st.markdown("\n".join(f"{i}. {session.plain(text)}" for i, text in enumerate(poll.options, 1)))
             st.caption("Each student sees the options in an order of their own; the projector keeps this one.")
@@ -521,7 +527,7 @@ def _live_results(course: Course, code: str, key: str) -> None:
     place["timer"].markdown(views.countdown(current.deadline, clock) if current.closed is None else "")
     if who is not None:
         with place["who"]:
-            _who_answered(course, poll, who)
+            _who_answered(course, poll, who, code)
     revealed = current.revealed is not None
     status = "voting" if current.closed is None else ("revealed" if revealed else "closed")
     place["question"].markdown(f"#### {class_questions.prompt_markdown(poll)}")
@@ -537,10 +543,14 @@ def _live_results(course: Course, code: str, key: str) -> None:
             "The votes show here when you close the vote (or turn on *Show the votes while voting*)."
         )
         return
-    rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
-    fig = views.vote_figure(course, poll, rounds, revealed=revealed)
+    # the share right of each student's own numbers: on the teacher's own screen at once, on
+    # the projector at the reveal
+    fig = views.rounds_figure(course, poll, earlier, votes, revealed, shares=revealed or not layout.presenting())
     with place["votes"]:
-        layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
+        if fig is None:
+            st.caption(views.OWN_NUMBERS_NOTE)
+        else:
+            layout.chart(fig, key="class_votes", filename=f"class_{poll.key}", downloads=False)
     if revealed:
         shares = [f"round {r.number}: {sum(ok for _, ok in votes[r.id])} of {len(votes[r.id])} right" for r in earlier]
         place["shares"].markdown("Right answers: " + "; ".join(shares) + ".")
@@ -549,12 +559,17 @@ def _live_results(course: Course, code: str, key: str) -> None:
                 views._reveal(course, poll, vote=None, student=False)
 
 
-def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | None]]) -> None:
+def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | None]], code: str) -> None:
     """Who has answered the current round and what, and who has not yet, by name: on the
     teacher's own screen only (``_live_results`` never draws it in presenter mode). Names are
-    students' text: escaped in the line (``session.plain``), plain cells in the table."""
+    students' text: escaped in the line (``session.plain``), plain cells in the table. A
+    question each student answers with their own numbers says each answer in that student's
+    variant, and whether it is right for it."""
     names = tally.distinct_names((sid, nickname) for sid, nickname, _ in rows)
-    answered, waiting = tally.who_answered((name, vote) for name, (_, _, vote) in zip(names, rows, strict=True))
+    mine = {sid: poll.for_student(session.member_seed(code, sid)) for sid, _, _ in rows} if poll.each else {}
+    answered, waiting = tally.who_answered(
+        (name, (sid, vote) if vote is not None else None) for name, (sid, _, vote) in zip(names, rows, strict=True)
+    )
     st.markdown(
         f"**Not answered yet ({len(waiting)}):** " + (session.plain(", ".join(waiting)) if waiting else "nobody")
     )
@@ -562,15 +577,18 @@ def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | N
         f"Answered ({len(answered)}), and what: on your screen only. Presenter mode and the room screen never "
         "show names."
     )
+    table = {
+        "student": [name for name, _ in answered],
+        "answer": [views.vote_words(course, mine.get(sid, poll), vote) for _, (sid, vote) in answered],
+    }
+    if mine:
+        table["right for their numbers"] = [
+            "yes" if mine[sid].is_right_vote(vote, answer=views.answer_of(course, mine[sid])) else "no"
+            for _, (sid, vote) in answered
+        ]
     # drawn at every check, empty before the first answer: the fragment keeps its shape
     st.dataframe(
-        pd.DataFrame(
-            {
-                "student": [name for name, _ in answered],
-                "answer": [views.vote_words(course, poll, vote) for _, vote in answered],
-            },
-            dtype=object,
-        ),
+        pd.DataFrame(table, dtype=object),
         hide_index=True,
         width="stretch",
         height=min(36 * (len(answered) + 1) + 2, 300),

@@ -21,10 +21,10 @@ from urllib.parse import parse_qsl
 import pandas as pd
 import streamlit as st
 
+from posenc_lab.classroom import each, report, session, tally
 from posenc_lab.classroom import figures as vote_figures
 from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import questions as class_questions
-from posenc_lab.classroom import report, session, tally
 from posenc_lab.classroom import sketch as sketches
 from posenc_lab.classroom import store as class_store
 from posenc_lab.classroom.poll import Poll
@@ -117,16 +117,23 @@ def _reveal_figure(_course: Course, key: str):
     return poll.figure() if poll.figure is not None else None
 
 
+def _by_key(poll: Poll) -> bool:
+    """Whether the question is a lesson's own, the same for everyone, whose answer and
+    reveal are cached by its key (a teacher's is computed from the database's row, and a
+    variant's for its numbers)."""
+    return not class_questions.is_own(poll) and not each.is_each(poll)
+
+
 def answer_of(course: Course, poll: Poll) -> float:
-    return float(poll.answer()) if class_questions.is_own(poll) else _answer(course, poll.key)
+    return _answer(course, poll.key) if _by_key(poll) else float(poll.answer())
 
 
 def reveal_text_of(course: Course, poll: Poll) -> str:
-    return poll.reveal(poll.answer()) if class_questions.is_own(poll) else _reveal_text(course, poll.key)
+    return _reveal_text(course, poll.key) if _by_key(poll) else poll.reveal(poll.answer())
 
 
 def reveal_figure_of(course: Course, poll: Poll):
-    return None if class_questions.is_own(poll) else _reveal_figure(course, poll.key)
+    return _reveal_figure(course, poll.key) if _by_key(poll) else None
 
 
 @st.cache_data(show_spinner=False)
@@ -136,7 +143,7 @@ def _measured(_course: Course, key: str):
 
 def measured_of(course: Course, poll: Poll):
     """A sketch question's measured curve at the sketch's points (shares of the y range)."""
-    return poll.measured() if class_questions.is_own(poll) else _measured(course, poll.key)
+    return _measured(course, poll.key) if _by_key(poll) else poll.measured()
 
 
 def vote_words(course: Course, poll: Poll, vote: str) -> str:
@@ -292,6 +299,42 @@ def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]],
     return vote_figures.vote_bars(labels, counted, title="Votes", right=right)
 
 
+def rounds_figure(
+    course: Course, poll: Poll, earlier: list, votes: dict[str, list[tuple[str, bool]]], revealed: bool, shares: bool
+):
+    """The chart of a question's last rounds (``earlier``, their votes by round id as
+    ``Store.votes`` reads them). A question each student answered with their own numbers
+    draws the right and the not-right answers per round when ``shares`` (the teacher's own
+    screen, or once revealed), else None: its values are not comparable, and the share
+    right is not shown to the room before the reveal."""
+    if not each.is_each(poll):
+        rounds = [(f"round {r.number}", [vote for vote, _ in votes[r.id]]) for r in earlier]
+        return vote_figure(course, poll, rounds, revealed=revealed)
+    if not shares:
+        return None
+    counted = [
+        (f"round {r.number}", [sum(ok for _, ok in votes[r.id]), sum(not ok for _, ok in votes[r.id])]) for r in earlier
+    ]
+    # the bars' own labels say which is right: no "right (right)"
+    return vote_figures.vote_bars(["right", "not right"], counted, title="Answers, each with their own numbers")
+
+
+#: what a chart of the votes says instead, for a question each student answered with their own numbers
+OWN_NUMBERS_NOTE = "Each student has their own numbers: the share right shows at the reveal."
+
+
+def words_of(course: Course, poll: Poll, code: str):
+    """(student id, vote) -> the vote in words of that student's own variant (a question
+    each student answers with their own numbers), or None for a question everyone shares."""
+    if poll.each is None:
+        return None
+
+    def words(student_id: str, vote: str) -> str:
+        return vote_words(course, poll.for_student(session.member_seed(code, student_id)), vote)
+
+    return words
+
+
 def exercise_columns(course: Course) -> list[report.ExerciseColumn]:
     """Every exercise as the students saw it, in the lessons' order: a guided exercise is
     one column, solved once every step is (the count a student's page shows)."""
@@ -314,9 +357,10 @@ def skill_columns(course: Course) -> list[report.SkillColumn]:
     ]
 
 
-def question_columns(course: Course, own: list[Poll] = ()) -> list[report.QuestionColumn]:
+def question_columns(course: Course, own: list[Poll] = (), code: str = "") -> list[report.QuestionColumn]:
     """Every question a teacher can open, with its options' text: the teacher's own (``own``),
-    then the lessons' in their order."""
+    the lessons' in their order, then the exercises asked with each student's own numbers
+    (of class ``code``: a student's answer reads in their own variant's words)."""
     return [
         report.QuestionColumn(
             poll.key,
@@ -324,8 +368,9 @@ def question_columns(course: Course, own: list[Poll] = ()) -> list[report.Questi
             poll.options,
             poll.unit,
             None if poll.sketch is None else tuple(measured_of(course, poll).tolist()),
+            words_of(course, poll, code),
         )
-        for poll in [*own, *course.all_polls()]
+        for poll in [*own, *course.all_polls(), *each.polls(course)]
     ]
 
 
@@ -337,7 +382,7 @@ def results_table(course: Course, rows: list[class_store.ItemSummary], own: list
     conversion, with its traceback, on every refresh of the dashboard.
     """
     titles = _titles(course) | {poll.key: class_questions.poll_label(course, poll) for poll in own}
-    polls = {poll.key: poll for poll in [*own, *course.all_polls()]}
+    polls = {poll.key: poll for poll in [*own, *course.all_polls(), *each.polls(course)]}
     return pd.DataFrame(
         [
             {
@@ -347,9 +392,10 @@ def results_table(course: Course, rows: list[class_store.ItemSummary], own: list
                 "answered": int(row.answered),
                 "right": int(row.right),
                 "success": row.right / row.answered if row.answered else 0.0,
-                "most common wrong answers": "; ".join(
-                    f"{_wrong_label(course, polls.get(row.key), answer)} ({n})" for answer, n in row.wrong
-                ),
+                # each student's own numbers: their wrong values are not comparable
+                "most common wrong answers": ""
+                if row.key.startswith(each.PREFIX)
+                else "; ".join(f"{_wrong_label(course, polls.get(row.key), answer)} ({n})" for answer, n in row.wrong),
             }
             for row in rows
         ],
@@ -358,7 +404,7 @@ def results_table(course: Course, rows: list[class_store.ItemSummary], own: list
 
 
 def _titles(course: Course) -> dict[str, str]:
-    titles = {poll.key: class_questions.poll_label(course, poll) for poll in course.all_polls()}
+    titles = {poll.key: class_questions.poll_label(course, poll) for poll in [*course.all_polls(), *each.polls(course)]}
     for lesson in course.lessons:
         for ex in lesson.exercises:
             title = notation.plain_markdown(ex.title)
@@ -378,8 +424,14 @@ def _wrong_label(course: Course, poll: Poll | None, answer: str) -> str:
 def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool = True) -> None:
     if poll is None:
         return
-    answer_text = _answer_label(course, poll)
-    st.success(f"The answer: **{session.plain(answer_text)}**")
+    answer_text = session.plain(_answer_label(course, poll))
+    if poll.each is not None:
+        # the teacher's and the room's: every student had numbers of their own
+        st.success(f"Each student had their own numbers. As first written, the answer is **{answer_text}**.")
+    elif each.is_each(poll):
+        st.success(f"The answer for your numbers: **{answer_text}**")
+    else:
+        st.success(f"The answer: **{answer_text}**")
     if vote is not None and poll.sketch is not None:
         off = sketches.error(vote, measured_of(course, poll))
         right = off is not None and off <= poll.tolerance
@@ -403,7 +455,8 @@ def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool =
         )
     elif vote is not None:
         right = poll.is_right_vote(vote, answer=answer_of(course, poll))
-        mine = session.plain(tally.vote_label(vote, poll.options, poll.unit))
+        # an option that ends its sentence reads "You answered w7 and w40: ...", not "w40.:"
+        mine = session.plain(tally.vote_label(vote, poll.options, poll.unit).rstrip("."))
         st.markdown(f"You answered **{mine}**: {'right' if right else 'not this time'}.")
     st.markdown(reveal_text_of(course, poll))
     fig = reveal_figure_of(course, poll)
