@@ -1471,3 +1471,30 @@ def test_the_teacher_reads_who_answered_and_what_by_name(store, clock):
         store.answers_of(new.code, "not-the-key", rnd.id)
     other, _ = class_with_students(store, 1)
     assert store.answers_of(other.code, other.teacher_key, rnd.id) == [], "another class's round: nothing"
+
+
+def test_the_room_shows_one_answer_once_the_vote_is_closed(store):
+    """``show_answer``: the teacher's pick of one student's answer for the room screen, only
+    once the round is closed, only an answer that exists, and a new round shows none."""
+    new = store.create_class()
+    ada, bo = store.join(new.code, "Ada"), store.join(new.code, "Bo")
+    rnd = store.open_poll(new.code, new.teacher_key, "sin_wavelength")
+    store.answer(rnd.id, ada.student_id, "62", True)
+    assert not store.show_answer(new.code, new.teacher_key, ada.student_id), "not while the vote is open"
+    store.close_round(new.code, new.teacher_key)
+    assert not store.show_answer(new.code, new.teacher_key, bo.student_id), "Bo did not answer"
+    assert store.current_round(new.code).shown is None
+    with pytest.raises(NotTeacher):
+        store.show_answer(new.code, "not-the-key", ada.student_id)
+    with pytest.raises(ValueError, match="student_id"):
+        store.show_answer(new.code, new.teacher_key, "")
+    assert store.show_answer(new.code, new.teacher_key, ada.student_id)
+    current = store.current_round(new.code)
+    assert current.shown == ada.student_id and store.shown_answer(current) == "62"
+    store.reveal(new.code, new.teacher_key)
+    assert store.shown_answer(store.current_round(new.code)) == "62", "kept through the reveal"
+    assert store.show_answer(new.code, new.teacher_key, None)
+    assert store.shown_answer(store.current_round(new.code)) is None
+    store.show_answer(new.code, new.teacher_key, ada.student_id)
+    again = store.open_poll(new.code, new.teacher_key, "sin_wavelength")
+    assert again.shown is None and store.current_round(new.code).shown is None, "a new round shows none"

@@ -5,12 +5,13 @@ only what the room may see: no control of the teacher's, no student's name, no n
 answer before the reveal, no key.
 
 It is one fragment that reads the class from the database every ``ROOM_EVERY_S`` and fills
-the same five places at every stage (``stage``): before anything is asked, the way in (the
+the same six places at every stage (``stage``): before anything is asked, the way in (the
 code, the address, a QR code as tall as the screen); on a view the teacher sent, that view
 at the teacher's settings in presenter mode (the lesson's own page in a frame); during a
 vote the question, its options, how many answered and the countdown of a timer the teacher
 set; once closed, the votes; once revealed, the answer, why and the figure first, the votes
-under them.
+under them; and, once closed, one student's answer without the name when the teacher shows
+one (``Store.show_answer``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from posenc_lab.ui.lesson import Course
 #: seconds between the room screen's checks of the class
 ROOM_EVERY_S = 1.0
 #: the screen's places, in order, each drawn at every check (``st-key-room_<name>``)
-PLACES = ("top", "clock", "lead", "main", "foot")
+PLACES = ("top", "clock", "lead", "shown", "main", "foot")
 #: static CSS (no one's text in it): sizes read from the back of a room, in units of the
 #: screen's height, so that 1920x1080, 1280x720 and a 4K TV show the same page
 CSS = """<style>
@@ -42,6 +43,7 @@ CSS = """<style>
 .st-key-room_lead p, .st-key-room_lead li { font-size: 5.6vh; line-height: 1.25; }
 .st-key-room_main p, .st-key-room_main li { font-size: 4.8vh; line-height: 1.3; }
 .st-key-room_foot p, .st-key-room_foot li { font-size: 4.2vh; line-height: 1.3; }
+.st-key-room_shown p { font-size: 4.8vh; line-height: 1.3; }
 .st-key-room_code p { font-size: 17vh; font-weight: 700; line-height: 1.05; letter-spacing: 0.06em;
   font-family: "Source Code Pro", ui-monospace, monospace; white-space: nowrap; margin: 0; }
 .st-key-room_joined p { font-size: 5vh; }
@@ -190,6 +192,10 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
     count, joined = len(votes[current.id]), len(db.students(code))
     status = {"voting": "voting", "closed": "voting closed", "revealed": "the answer"}[now.kind]
     place["top"].markdown(f"{join_line}. Round {current.number}: {status}.")
+    shown = db.shown_answer(current)
+    if shown is not None and now.kind != "voting":
+        with place["shown"]:
+            views.draw_shown(course, poll, code, current, shown, key="room_shown_answer")
     answered = f"**{count}** of {joined} answered"
     if now.kind == "voting":
         # the vote's countdown, when the teacher set a timer (the clock place stays empty otherwise)

@@ -342,6 +342,53 @@ def _timer_controls(code: str, key: str, current: class_store.Round) -> None:
         row.button("No timer", icon=":material/timer_off:", key="class_timer_off", on_click=_timer, args=(code, key))
 
 
+def _show(code: str, key: str, widget: str | None = None) -> None:
+    """Show the room one student's answer (the one picked in ``widget``), or none."""
+    student = None if widget is None else st.session_state.get(widget)
+    with views._teacher_call() as db:
+        if not db.show_answer(code, key, student):
+            st.session_state[views.FLASH] = "That answer cannot be shown: the vote is open again, or it is gone."
+
+
+def _show_controls(
+    course: Course, db: class_store.Store, code: str, key: str, current: class_store.Round, poll: Poll
+) -> None:
+    """Once the vote is closed: one student's answer on the room screen, without the name, to
+    talk it over (as a Desmos snapshot is). Picked by name here, on the teacher's own screen."""
+    rows = [(sid, name, vote) for sid, name, vote in db.answers_of(code, key, current.id) if vote is not None]
+    if not rows:
+        return
+    names = tally.distinct_names((sid, name) for sid, name, _ in rows)
+
+    def said(sid: str, vote: str) -> str:
+        mine = poll.for_student(session.member_seed(code, sid)) if poll.each is not None else poll
+        return views.vote_words(course, mine, vote)
+
+    labels = {sid: f"{name}: {said(sid, vote)}" for name, (sid, _, vote) in zip(names, rows, strict=True)}
+    if st.session_state.get(views.SHOW_PICK) not in labels:
+        st.session_state[views.SHOW_PICK] = current.shown if current.shown in labels else next(iter(labels))
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom", key="class_show_bar")
+    row.selectbox(
+        "One answer for the room screen (shown there without the name)",
+        list(labels),
+        key=views.SHOW_PICK,
+        format_func=labels.get,
+        width=420,
+    )
+    row.button(
+        "Show it to the room",
+        icon=":material/co_present:",
+        key="class_show_it",
+        on_click=_show,
+        args=(code, key, views.SHOW_PICK),
+        help="The room screen shows this answer under the question, without the student's name, to talk it over.",
+    )
+    if current.shown is not None:
+        row.button(
+            "Stop showing it", icon=":material/hide_source:", key="class_show_none", on_click=_show, args=(code, key)
+        )
+
+
 def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
     # the teacher's own questions first: written for today's class
     polls = {poll.key: poll for poll in class_questions.every_poll(course, db, code)}
@@ -414,6 +461,8 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
     with st.container():
         if voting and not ended:
             _timer_controls(code, key, current)
+        elif is_current and not ended and not layout.presenting():
+            _show_controls(course, db, code, key, current, polls[chosen])
     flash = st.session_state.pop(views.FLASH, None)
     if flash:
         st.error(flash)
@@ -471,14 +520,15 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
 
 def _round_state(current: class_store.Round | None) -> tuple | None:
     """What the teacher's question buttons are drawn from: the round, whether it is closed
-    and revealed, and its timer's deadline (set on another device: "No timer" shows here too)."""
+    and revealed, its timer's deadline (set on another device: "No timer" shows here too),
+    and whose answer the room screen shows ("Stop showing it" shows here too)."""
     if current is None:
         return None
-    return (current.id, current.closed is not None, current.revealed is not None, current.deadline)
+    return (current.id, current.closed is not None, current.revealed is not None, current.deadline, current.shown)
 
 
 #: the places of the teacher's live results, in order: each drawn at every run, filled or not
-LIVE_PLACES = ("question", "reveal_first", "count", "timer", "who", "votes", "shares", "reveal_after")
+LIVE_PLACES = ("question", "reveal_first", "count", "timer", "shown", "who", "votes", "shares", "reveal_after")
 
 
 @st.fragment(run_every=views.TEACHER_EVERY_S)
@@ -513,6 +563,7 @@ def _live_results(course: Course, code: str, key: str) -> None:
         earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
         votes = {r.id: db.votes(r.id) for r in earlier}
         joined = len(db.students(code))
+        shown = db.shown_answer(current)
         # by name: never on the projector (presenter mode), never read for it
         who = None if layout.presenting() else db.answers_of(code, key, current.id)
     except class_store.StoreUnavailable as exc:
@@ -525,6 +576,11 @@ def _live_results(course: Course, code: str, key: str) -> None:
     count = len(votes[current.id])
     # one element at every check: the countdown while the vote is open, else an empty line
     place["timer"].markdown(views.countdown(current.deadline, clock) if current.closed is None else "")
+    if shown is not None:
+        # what the room screen shows: the same block, without a name (on the projected
+        # teacher page too)
+        with place["shown"]:
+            views.draw_shown(course, poll, code, current, shown, key="class_shown_answer")
     if who is not None:
         with place["who"]:
             _who_answered(course, poll, who, code)

@@ -53,6 +53,7 @@ PICKED_ROUND = "_class:picked_round"  # the round the question picker last follo
 TEACHER_DRAWN = "_class:teacher_drawn"  # the round state the teacher's page was drawn with
 TIMER_SECONDS = "class_timer_seconds"  # the teacher's custom timer, in seconds
 SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
+SHOW_PICK = "class_show_pick"  # the student whose answer the teacher would show the room
 
 
 @st.cache_data(ttl=1.0, show_spinner=False)
@@ -238,9 +239,12 @@ Q_BLANK = {
 }
 
 
-def sketch_figure(course: Course, poll: Poll, votes: list[str], revealed: bool, mine: str | None = None):
+def sketch_figure(
+    course: Course, poll: Poll, votes: list[str], revealed: bool, mine: str | None = None, title: str | None = None
+):
     """A sketch question's chart: the sketches in ``votes`` and their median, the measured
-    curve once ``revealed``, and ``mine`` (a student's own) drawn strong."""
+    curve once ``revealed``, and ``mine`` (a student's own) drawn strong; ``title`` says
+    whose it is when not the student's own."""
     sk = poll.sketch
     low, high = sk.y_range
     to_units = lambda shares: [low + (high - low) * v for v in shares]  # noqa: E731
@@ -254,7 +258,7 @@ def sketch_figure(course: Course, poll: Poll, votes: list[str], revealed: bool, 
     return vote_figures.sketch_overlay(
         sketches.xs(sk.x_range).tolist(),
         [to_units(h) for h in drawn],
-        title=f"Sketches ({len(drawn)})" if votes else "Your sketch and the measured curve",
+        title=title or (f"Sketches ({len(drawn)})" if votes else "Your sketch and the measured curve"),
         x_title=sk.x_title,
         y_title=sk.y_title,
         y_range=sk.y_range,
@@ -262,6 +266,33 @@ def sketch_figure(course: Course, poll: Poll, votes: list[str], revealed: bool, 
         measured=measured,
         mine=None if mine_heights is None else to_units(mine_heights),
     )
+
+
+def draw_shown(course: Course, poll: Poll, code: str, current: class_store.Round, vote: str, key: str) -> None:
+    """One student's answer that the teacher shows the room (``Store.show_answer``), without
+    their name and without saying whether it is right: to talk over. A question of each
+    student's own numbers shows that student's numbers with it; a sketch is drawn alone
+    (over the measured curve once revealed)."""
+    mine = poll.for_student(session.member_seed(code, current.shown)) if poll.each is not None else poll
+    st.markdown("**One answer from the class**, to talk over:")
+    if each.is_each(mine):
+        st.markdown(f"Their numbers: {class_questions.prompt_markdown(mine)}")
+    if poll.sketch is not None:
+        layout.chart(
+            sketch_figure(
+                course,
+                poll,
+                [],
+                revealed=current.revealed is not None,
+                mine=vote,
+                title="A sketch from the class" + (" and the measured curve" if current.revealed is not None else ""),
+            ),
+            key=key,
+            filename=f"class_{poll.key}_shown",
+            downloads=False,
+        )
+    else:
+        st.markdown(f"**{session.plain(vote_words(course, mine, vote))}**")
 
 
 def _with_unit(poll: Poll, labels: list[str]) -> list[str]:

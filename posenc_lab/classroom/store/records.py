@@ -95,6 +95,8 @@ class Round:
     revealed: float | None
     #: when a timer the teacher set closes the round by itself (None: no timer)
     deadline: float | None = None
+    #: the student whose answer the room screen shows, without a name (``Store.show_answer``)
+    shown: str | None = None
 
     @property
     def is_open(self) -> bool:

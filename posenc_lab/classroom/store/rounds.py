@@ -35,10 +35,10 @@ class Rounds:
 
     @staticmethod
     def _round(row) -> Round:
-        rid, code, poll_key, number, opened, closed, revealed, deadline = row
-        return Round(rid, code, poll_key, int(number), float(opened), closed, revealed, deadline)
+        rid, code, poll_key, number, opened, closed, revealed, deadline, shown = row
+        return Round(rid, code, poll_key, int(number), float(opened), closed, revealed, deadline, shown)
 
-    _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed, deadline"
+    _ROUND_COLUMNS = "id, code, poll_key, number, opened, closed, revealed, deadline, shown"
 
     def open_poll(self, code: str, teacher_key: str, poll_key: str, *, after: str | None | bool = True) -> Round:
         """Open a new round of ``poll_key`` (closing any open one) and make it the current.
@@ -179,6 +179,30 @@ class Rounds:
                     now,
                     rid,
                 )
+
+    def show_answer(self, code: str, teacher_key: str, student_id: str | None) -> bool:
+        """Have the room screen show ``student_id``'s answer to the class's current round,
+        without their name, to discuss it (None: show none). Only once the round is closed
+        (the answer can no longer change under the room's eyes) and only an answer that
+        exists; True when the round now shows what was asked."""
+        if student_id is not None:
+            _check_id(student_id, "student_id")
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            rid = self._current_round_id(tx, code)
+            if rid is None:
+                return False
+            if student_id is not None and (
+                tx.one("SELECT 1 FROM rounds WHERE id = ? AND closed IS NOT NULL", rid) is None
+                or tx.one("SELECT 1 FROM answers WHERE round_id = ? AND student_id = ?", rid, student_id) is None
+            ):
+                return False
+            tx.run("UPDATE rounds SET shown = ? WHERE id = ?", student_id, rid)
+        return True
+
+    def shown_answer(self, current: Round) -> str | None:
+        """The answer the room screen shows for ``current`` (``show_answer``), or None."""
+        return None if current.shown is None else self.vote_of(current.id, current.shown)
 
     def current_round(self, code: str) -> Round | None:
         code = normalize_code(code)

@@ -175,4 +175,12 @@ MIGRATIONS: list[tuple[int, tuple[str, ...]]] = [
             "ALTER TABLE rounds ADD COLUMN deadline DOUBLE PRECISION",
         ),
     ),
+    (
+        10,
+        (
+            # the student whose answer the room screen shows, without their name, to discuss
+            # it (NULL: none); the teacher picks it once the round is closed
+            "ALTER TABLE rounds ADD COLUMN shown TEXT",
+        ),
+    ),
 ]
