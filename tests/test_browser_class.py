@@ -421,23 +421,62 @@ def test_a_restart_mid_class_loses_no_vote_and_no_solved_exercise(browser, tmp_p
                 assert not person.outside, f"requests left localhost: {person.outside[:5]}"
 
 
+#: the sign a page shows while it has no connection to the server (ui/shell.py's watcher),
+#: as the browser draws it: its text while shown, else None; and whether Streamlit's own
+#: "Connection error" dialog is visible (the watcher hides it)
+CONNECTION_SIGN_JS = """() => {
+  const sign = document.getElementById('posenc-connection-sign');
+  const dialogs = [...document.querySelectorAll('.stDialog')].filter(d => getComputedStyle(d).display !== 'none');
+  return {
+    text: sign && !sign.hidden && sign.offsetWidth > 0 ? sign.textContent : null,
+    watching: !!sign,
+    dialogs: dialogs.map(d => d.innerText.slice(0, 80)),
+  };
+}"""
+
+
 def test_the_teacher_view_survives_a_reload_and_a_restart_in_its_own_tab_only(browser, tmp_path):
     """The key is kept in the tab's sessionStorage (never in the address bar): the same tab
     comes back as the teacher after a reload and after the server restarts; another browser
-    opening /class gets a student's join page."""
+    opening /class gets a student's join page. While the server is down, a student's phone
+    says the connection is lost; once it is back, the phone is in the class again by itself."""
     db = pg_support.fresh_sqlite_url(tmp_path)
     port = free_port()
-    with people(browser, (DESKTOP, False), (DESKTOP, False)) as (teacher, other):
+    with people(browser, (DESKTOP, False), (DESKTOP, False), (PHONE, True)) as (teacher, other, student):
         with class_server(db, port=port) as base:
             teacher.go(f"{base}/class")
-            _start_class(teacher)
+            code = _start_class(teacher)
+            _join_by_link(student, base, code, "Lin")
+            student.text(f"You are in class {code}")
+            wait_until(student.page, f"() => ({CONNECTION_SIGN_JS})().watching", what="the connection watcher")
+            assert student.page.evaluate(CONNECTION_SIGN_JS)["text"] is None, "no sign while connected"
             teacher.page.reload()
             wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
             assert "teacher=" not in teacher.page.url
             other.go(f"{base}/class")
             other.text("Join a class")
             assert not other.shows("Open the vote")
+        # the server is gone: the phone says so, and that it is reconnecting
+        wait_until(
+            student.page,
+            f"() => !!({CONNECTION_SIGN_JS})().text",
+            timeout_ms=budget_ms(20_000),
+            what="the phone's connection-lost sign",
+        )
+        lost = student.page.evaluate(CONNECTION_SIGN_JS)
+        assert lost["text"] == "Connection lost: reconnecting\u2026" and not lost["dialogs"], lost
+        student.page.screenshot(path=str(SHOTS / "class_student_connection_lost_phone.png"))
         with class_server(db, port=port) as base:
+            # the phone reconnects by itself, and is in the class again: no reload
+            wait_until(
+                student.page,
+                f"() => ({CONNECTION_SIGN_JS})().text === null",
+                timeout_ms=budget_ms(60_000),
+                what="the phone reconnected (the sign gone)",
+            )
+            student.text(f"You are in class {code}")
+            student.text("Waiting for your teacher to open a question")
+            student.no_exception()
             teacher.page.reload()  # the same tab, a new server process
             wait_shown(teacher.page.get_by_role("button", name="Open the vote"), FOLLOW_WITHIN_MS)
             assert "teacher=" not in teacher.page.url

@@ -109,6 +109,44 @@ export default function () {
 """
 _SCHEME = st.components.v2.component("posenc_scheme_watch", js=_SCHEME_JS)
 
+# Says so, plainly and where anyone sees it, while the page has no connection to the server
+# (a dropped network, a server restarting): "Connection lost: reconnecting...". Streamlit's
+# own sign is a dialog meant for a developer ("Is Streamlit still running? ... streamlit run
+# yourscript.py" on localhost) that dims the page; the watcher hides that dialog and shows
+# this line instead (app.css), until Streamlit has reconnected by itself and closed its
+# dialog. The browser's offline event shows it at once. One watcher a page.
+_CONNECTION_JS = """
+export default function () {
+  if (window.__posencConnectionWatch) return;
+  window.__posencConnectionWatch = true;
+  const sign = document.createElement('div');
+  sign.id = 'posenc-connection-sign';
+  sign.setAttribute('role', 'status');
+  sign.setAttribute('aria-live', 'assertive');
+  sign.hidden = true;
+  document.body.appendChild(sign);
+  const check = () => {
+    let lost = !navigator.onLine;
+    for (const dialog of document.querySelectorAll('.stDialog')) {
+      const title = dialog.querySelector('[role="dialog"] h2');
+      if (title && title.textContent.trim() === 'Connection error') {
+        dialog.classList.add('posenc-connection-lost');
+        lost = true;
+      }
+    }
+    const text = navigator.onLine
+      ? 'Connection lost: reconnecting\u2026'
+      : 'You are offline: the page reconnects once the network is back\u2026';
+    if (sign.textContent !== text) sign.textContent = text;
+    if (sign.hidden === lost) sign.hidden = !lost;
+  };
+  window.addEventListener('offline', check);
+  window.addEventListener('online', check);
+  setInterval(check, 500);
+}
+"""
+_CONNECTION = st.components.v2.component("posenc_connection_watch", js=_CONNECTION_JS)
+
 
 def configure() -> None:
     """Page settings; must come before anything else is drawn."""
@@ -181,6 +219,7 @@ def run(page: st.Page, course: Course) -> None:
     st.session_state[PRESENTED] = present
     with st.sidebar:
         _SCHEME()
+        _CONNECTION()
     layout.start_page(present)
     if present:
         st.html(PRESENTER_CSS)
