@@ -1157,9 +1157,11 @@ def test_the_teachers_files_download_every_time_through_nginx_and_a_slow_network
         for student, vote in zip(students, (RIGHT, WRONG), strict=True):
             store.answer(rnd.id, student.student_id, str(vote), vote == RIGHT)
         store.close_round(new.code, new.teacher_key)
-    exercises = len(class_views.exercise_columns(lessons.COURSE))
+    title = class_views.class_questions.poll_label(lessons.COURSE, POLL, cut=False)
     expected = {
-        "Gradebook (CSV)": (["student", "joined", f"exercises solved (of {exercises})"], 1 + len(students)),
+        # the question's columns first, right after the name and the join time (the rest of the
+        # header: tests/test_page_class_grades.py)
+        "Gradebook (CSV)": (["student", "joined", f"{title} (round 1)"], 1 + len(students)),
         "Summary by question (CSV)": (list(report.SUMMARY_COLUMNS), 2),
     }
     run_dir, proxy, env = nginx_pair_env(db, "posenc-deploy-")

@@ -90,8 +90,9 @@ def test_start_join_vote_again_and_reveal(db_url):
     assert row["most common wrong answers, last round"] == f"{CHOICE.options[wrong]} (1)"
     files = [el.proto.label for el in teacher.get("download_button")]
     # the results' files; the plan editor has its own (Download as a file)
-    assert [f for f in files if f.endswith("(CSV)")] == ["Gradebook (CSV)", "Summary by question (CSV)"]
-    assert files == ["Download as a file", "Gradebook (CSV)", "Summary by question (CSV)"]
+    lms = ["Gradebook for Canvas (CSV)", "Gradebook for Moodle (CSV)", "Gradebook for Google Classroom (CSV)"]
+    assert [f for f in files if f.endswith("(CSV)")] == ["Gradebook (CSV)", "Summary by question (CSV)", *lms]
+    assert files == ["Download as a file", "Gradebook (CSV)", "Summary by question (CSV)", *lms]
 
 
 def test_explore_it_after_a_reveal_opens_the_questions_own_setting(db_url):

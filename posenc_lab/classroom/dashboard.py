@@ -1,6 +1,6 @@
 """Under the teacher's question: where each student is (``follow.roster``), the class's
-results per question and per exercise (redrawn every few seconds), and the two files, the
-summary by question and the gradebook."""
+results per question and per exercise (redrawn every few seconds), and the files: the
+gradebook, the summary by question, and the gradebook for Canvas, Moodle or Google Classroom."""
 
 from __future__ import annotations
 
@@ -95,8 +95,34 @@ def _by_question(course: Course, db: class_store.Store, code: str, key: str, own
         )
 
 
+#: the gradebook for an LMS: (the LMS, its file's maker, the file name's end)
+LMS_FILES = (
+    ("Canvas", report.canvas_csv, "canvas"),
+    ("Moodle", report.moodle_csv, "moodle"),
+    ("Google Classroom", report.classroom_csv, "google-classroom"),
+)
+LMS_HELP = (
+    "Two grades per student, in points: the questions right (out of those asked) and the exercises solved "
+    "(out of the course's). Students are named as they joined: the LMS matches the names it knows, and you "
+    'match or fill in the rest (README, "The gradebook in an LMS").'
+)
+
+
+def _download(place, label: str, make, name: str, tip: str) -> None:
+    place.download_button(
+        label,
+        data=session.kept_download(make, name, "text/csv"),
+        file_name=name,
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        help=tip,
+    )
+
+
 def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bool) -> None:
-    """The gradebook and, once a question was asked, the summary by question, as CSV files made
+    """The gradebook, then, once a question was asked, the summary by question, and the
+    gradebook for an LMS (Canvas, Moodle, Google Classroom) behind one button, as CSV files made
     from the class database when pressed: they hold every answer up to the press.
 
     Drawn by the page's full runs only, outside the fragments that rerun every second or five
@@ -108,33 +134,29 @@ def _files(course: Course, db: class_store.Store, code: str, key: str, asked: bo
     skills = views.skill_columns(course)
     zone = views._zone()
     files = st.container(horizontal=True)
-    name = f"posenc-lab_class_{code}_gradebook.csv"
-    files.download_button(
+    _download(
+        files,
         "Gradebook (CSV)",
-        data=session.kept_download(
-            lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone, skills),
-            name,
-            "text/csv",
-        ),
-        file_name=name,
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-        help="One row per student: exercises solved, mastery per skill, and each answer in words with whether it "
-        "was right.",
+        lambda: report.gradebook_csv(db.class_record(code, key), exercises, questions, zone, skills),
+        f"posenc-lab_class_{code}_gradebook.csv",
+        "One row per student: each answer in words with whether it was right, the questions right, the exercises "
+        "solved, each exercise, and mastery per skill.",
     )
     if asked:
-        name = f"posenc-lab_class_{code}_summary.csv"
-        files.download_button(
+        _download(
+            files,
             "Summary by question (CSV)",
-            data=session.kept_download(
-                lambda: report.summary_csv(report.question_results(db.class_record(code, key), questions)),
-                name,
-                "text/csv",
-            ),
-            file_name=name,
-            mime="text/csv",
-            on_click="ignore",
-            icon=":material/download:",
-            help="The table above: each question's rounds, the shift between them, the common wrong answers.",
+            lambda: report.summary_csv(report.question_results(db.class_record(code, key), questions)),
+            f"posenc-lab_class_{code}_summary.csv",
+            "The table above: each question's rounds, the shift between them, the common wrong answers.",
+        )
+    lms = files.popover("Gradebook for an LMS", icon=":material/school:")
+    lms.caption(LMS_HELP)
+    for name, make, end in LMS_FILES:
+        _download(
+            lms,
+            f"Gradebook for {name} (CSV)",
+            lambda make=make: make(db.class_record(code, key), exercises, questions, f"posenc-lab {code}"),
+            f"posenc-lab_class_{code}_{end}.csv",
+            f"Columns as {name}'s grade import reads them.",
         )

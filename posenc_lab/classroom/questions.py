@@ -73,9 +73,10 @@ def lesson_title(course: Course, poll: Poll) -> str:
 
 
 def poll_label(course: Course, poll: Poll, cut: bool = True) -> str:
-    """The label "3. Lesson title: the question", its maths in plain words, or "Your question:
-    ..." for one the teacher wrote; ``cut``: at 90 characters."""
-    prompt = poll.prompt if is_own(poll) else notation.plain_markdown(poll.prompt).replace("_", "")
+    """The label "3. Lesson title: the question", its maths in plain words and its names as
+    written (d_model, ``notation.plain_title``), or "Your question: ..." for one the teacher
+    wrote; ``cut``: at 90 characters."""
+    prompt = poll.prompt if is_own(poll) else notation.plain_title(poll.prompt)
     if cut and len(prompt) > 90:
         prompt = prompt[:90] + "..."
     if is_own(poll):
@@ -83,8 +84,8 @@ def poll_label(course: Course, poll: Poll, cut: bool = True) -> str:
     if each.is_each(poll):
         lesson = each.lesson_of(course, poll.key)
         number = course.lessons.index(lesson) + 1
-        # no Markdown mark in a label (it is read in tables, files and the picker): max_len reads "max len"
-        title = notation.plain_markdown(each.exercise_of(course, poll.key).title).replace("_", " ")
+        # a label is plain text (tables, files, the picker); a name keeps its "_": max_len, not "max len"
+        title = notation.plain_title(each.exercise_of(course, poll.key).title)
         return f"{number}. {lesson.title}: {title} (each student their own numbers)"
     number = next(n for n, lesson in enumerate(course.lessons, 1) if poll in lesson.polls)
     return f"{number}. {lesson_title(course, poll)}: {prompt}"

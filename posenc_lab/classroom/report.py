@@ -1,6 +1,7 @@
 """The teacher's exports of a class, read from its record (``Store.class_record``): the
-gradebook (one row per student) and the summary by question (each round, the shift between
-the first round and the last, the most common wrong answers).
+gradebook (one row per student), the summary by question (each round, the shift between
+the first round and the last, the most common wrong answers), and the gradebook for an LMS
+(Canvas, Moodle, Google Classroom: each student's totals as that LMS's import reads them).
 
 Pure Python, no database and no Streamlit. The caller names the columns (``classroom.views``
 takes the titles and the options' text from the course), so a file reads as the students
@@ -147,6 +148,48 @@ def exercise_mark(record: ClassRecord, student_id: str, column: ExerciseColumn) 
     return "tried" if any(mark is not None for mark in marks) else ""
 
 
+@dataclass(frozen=True)
+class Totals:
+    """One student's totals in the gradebook and the LMS files.
+
+    ``answered``: the questions asked in class (each counted once, however many rounds it had)
+    that the student answered in at least one round; ``right``: of those, the ones whose LAST
+    round the student answered they got right (a student wrong in round 1 and right in round 2
+    counts right; right in round 1 and away in round 2 counts right too, since round 1 is the
+    last they answered); ``solved``: the exercises solved (a guided one once every step is)."""
+
+    answered: int
+    right: int
+    solved: int
+
+
+def _last_votes(
+    record: ClassRecord, asked: list[tuple[QuestionColumn, list[Round]]], student_id: str
+) -> list[tuple[str, bool]]:
+    """Per question asked, the student's vote in the last round they answered (none: left out)."""
+    last = []
+    for _, rounds in asked:
+        votes = [record.votes[rnd.id, student_id] for rnd in rounds if (rnd.id, student_id) in record.votes]
+        if votes:
+            last.append(votes[-1])
+    return last
+
+
+def totals(
+    record: ClassRecord,
+    exercises: Sequence[ExerciseColumn],
+    questions: Sequence[QuestionColumn],
+) -> dict[str, Totals]:
+    """Each student's ``Totals``, by student id."""
+    asked = _rounds_by_question(record, questions)
+    out = {}
+    for student in record.students:
+        last = _last_votes(record, asked, student.student_id)
+        solved = sum(exercise_mark(record, student.student_id, column) == "solved" for column in exercises)
+        out[student.student_id] = Totals(len(last), sum(right for _, right in last), solved)
+    return out
+
+
 def gradebook_csv(
     record: ClassRecord,
     exercises: Sequence[ExerciseColumn],
@@ -154,23 +197,28 @@ def gradebook_csv(
     zone: dt.tzinfo = dt.UTC,
     skills: Sequence[SkillColumn] = (),
 ) -> str:
-    """One row per student: when they joined (in ``zone``), how many of ``exercises`` they
-    solved, each exercise's mark, their mastery of each of ``skills`` ("mastery: <skill>"),
-    and each round's answer in words with whether it was right. Only questions the class
-    was asked get columns, in the order of ``questions``. No student link or key is written:
-    the file holds names, never credentials."""
+    """One row per student: their name, when they joined (in ``zone``), then the questions:
+    each round's answer in words with whether it was right (only questions the class was asked,
+    in the order of ``questions``), then their totals (``Totals``: questions answered and right
+    out of those asked, exercises solved out of ``exercises``), each exercise's mark and their
+    mastery of each of ``skills`` ("mastery: <skill>"). No student link or key is written: the
+    file holds names, never credentials."""
     asked = _rounds_by_question(record, questions)
-    header = ["student", "joined", f"exercises solved (of {len(exercises)})", *(c.title for c in exercises)]
-    header += [f"mastery: {skill.title}" for skill in skills]
+    header = ["student", "joined"]
     for question, rounds in asked:
         for rnd in rounds:
             header += [f"{question.title} (round {rnd.number})", f"{question.title} (round {rnd.number}): right"]
+    header += [
+        f"questions answered (of {len(asked)} asked)",
+        f"questions right (of {len(asked)} asked)",
+        f"exercises solved (of {len(exercises)})",
+        *(c.title for c in exercises),
+    ]
+    header += [f"mastery: {skill.title}" for skill in skills]
     rows = [header]
+    counted = totals(record, exercises, questions)
     for student in record.students:
-        marks = [exercise_mark(record, student.student_id, column) for column in exercises]
-        row = [student.nickname, _when(student.joined, zone), str(marks.count("solved")), *marks]
-        practice = record.practice.get(student.student_id, frozenset())
-        row += [skill.mark(practice) for skill in skills]
+        row = [student.nickname, _when(student.joined, zone)]
         for question, rounds in asked:
             for rnd in rounds:
                 vote = record.votes.get((rnd.id, student.student_id))
@@ -179,8 +227,100 @@ def gradebook_csv(
                 else:
                     said = question.words(student.student_id, vote[0]) if question.words else question.label(vote[0])
                     row += [said, "yes" if vote[1] else "no"]
+        mine = counted[student.student_id]
+        row += [str(mine.answered), str(mine.right), str(mine.solved)]
+        row += [exercise_mark(record, student.student_id, column) for column in exercises]
+        practice = record.practice.get(student.student_id, frozenset())
+        row += [skill.mark(practice) for skill in skills]
         rows.append(row)
     return _csv(rows)
+
+
+# ------------------------------------------------------------------ files for an LMS's gradebook
+#
+# Each holds two grades per student, each a column the LMS takes as an assignment (Canvas) or
+# a grade item (Moodle): the questions right and the exercises solved (``Totals``), in points
+# out of the questions asked and the course's exercises. Students joined with a name only,
+# which is the one identifier the files can hold: README.md, "The gradebook in an LMS", says
+# what the teacher does with it in each LMS.
+
+#: Canvas's student columns, in the order of its own export, which its import reads: the
+#: first must say "Student", the second "ID", and the last "Section"
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+#: the row under Canvas's header that gives each new assignment its points
+CANVAS_POINTS = "Points Possible"
+#: Moodle maps a column of the file to a user field on import ("Map from" / "Map to")
+MOODLE_COLUMNS = ("Name in class", "Email address")
+#: Google Classroom names a student by email address
+CLASSROOM_COLUMNS = ("Email address", "Name in class")
+
+
+def lms_items(
+    record: ClassRecord, exercises: Sequence[ExerciseColumn], questions: Sequence[QuestionColumn], label: str
+) -> list[tuple[str, int]]:
+    """The two grades' titles (``label``: what names the class, "posenc-lab ABC234") and their
+    points possible."""
+    asked = len(_rounds_by_question(record, questions))
+    return [(f"{label}: questions right", asked), (f"{label}: exercises solved", len(exercises))]
+
+
+def _scores(record, exercises, questions) -> list[tuple[str, list[str]]]:
+    counted = totals(record, exercises, questions)
+    return [
+        (s.nickname, [str(counted[s.student_id].right), str(counted[s.student_id].solved)]) for s in record.students
+    ]
+
+
+def canvas_csv(
+    record: ClassRecord,
+    exercises: Sequence[ExerciseColumn],
+    questions: Sequence[QuestionColumn],
+    label: str = "posenc-lab",
+) -> str:
+    """Canvas's gradebook import: its five student columns, the name under "Student" and the
+    IDs empty (Canvas then matches a row by the student's name, and lists the rows it cannot
+    match for the teacher to pick the student), a "Points Possible" row, then one row per
+    student with the two grades in points. Canvas takes any row whose name holds "Points
+    Possible" (capitals as here) for that row: a name that does reads "Points possible"."""
+    items = lms_items(record, exercises, questions, label)
+    blank = [""] * (len(CANVAS_COLUMNS) - 1)
+    rows = [[*CANVAS_COLUMNS, *(title for title, _ in items)], [CANVAS_POINTS, *blank, *(str(n) for _, n in items)]]
+    for name, scores in _scores(record, exercises, questions):
+        name = name.replace(CANVAS_POINTS, "Points possible")
+        rows.append([name, *blank, *scores])
+    return _csv(rows)
+
+
+def _named_csv(columns, record, exercises, questions, label) -> str:
+    items = lms_items(record, exercises, questions, label)
+    rows = [[*columns, *(title for title, _ in items)]]
+    for name, scores in _scores(record, exercises, questions):
+        rows.append([name if column == "Name in class" else "" for column in columns] + scores)
+    return _csv(rows)
+
+
+def moodle_csv(
+    record: ClassRecord,
+    exercises: Sequence[ExerciseColumn],
+    questions: Sequence[QuestionColumn],
+    label: str = "posenc-lab",
+) -> str:
+    """Moodle's CSV grade import: the name in class, an email address column left empty for
+    the teacher (a user is found by username, email or ID number: "Map from" a column "Map to"
+    a user field), then the two grades in points, each mapped to a grade item on import."""
+    return _named_csv(MOODLE_COLUMNS, record, exercises, questions, label)
+
+
+def classroom_csv(
+    record: ClassRecord,
+    exercises: Sequence[ExerciseColumn],
+    questions: Sequence[QuestionColumn],
+    label: str = "posenc-lab",
+) -> str:
+    """Google Classroom: an email address column left empty for the teacher (Classroom names a
+    student by email address), the name in class, then the two grades in points (Classroom's
+    grade: a decimal number of points out of the assignment's points)."""
+    return _named_csv(CLASSROOM_COLUMNS, record, exercises, questions, label)
 
 
 def _top_wrong(question: QuestionColumn, votes: list[tuple[str, bool]]) -> tuple[tuple[str, int], ...]:

@@ -371,7 +371,7 @@ def exercise_columns(course: Course) -> list[report.ExerciseColumn]:
     one column, solved once every step is (the count a student's page shows)."""
     return [
         report.ExerciseColumn(
-            f"{number}. {lesson.title}: {notation.plain_markdown(ex.title)}",
+            f"{number}. {lesson.title}: {notation.plain_title(ex.title)}",
             tuple(step.key for step in ex.steps) if isinstance(ex, Guided) else (ex.key,),
         )
         for number, lesson in enumerate(course.lessons, 1)
@@ -438,7 +438,7 @@ def _titles(course: Course) -> dict[str, str]:
     titles = {poll.key: class_questions.poll_label(course, poll) for poll in [*course.all_polls(), *each.polls(course)]}
     for lesson in course.lessons:
         for ex in lesson.exercises:
-            title = notation.plain_markdown(ex.title)
+            title = notation.plain_title(ex.title)
             titles[ex.key] = f"{lesson.title}: {title}"
             if isinstance(ex, Guided):
                 for n, step in enumerate(ex.steps, 1):

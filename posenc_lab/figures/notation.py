@@ -110,6 +110,18 @@ def plain_markdown(markdown: str) -> str:
     return " ".join(text.replace("$", "").replace("*", "").replace("`", "").split())
 
 
+#: a subscript of letters or digits Unicode cannot write small, as ``plain`` brackets it
+_NAME_SCRIPT = re.compile(r"(?<=\w)_\(([A-Za-z0-9]+)\)")
+
+
+def plain_title(markdown: str) -> str:
+    """A title for a table or a file (the teacher's dashboard, the gradebook): Markdown as
+    ``plain_markdown`` makes it, and a name keeps its symbols. ``d_model`` stays as written, and
+    a maths name whose subscript Unicode cannot write small reads as code writes it
+    (``$d_{model}$`` -> ``d_model``, not ``d_(model)``)."""
+    return _NAME_SCRIPT.sub(r"_\1", plain_markdown(markdown))
+
+
 #: Markdown that is left as it is: maths for KaTeX and code spans
 _KEPT = re.compile(r"\$\$.*?\$\$|\$[^$]+\$|`[^`]*`", re.S)
 
