@@ -1498,3 +1498,20 @@ def test_the_room_shows_one_answer_once_the_vote_is_closed(store):
     store.show_answer(new.code, new.teacher_key, ada.student_id)
     again = store.open_poll(new.code, new.teacher_key, "sin_wavelength")
     assert again.shown is None and store.current_round(new.code).shown is None, "a new round shows none"
+
+
+def test_a_teachers_own_question_changes_only_while_never_asked(store):
+    new = store.create_class()
+    own = store.add_question(new.code, new.teacher_key, Question("Which?", ("a", "b"), 0.0))
+    changed = store.update_question(new.code, new.teacher_key, own.key, Question("Which one?", ("b", "a", "c"), 2.0))
+    assert changed is not None and changed.key == own.key
+    (kept,) = store.questions(new.code)
+    assert (kept.prompt, kept.options, kept.answer) == ("Which one?", ("b", "a", "c"), 2.0)
+    with pytest.raises(NotTeacher):
+        store.update_question(new.code, "not-the-key", own.key, Question("x?", ("a", "b"), 0.0))
+    with pytest.raises(ValueError, match="answer"):
+        store.update_question(new.code, new.teacher_key, own.key, Question("x?", ("a", "b"), 5.0))
+    assert store.update_question(new.code, new.teacher_key, "own.nosuch", Question("x?", ("a", "b"), 0.0)) is None
+    store.open_poll(new.code, new.teacher_key, own.key)
+    assert store.update_question(new.code, new.teacher_key, own.key, Question("Later?", ("a", "b"), 0.0)) is None
+    assert store.questions(new.code)[0].prompt == "Which one?"

@@ -507,8 +507,28 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
             layout.chart(fig, key=f"preview_{poll.key}", filename=f"class_{poll.key}", downloads=False)
         if views.explore_lesson(course, poll) is not None:
             st.caption(f"After the reveal, Explore it opens {class_follow.describe(course, poll.view)}.")
+        # the question bank: any question but a sketch or a variant's copied into the form,
+        # the teacher's own also changed in place or removed (while never asked)
+        row = st.container(horizontal=True, gap="small")
+        if poll.sketch is None and poll.each is None:
+            row.button(
+                "Copy it into your own questions",
+                icon=":material/content_copy:",
+                key=f"class_copy_{poll.key}",
+                on_click=question_form.copy_into_form,
+                args=(course, code, poll),
+                help="Fills Write your own question with it: change its numbers, options or words, then add it.",
+            )
         if class_questions.is_own(poll):
-            st.button(
+            row.button(
+                "Change this question",
+                icon=":material/edit:",
+                key=f"class_edit_{poll.key}",
+                on_click=question_form.edit_in_form,
+                args=(course, code, poll),
+                help="Only a question the class was never asked: its votes would be for the question as it was.",
+            )
+            row.button(
                 "Remove this question",
                 icon=":material/delete:",
                 key=f"class_remove_{poll.key}",

@@ -222,6 +222,7 @@ def _in_zone(epoch: float, pattern: str) -> str:
 #: the widgets of "Write your own question" (their values are read by ``_add_question``)
 Q = "class_q_"
 Q_NOTE = "_class:q_note"  # (ok, text): what adding or removing a question did, shown once
+Q_EDITING = "_class:q_editing"  # the key of the teacher's own question the form changes (None: a new one)
 CHOICE_KIND, NUMBER_KIND = "Multiple choice", "A number"
 OPTIONS_RANGE = f"{class_store.OPTIONS_MIN} to {class_store.OPTIONS_MAX}"
 #: the form's empty state, put back once a question is added

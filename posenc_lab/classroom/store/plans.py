@@ -326,18 +326,38 @@ class Plans:
             seq,
             self._clock(),
             key,
-            question.prompt,
-            json.dumps(list(question.options)),
-            question.answer,
-            question.tolerance,
-            question.low,
-            question.high,
+            *self._question_row(question),
+        )
+        return key
+
+    @staticmethod
+    def _question_row(question: Question) -> tuple:
+        """A checked question's columns, as ``_QUESTION_COLUMNS`` names them after its key."""
+        options = json.dumps(list(question.options))
+        return (question.prompt, options, question.answer, question.tolerance, question.low, question.high) + (
             int(question.integer),
             question.unit,
             question.why,
             question.view,
         )
-        return key
+
+    def update_question(self, code: str, teacher_key: str, key: str, question: Question) -> Question | None:
+        """Change a question of the class's own that the class was never asked (its votes would
+        be for the question as it was); returns it as kept, with its key, or None: it was
+        asked, or is not the class's (the teacher copies it to ask it differently)."""
+        _check_key(key, "key")
+        question = check_question(question)
+        with self._tx(write=True) as tx:
+            code = self._require_teacher(tx, code, teacher_key)
+            changed = tx.run(
+                "UPDATE questions SET prompt = ?, options = ?, answer = ?, tolerance = ?, low = ?, high = ?, "
+                "integer_only = ?, unit = ?, why = ?, view = ? WHERE code = ? AND key = ? AND NOT EXISTS "
+                "(SELECT 1 FROM rounds WHERE rounds.code = questions.code AND rounds.poll_key = questions.key)",
+                *self._question_row(question),
+                code,
+                key,
+            )
+        return replace(question, key=key) if changed else None
 
     def questions(self, code: str) -> list[Question]:
         """The class's own questions, in the order they were written."""
