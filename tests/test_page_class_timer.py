@@ -149,3 +149,23 @@ def test_a_custom_timer_is_5_to_600_seconds_and_no_timer_takes_it_away(db_url, t
     button(teacher, "No timer").click().run()
     assert session.database().current_round(code).deadline is None
     assert not any(b.label == "No timer" for b in teacher.button)
+
+
+def test_a_timer_chosen_beside_open_the_vote_starts_with_the_vote(db_url):
+    """The timer picked beside Open the vote starts with it (and with Vote again); "No timer"
+    opens one without."""
+    teacher, code, key = start_class()
+    teacher.selectbox(key="class_poll").set_value(CHOICE.key).run()
+    assert teacher.selectbox(key=class_views.OPEN_TIMER).value == 0, "no timer unless chosen"
+    teacher.selectbox(key=class_views.OPEN_TIMER).set_value(60).run()
+    button(teacher, "Open the vote").click().run()
+    assert not teacher.exception
+    db = session.database()
+    first = db.current_round(code)
+    assert first.deadline is not None and 59 <= first.deadline - first.opened <= 60.5
+    assert re.search(r"\*\*(1:00|0:5\d) left\*\*", class_texts(teacher))
+    button(teacher, "Close the vote").click().run()
+    teacher.selectbox(key=class_views.OPEN_TIMER).set_value(0).run()
+    button(teacher, "Vote again").click().run()
+    second = db.current_round(code)
+    assert second.number == 2 and second.deadline is None

@@ -67,6 +67,33 @@ def vote_bars(
     return fig
 
 
+#: the room screen's charts: their text this much larger than a page's chart's, before
+#: presenter mode enlarges it again (ticks of 14 px become 21, then about 30 on a 1080p
+#: projector: read from a lecture hall's back row, as the screen's words are)
+ROOM_TEXT_SCALE = 1.5
+
+
+def room_sized(fig: go.Figure, scale: float = ROOM_TEXT_SCALE) -> go.Figure:
+    """A copy of ``fig`` with every text ``scale`` times larger: its font, title, axes' ticks
+    and titles, legend and the numbers its bars print (the bars keep their size)."""
+    out = go.Figure(fig)
+    layout = out.layout
+    base = layout.font.size or 14  # what a text without a size of its own is drawn at
+    size = lambda font, default=base: round((font.size or default) * scale)  # noqa: E731
+    out.update_layout(
+        font_size=size(layout.font),
+        title_font_size=size(layout.title.font, 17),
+        legend_font_size=size(layout.legend.font),
+    )
+    for axis in (*out.select_xaxes(), *out.select_yaxes()):
+        axis.tickfont.size = size(axis.tickfont)
+        axis.title.font.size = size(axis.title.font)
+    for trace in out.data:
+        if getattr(trace, "textfont", None) is not None:
+            trace.textfont.size = size(trace.textfont)
+    return out
+
+
 #: a student's sketch on the projector: thin and light, so forty of them read as a cloud
 SKETCH_LINE_PX = 1.5
 SKETCH_OPACITY = 0.35

@@ -26,6 +26,7 @@ from posenc_lab.classroom import follow as class_follow
 from posenc_lab.classroom import questions as class_questions
 from posenc_lab.classroom import session, teacher, views
 from posenc_lab.classroom import store as class_store
+from posenc_lab.classroom.figures import room_sized
 from posenc_lab.classroom.poll import Poll
 from posenc_lab.ui import layout
 from posenc_lab.ui.lesson import Course
@@ -211,7 +212,7 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
             if fig is None:
                 st.markdown(views.OWN_NUMBERS_NOTE)
             else:
-                layout.chart(fig, key="room_votes", filename=f"class_{poll.key}", downloads=False)
+                layout.chart(room_sized(fig), key="room_votes", filename=f"class_{poll.key}", downloads=False)
         place["foot"].markdown(answered + ". Talk it over with a neighbour.")
     else:
         # the answer, why and the figure that settles it first, above the fold
@@ -229,7 +230,7 @@ def _draw(course: Course, db: class_store.Store, code: str, info, now: Stage, pl
         with place["foot"]:
             st.markdown(class_questions.prompt_markdown(poll))
             layout.chart(
-                views.rounds_figure(course, poll, earlier, votes, revealed=True, shares=True),
+                room_sized(views.rounds_figure(course, poll, earlier, votes, revealed=True, shares=True)),
                 key="room_votes",
                 filename=f"class_{poll.key}",
                 downloads=False,

@@ -289,7 +289,11 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None, after: s
     drawn on (a press that reaches the server twice opens one round)."""
     with views._teacher_call() as db:
         if action in ("open", "again"):
-            db.open_poll(code, key, poll_key, after=after)
+            opened = db.open_poll(code, key, poll_key, after=after)
+            seconds = st.session_state.get(views.OPEN_TIMER, 0)
+            # a press delivered twice returns the round it opened: its timer is set once
+            if seconds and opened.deadline is None and opened.is_open:
+                db.set_timer(code, key, seconds)
         elif action == "close":
             db.close_round(code, key)
         elif action == "reveal":
@@ -420,6 +424,15 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
     voting = is_current and current.closed is None
     # the round the Open / Vote again buttons are drawn on: a press delivered twice opens one
     drawn_on = current.id if current is not None else None
+    row.selectbox(
+        "Timer for the vote",
+        (0, *class_store.TIMER_CHOICES_S),
+        key=views.OPEN_TIMER,
+        format_func=lambda s: f"Timer: {tally.timer_label(s)}" if s else "No timer",
+        label_visibility="collapsed",
+        width=150,
+        help="Open the vote and Vote again start it with this timer, which closes the vote at zero on every screen.",
+    )
     row.button(
         "Open the vote",
         type="primary",

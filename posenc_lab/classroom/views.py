@@ -54,6 +54,7 @@ TEACHER_DRAWN = "_class:teacher_drawn"  # the round state the teacher's page was
 TIMER_SECONDS = "class_timer_seconds"  # the teacher's custom timer, in seconds
 SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
 SHOW_PICK = "class_show_pick"  # the student whose answer the teacher would show the room
+OPEN_TIMER = "class_open_timer"  # the timer Open the vote and Vote again start with (0: none)
 
 
 @st.cache_data(ttl=1.0, show_spinner=False)
