@@ -2,7 +2,9 @@
 
 Two app processes behind nginx (deploy/run_two.sh) on one SQLite file; a projector tab in
 presenter mode that drives the plan (its Previous / Next, Open, Vote again, Reveal), a teacher
-laptop that closes votes and downloads the files, three students (two phones, a laptop) and a
+laptop that closes votes, sets a timer, shows one answer to the room and downloads the files,
+a second teacher console on a phone that only watches, the room screen
+(``/class?room=CODE``) on a second projector, three students (two phones, a laptop) and a
 late joiner. The plan: a view, a multiple-choice question, a view, a number question, a sketch
 question; each question through ``rounds`` rounds, with reloads along the way; then End and
 Extend, and both downloads.
@@ -12,6 +14,11 @@ blank), it shows no exception, the browser said no error of Streamlit's (a delta
 a cached message, a lost connection), the projector is in presenter mode and shows nothing of
 the teacher's private screen, a student with an open question sees its heading, and the press
 acted once (the plan's step, the class's sends and the question's rounds moved by exactly one).
+The room screen's whole DOM holds no teacher key, no student's name, nothing of the teacher's
+private screen and none of the teacher's controls, at every check; it follows each step by
+itself (the view, the question, the countdown, the closed vote, the answer shown, the
+reveal); and the phone console shows the plan's step and the round as the database has them
+(two consoles in step, without a touch).
 
 ``tools/class_soak.py`` runs it from the command line (``--runs 3``); the suite runs one short
 class (tests/test_browser_class_soak.py).
@@ -62,6 +69,10 @@ STREAMLIT_ERRORS = re.compile(
 )
 #: what only the teacher's own screen may show
 PRIVATE = ("Where your students are", "Results so far", "Show my teacher key", "Running the class", "Plan this class")
+#: the teacher's controls, which the room screen never draws
+CONTROLS = ("Open the vote", "Close the vote", "Vote again", "Reveal", "Send the class here", "Show it to the room")
+#: every student's name starts so: none may reach the room screen
+NAME = "Pupil"
 BLANK_JS = """() => { const a = document.querySelector('[data-testid="stApp"]');
   return !a || a.dataset.testScriptState === undefined; }"""
 
@@ -138,6 +149,30 @@ class Soak:
         for private in PRIVATE:
             if private in shown:
                 self.found.add(f"{step} / projector", f"shows the teacher's {private!r}")
+        # the room screen: its whole DOM, not only what shows (a hidden element is sent too)
+        html = self.room.page.content()
+        for secret, what in ((self.key, "the teacher key"), (NAME, "a student's name")):
+            if secret in html:
+                self.found.add(f"{step} / room screen", f"holds {what}")
+        for private in (*PRIVATE, *CONTROLS):
+            if private in html:
+                self.found.add(f"{step} / room screen", f"holds the teacher's {private!r}")
+        self._consoles_in_step(step)
+
+    def _consoles_in_step(self, step: str) -> None:
+        """The phone console shows the plan's step and the round's state as the database has
+        them, whichever device moved them (it checks every second)."""
+        plan = self.store.class_plan(self.code)
+        want = [f"Step {plan.at + 1} of {len(plan.steps)}"] if plan.at >= 0 else []
+        current = self.store.current_round(self.code)
+        if current is not None:
+            status = "voting" if current.closed is None else ("revealed" if current.revealed else "closed")
+            want.append(f"in round {current.number} ({status})")
+        for text in want:
+            try:
+                self.phone_console.text(text, timeout=FOLLOW_WITHIN_MS)
+            except Exception:  # noqa: BLE001 - a console out of step is the finding
+                self.found.add(f"{step} / phone console", f"out of step: never showed {text!r}")
 
     def headings(self, step: str, students) -> None:
         """Each student on the class page with the open question sees its heading."""
@@ -188,6 +223,8 @@ class Soak:
     def run(self) -> None:
         self.projector = self.person(PROJECTOR, "projector")
         laptop = self.person(DESKTOP, "teacher laptop")
+        self.phone_console = self.person(PHONE, "phone console", mobile=True)
+        self.room = self.person(PROJECTOR, "room screen")
         students = [
             self.person(PHONE, "phone 1", mobile=True),
             self.person(PHONE, "phone 2", mobile=True),
@@ -195,13 +232,17 @@ class Soak:
         ]
         _continue_teaching(self.projector, self.base, self.code, self.key, present=True)
         _continue_teaching(laptop, self.base, self.code, self.key)
+        _continue_teaching(self.phone_console, self.base, self.code, self.key)
+        self.room.go(f"{self.base}/class?room={self.code}&present=1")
         for n, student in enumerate(students):
-            _join_by_link(student, self.base, self.code, f"S{n + 1}")
+            _join_by_link(student, self.base, self.code, f"{NAME} {n + 1}")
+        self._until_text([self.room], "joined", "the room's join screen")
         self.check("everyone in")
 
         # 1. a view: the class goes there
         self.press(self.projector, re.compile(r"^Next"), "step 1", (1, 1, 0))
         self._until_followed(students, "/alibi", "step 1")
+        self._until_text([self.room], "The class is on", "step 1: the room")
         # the class held from the projector: the plan's Next must still send it once a press
         # (a held page sent the class back to itself before the step's view, a second move)
         self.press(self.projector, "Hold the class here", "step 1 held", (0, 1, 0), switch=True)
@@ -212,6 +253,7 @@ class Soak:
         # 3. a view
         self.press(self.projector, re.compile(r"^Next"), "step 3", (1, 1, 0))
         self._until_followed(students, "/sinusoidal", "step 3")
+        self._until_text([self.room], "The class is on", "step 3: the room")
         if not self.short:
             students[0].page.reload()  # a phone reloads on a lesson
             wait_idle(students[0].page)
@@ -249,9 +291,10 @@ class Soak:
         self.press(projector, re.compile(r"^Next"), f"{step} open", (1, 1, 1))
         self.open_poll = poll
         self._until_on_class_page(students, step)
+        self._until_text([self.room], _heading(poll), f"{step}: the room")
         if late:
             late = self.person(PHONE, "late joiner", mobile=True)
-            _join_by_link(late, self.base, self.code, "Late")
+            _join_by_link(late, self.base, self.code, f"{NAME} late")
             self._until_on_class_page([late], step)
             students = [*students, late]
         for number in range(1, self.rounds + 1):
@@ -265,13 +308,22 @@ class Soak:
                 students[-1].page.reload()  # a student reloads mid-vote: the answer stays counted
                 wait_idle(students[-1].page)
                 self._until_text(students[-1:], "Counted:", f"{label}: a student reloaded")
+                if late:
+                    # a timer from the laptop: the room counts it down by itself
+                    self.press(laptop, "2 min", f"{label}: a timer", (0, 0, 0))
+                    self._until_text([self.room], "left", f"{label}: the room's countdown")
             self.headings(label, students)
             self.press(laptop, "Close the vote", f"{label} closed", (0, 0, 0))
+            self._until_text([self.room], "voting closed", f"{label}: the room")
+            if late and number == 1:
+                # one answer shown to the room, without its name
+                self.press(laptop, "Show it to the room", f"{label}: an answer shown", (0, 0, 0))
+                self._until_text([self.room], "One answer from the class", f"{label}: the room")
         projector.page.reload()  # the projector reloads: still presenting, still the teacher's
         wait_idle(projector.page)
         self.check(f"{step}: the projector reloaded")
         self.press(projector, "Reveal", f"{step} reveal", (0, 0, 0))
-        self._until_text(students, "The answer", f"{step} reveal")
+        self._until_text([*students, self.room], "The answer", f"{step} reveal")
         self.open_poll = None
         return late
 
