@@ -16,7 +16,17 @@ from urllib.parse import parse_qs, urlparse
 import pg_support
 import pytest
 from app_helpers import free_port
-from browser_support import SHOTS, budget_ms, wait_shown, wait_until
+from browser_support import (
+    SHOTS,
+    budget_ms,
+    chart_text_report,
+    contrast_violations,
+    describe_contrast,
+    describe_text,
+    horizontal_scroll,
+    wait_shown,
+    wait_until,
+)
 from test_browser_class import (
     PHONE,
     POLL,
@@ -101,6 +111,23 @@ def _shots(room, name: str) -> None:
     room.page.set_viewport_size(PROJECTOR)
 
 
+#: the smallest chart text on the room screen: a lesson's presenter mode asks 18 px
+#: (``figures.display.PRESENT_MIN``); the room's votes are read from a lecture hall's back row
+ROOM_CHART_MIN_PX = 24
+
+
+def _chart_text_for_the_back_row(room, where: str) -> None:
+    """Every chart text on the room screen at least ROOM_CHART_MIN_PX and 4.5:1 against what
+    is behind it (the lessons' projector checks, with a larger minimum)."""
+    report = chart_text_report(room.page)
+    texts = [t for chart in report["charts"] for t in chart["texts"]]
+    assert texts, f"{where}: no chart text was read"
+    small = [t for t in texts if t["font_px"] < ROOM_CHART_MIN_PX]
+    assert not small, f"{where}: chart text under {ROOM_CHART_MIN_PX} px: {[describe_text(t) for t in small[:5]]}"
+    bad = contrast_violations(report)
+    assert not bad, f"{where}: {[describe_contrast(v) for v in bad[:5]]}"
+
+
 def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(browser, tmp_path):
     db = pg_support.fresh_sqlite_url(tmp_path)
     port = free_port()
@@ -148,11 +175,22 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
             _room_has(room, "1 of 1 answered")
             _nothing_private(room, key, answer_hidden=True)
 
-            # closed: the votes
+            # closed: the votes, their chart's text read from the back row and in contrast
             teacher.click("Close the vote")
             wait_shown(room.page.locator('.st-key-room_main [data-testid="stPlotlyChart"]'), FOLLOW_WITHIN_MS)
             _nothing_private(room, key, answer_hidden=True)
             _shots(room, "closed")
+            _chart_text_for_the_back_row(room, "the votes once closed")
+            # the teacher's console on a phone: the page does not scroll sideways, nor anything in
+            # it but the data grids (who answered, the results, the roster), which scroll within
+            # their own frame as a wide table does
+            teacher.page.set_viewport_size(PHONE)
+            teacher.page.wait_for_timeout(400)
+            sideways = horizontal_scroll(teacher.page)
+            grids = [e for e in sideways["elements"] if "stDataFrame" in e["selector"]]
+            assert not sideways["document"]["scrolls"] and len(grids) == len(sideways["elements"]), sideways
+            teacher.page.screenshot(path=str(SHOTS / "room_teacher_console_closed_phone_390x844.png"))
+            teacher.page.set_viewport_size(DESKTOP)
 
             # revealed: the answer first
             teacher.click("Reveal")
