@@ -148,6 +148,84 @@ def test_a_revealed_whole_number_poll_names_its_right_bin_by_the_right_answers()
     assert tally.revealed_labels(edges, integer=True) == [str(n) for n in range(9)] and right == 4
 
 
+def _check_named(low, high, answer, tolerance, named, values, integer, bins):
+    """``named_edges`` and ``revealed_counts``: every vote in range in exactly one bin, the
+    right bin exactly the right votes, each named bin exactly the wrong votes within the
+    tolerance of its values, and every wrong vote near a named value in range in one."""
+    edges, right, held = tally.named_edges(low, high, answer, tolerance, integer, bins, named)
+    assert all(a < b for a, b in zip(edges, edges[1:], strict=False))
+    assert (edges[0], edges[-1]) == ((low - 0.5, high + 0.5) if integer else (low, high))
+    assert right not in held and all(0 <= at < len(edges) - 1 for at in held)
+    assert len({k for ks in held.values() for k in ks}) == sum(len(ks) for ks in held.values())
+    is_right = lambda v: _close(v, answer, tolerance)  # noqa: E731
+    near = {at: [named[k] for k in ks] for at, ks in held.items()}
+    takes = {at: (lambda v, ms=ms: any(_close(v, m, tolerance) for m in ms)) for at, ms in near.items()}
+    counts = tally.revealed_counts([repr(v) for v in values], edges, right, is_right, takes)
+    assert sum(counts) == len(values)
+    assert counts[right] == sum(map(is_right, values))
+    for at, ms in near.items():
+        assert counts[at] == sum(not is_right(v) and any(_close(v, m, tolerance) for m in ms) for v in values)
+    inside = [m for m in named if low <= m <= high]
+    wrong_near = sum(not is_right(v) and any(_close(v, m, tolerance) for m in inside) for v in values)
+    assert sum(counts[at] for at in held) == wrong_near
+    # a named value the right bin does not swallow has a bin, and its label is a range or number
+    for k, m in enumerate(named):
+        if low <= m <= high and not is_right(m):
+            assert any(k in ks for ks in held.values()), (k, m, held)
+    return edges, right, held
+
+
+@given(
+    low=st.integers(-300, 300),
+    span=st.integers(1, 600),
+    at=st.floats(0, 1),
+    tolerance=st.sampled_from([0, 0.5, 1, 2, 3, 10, 40]),
+    named=st.lists(st.floats(-0.1, 1.1), max_size=4),
+    votes=st.lists(st.floats(0, 1), max_size=40),
+    bins=st.integers(2, 12),
+)
+def test_named_bins_of_whole_numbers_hold_exactly_their_wrong_votes(low, span, at, tolerance, named, votes, bins):
+    high = low + span
+    answer = round(low + at * span)
+    named = [round(low + m * span) for m in named]
+    values = [round(low + v * span) for v in votes] + [m for m in named if low <= m <= high]
+    edges, _, _ = _check_named(low, high, answer, tolerance, named, values, True, bins)
+    assert all(abs(e - math.floor(e) - 0.5) < 1e-9 for e in edges)
+
+
+@given(
+    low=st.floats(-100, 100),
+    span=st.floats(0.01, 500),
+    at=st.floats(0, 1),
+    share=st.floats(0, 0.3),
+    named=st.lists(st.floats(-0.1, 1.1), max_size=4),
+    votes=st.lists(st.floats(0, 1), max_size=40),
+)
+def test_named_bins_of_measured_numbers_hold_exactly_their_wrong_votes(low, span, at, share, named, votes):
+    high = low + span
+    answer, tolerance = low + at * span, share * span
+    # misconceptions as the polls' rules have them: wrong, by more than a hair (a bin as
+    # narrow as an exact answer's, 1e-9 wide, cannot sit between the answer and one closer)
+    named = [low + m * span for m in named if abs(low + m * span - answer) > tolerance + 1e-6 * span]
+    edges = [m + d for m in named for d in (-tolerance, tolerance)]
+    values = [low + v * span for v in votes] + [v for v in [*named, *edges] if low <= v <= high]
+    _check_named(low, high, answer, tolerance, named, values, False, tally.NUMERIC_BINS)
+
+
+def test_the_sinusoids_misconceptions_get_bins_of_their_own():
+    """123 within 10 right; 256 (every pair), 142 (half a wave) and 174 (no 2π) named: "how
+    many said 256?" is one bar, and 134 to 152 stops where the right bin starts."""
+    edges, right, held = tally.named_edges(0, 256, 123, 10, integer=True, named=[256, 142, 174])
+    labels = tally.revealed_labels(edges, integer=True)
+    assert labels[right] == "113 to 133" and len(labels) == tally.NUMERIC_BINS
+    assert {labels[at]: ks for at, ks in held.items()} == {"246 to 256": (0,), "134 to 152": (1,), "164 to 184": (2,)}
+    # two misconceptions that overlap share a bin, named by both
+    edges, right, held = tally.named_edges(0, 256, 123, 10, integer=True, named=[200, 210])
+    assert list(held.values()) == [(0, 1)] and tally.revealed_labels(edges, True)[next(iter(held))] == "190 to 220"
+    # without misconceptions: revealed_edges as before
+    assert tally.named_edges(0, 256, 123, 10, integer=True)[:2] == tally.revealed_edges(0, 256, 123, 10, integer=True)
+
+
 def test_the_teachers_histogram_once_revealed_counts_the_right_answers_in_the_right_bar():
     from posenc_lab import course as lessons
     from posenc_lab.classroom import views as class_views

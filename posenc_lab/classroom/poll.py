@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from posenc_lab.classroom import sketch as sketches
+from posenc_lab.classroom import tally
 from posenc_lab.ui.exercise_kinds import close_to, option_order
 
 
@@ -45,6 +46,14 @@ class Poll:
     as right, and the teacher's histogram bins the votes between ``low`` and ``high``).
     The answer, the reveal text and the figure are computed with posenc when asked, like
     an exercise's: nothing the class is told is a stored literal.
+
+    A lesson's numeric poll names the wrong answers classes are known to give
+    (``misconceptions``: () -> ((value, name), ...), computed when asked like the answer,
+    each value outside ``tolerance`` of the answer and between ``low`` and ``high``, each
+    name short plain text read beside a bar). Once revealed, the histogram gives each a bar
+    of its own named by it, and the results name a wrong vote within ``tolerance`` of one
+    (``named``); before the reveal nothing names them but the teacher's own preview. A
+    teacher's own question has none.
     """
 
     key: str  # unique across every lesson's polls and exercises; names the class's votes
@@ -71,6 +80,9 @@ class Poll:
     #: the parameters of the variant this question asks, ((name, value), ...), for one of
     #: ``classroom.each``'s: its answer is computed for them, never read from a cache by key
     chosen: tuple = ()
+    #: numeric: () -> ((value, name), ...), the wrong answers a class is known to give, each
+    #: computed from the poll's own constants; None for none (a teacher's own question)
+    misconceptions: Callable[[], tuple[tuple[float, str], ...]] | None = None
 
     def __post_init__(self):
         if self.options and len(self.options) < 2:
@@ -81,6 +93,17 @@ class Poll:
     @property
     def numeric(self) -> bool:
         return not self.options and self.sketch is None
+
+    def named(self, vote: float, misconceptions=None, answer: float | None = None) -> tuple[str, ...]:
+        """The names of the misconceptions a wrong numeric vote is within ``tolerance`` of
+        (none for a right vote); ``misconceptions`` and ``answer`` save computing them again."""
+        if not self.numeric:
+            return ()
+        if misconceptions is None:
+            misconceptions = self.misconceptions() if self.misconceptions is not None else ()
+        if not misconceptions or self.is_right(vote, answer):
+            return ()
+        return tally.named_near(vote, misconceptions, self.tolerance)
 
     def for_student(self, seed: str | None) -> Poll:
         """The question a student with ``seed`` answers: their own variant when each student

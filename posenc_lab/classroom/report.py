@@ -63,11 +63,22 @@ class QuestionColumn:
     #: vote in the words of that student's own variant. Votes of different variants are not
     #: compared: no "most common wrong answers", only the share right
     words: Callable[[str, str], str] | None = None
+    #: a numeric question's misconceptions, ((value, name), ...) (``Poll.misconceptions``), and
+    #: its tolerance: a wrong answer within it of one is listed with its name
+    misconceptions: tuple[tuple[float, str], ...] = ()
+    tolerance: float = 0.0
 
     def label(self, vote: str) -> str:
         if self.measured is not None:
             return sketch_words(vote, self.measured)
         return tally.vote_label(vote, self.options, self.unit)
+
+    def wrong_label(self, vote: str) -> str:
+        """A wrong answer as the summary lists it: "256 pairs (every pair turns)" near a
+        misconception, else as ``label`` says it."""
+        if self.misconceptions and not self.options and self.measured is None:
+            return tally.named_label(vote, self.misconceptions, self.tolerance, self.unit)
+        return self.label(vote)
 
 
 def sketch_words(vote: str, measured) -> str:
@@ -326,7 +337,7 @@ def classroom_csv(
 def _top_wrong(question: QuestionColumn, votes: list[tuple[str, bool]]) -> tuple[tuple[str, int], ...]:
     if question.words is not None:
         return ()  # each student had numbers of their own: a 16 here and a 16 there differ
-    counts = Counter(question.label(vote) for vote, right in votes if not right)
+    counts = Counter(question.wrong_label(vote) for vote, right in votes if not right)
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_WRONG])
 
 

@@ -114,7 +114,105 @@ def _split(start: float, stop: float, parts: int, integer: bool) -> list[float]:
         count = round(stop - start)
         parts = min(parts, count)
         return [start + round(i * count / parts) for i in range(parts + 1)]
-    return [start + (stop - start) * i / parts for i in range(parts)] + [stop]
+    # a gap a few floating-point steps wide (beside a bin of the rule's own edges) has fewer
+    inner = sorted({start + (stop - start) * i / parts for i in range(1, parts)})
+    return [start, *(e for e in inner if start < e < stop), stop]
+
+
+def _held(centre: float, tolerance: float, low: float, high: float, integer: bool) -> tuple[float, float]:
+    """The edges of a bin holding exactly the votes within ``tolerance`` of ``centre`` (for
+    whole numbers, the whole numbers there, one at least), clipped to ``low`` to ``high``."""
+    if integer:
+        first = min(max(math.ceil(centre - tolerance - 1e-9), low), high) - 0.5
+        last = max(min(math.floor(centre + tolerance + 1e-9), high), low) + 0.5
+        return first, max(last, first + 1)
+    first, last = max(centre - tolerance, low), min(centre + tolerance, high)
+    # the first and last numbers the rule itself takes (|vote - centre| <= tolerance, in
+    # floating point): centre - tolerance may round to a number just outside it
+    for _ in range(4):
+        if first < last and abs(first - centre) > tolerance:
+            first = math.nextafter(first, math.inf)
+        if first < last and abs(last - centre) > tolerance:
+            last = math.nextafter(last, -math.inf)
+    if last <= first:  # an exact value: a bin as narrow as the input allows
+        first, last = max(low, centre - 1e-9), min(high, centre + 1e-9)
+    return first, last
+
+
+def _shares(widths: Sequence[float], parts: int) -> list[int]:
+    """``parts`` bins shared out between gaps of ``widths`` by their widths, one at least each
+    (largest remainders: the parts add up, more only when the gaps outnumber them)."""
+    if not widths:
+        return []
+    out = [1] * len(widths)
+    rest, total = max(parts - len(widths), 0), sum(widths)
+    quotas = [rest * w / total for w in widths]
+    out = [n + math.floor(q) for n, q in zip(out, quotas, strict=True)]
+    left = rest - sum(math.floor(q) for q in quotas)
+    for i in sorted(range(len(widths)), key=lambda i: (math.floor(quotas[i]) - quotas[i], i))[:left]:
+        out[i] += 1
+    return out
+
+
+def named_edges(
+    low: float,
+    high: float,
+    answer: float,
+    tolerance: float,
+    integer: bool = False,
+    bins: int = NUMERIC_BINS,
+    named: Sequence[float] = (),
+) -> tuple[list[float], int, dict[int, tuple[int, ...]]]:
+    """``revealed_edges`` with a bin of its own for each of ``named`` (the misconceptions' values,
+    ``Poll.misconceptions``): the wrong votes within ``tolerance`` of it, and only those.
+    Returns the edges, the right bin's index, and {bin: the indices in ``named`` of the values
+    it holds} (two values whose bins overlap share one; a value outside ``low`` to ``high``, or
+    whose every vote is right, has none). The right bin keeps its votes whole: a named bin
+    beside it stops at its edge. The rest of ``low`` to ``high`` is shared out between the
+    gaps, by their widths, in what is left of ``bins`` (one at least in each)."""
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"low and high must be finite with low < high, got {low!r} and {high!r}")
+    if not (math.isfinite(answer) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"answer and tolerance must be finite, tolerance >= 0, got {answer!r} and {tolerance!r}")
+    start, stop = (low - 0.5, high + 0.5) if integer else (low, high)
+    right_low, right_high = _held(answer, tolerance, low, high, integer)
+    # each named value's bin, on its side of the right one, those that overlap merged
+    spans: list[tuple[float, float, tuple[int, ...]]] = []
+    for k, value in enumerate(named):
+        if not (math.isfinite(value) and low <= value <= high):
+            continue
+        first, last = _held(value, tolerance, low, high, integer)
+        if last > right_low and first < right_high:
+            first, last = (first, right_low) if value < answer else (right_high, last)
+        if last > first:
+            spans.append((first, last, (k,)))
+    spans.sort()
+    merged: list[tuple[float, float, tuple[int, ...]]] = []
+    for first, last, ks in spans:
+        if merged and first < merged[-1][1]:
+            top = merged.pop()
+            first, last, ks = top[0], max(top[1], last), top[2] + ks
+        merged.append((first, last, ks))
+    marked = sorted([(right_low, right_high, None), *merged], key=lambda span: span[0])
+    # the gaps between them, and the bins each gets
+    gaps, at = [], start
+    for first, last, _ in marked:
+        gaps.append((at, first))
+        at = last
+    gaps.append((at, stop))
+    roomy = [i for i, (a, b) in enumerate(gaps) if b > a]
+    parts = dict(zip(roomy, _shares([gaps[i][1] - gaps[i][0] for i in roomy], bins - len(marked)), strict=True))
+    edges, right, held = [start], 0, {}
+    for i, (a, b) in enumerate(gaps):
+        if i in parts:
+            edges += _split(a, b, parts[i], integer)[1:]
+        if i < len(marked):
+            edges.append(marked[i][1])
+            if marked[i][2] is None:
+                right = len(edges) - 2
+            else:
+                held[len(edges) - 2] = tuple(sorted(marked[i][2]))
+    return edges, right, held
 
 
 def revealed_edges(
@@ -126,31 +224,10 @@ def revealed_edges(
     sides, shared by their widths (one at least on a side that has room; fewer where there
     are fewer whole numbers). Before the reveal the bins must not point at the answer
     (``numeric_edges``); after it, a right bin that also held wrong answers, or left some
-    right ones to its neighbour, told the room the wrong share."""
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(f"low and high must be finite with low < high, got {low!r} and {high!r}")
-    if not (math.isfinite(answer) and math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"answer and tolerance must be finite, tolerance >= 0, got {answer!r} and {tolerance!r}")
-    if integer:
-        start, stop = low - 0.5, high + 0.5
-        right_low = min(max(math.ceil(answer - tolerance - 1e-9), low), high) - 0.5
-        right_high = max(min(math.floor(answer + tolerance + 1e-9), high), low) + 0.5
-        right_high = max(right_high, right_low + 1)
-    else:
-        start, stop = low, high
-        right_low, right_high = max(answer - tolerance, low), min(answer + tolerance, high)
-        if right_high <= right_low:  # an exact answer: a bin as narrow as the input allows
-            right_low, right_high = max(low, answer - 1e-9), min(high, answer + 1e-9)
-    below, above = right_low - start, stop - right_high
-    spare = max(bins - 1, 0)
-    left = 0 if below <= 0 else max(1, min(spare - (above > 0), round(spare * below / (below + above))))
-    right = 0 if above <= 0 else max(1, spare - left)
-    edges = _split(start, right_low, left, integer)[:-1] if left else []
-    at = len(edges)
-    edges += [right_low, right_high]
-    if right:
-        edges += _split(right_high, stop, right, integer)[1:]
-    return edges, at
+    right ones to its neighbour, told the room the wrong share. ``named_edges`` also gives
+    the misconceptions bins of their own."""
+    edges, right, _ = named_edges(low, high, answer, tolerance, integer, bins)
+    return edges, right
 
 
 def revealed_labels(edges: Sequence[float], integer: bool = False) -> list[str]:
@@ -166,12 +243,20 @@ def revealed_labels(edges: Sequence[float], integer: bool = False) -> list[str]:
 
 
 def revealed_counts(
-    votes: Iterable[str], edges: Sequence[float], right: int, is_right: Callable[[float], bool]
+    votes: Iterable[str],
+    edges: Sequence[float],
+    right: int,
+    is_right: Callable[[float], bool],
+    held: dict[int, Callable[[float], bool]] | None = None,
 ) -> list[int]:
-    """Votes per bin of ``revealed_edges``: the right bin holds the votes ``is_right`` takes,
-    and only those (a vote on a bin's edge goes by the rule, not by rounding); the others go
-    to the bin around them, beside the right one if they fall in it."""
+    """Votes per bin of ``revealed_edges`` (or ``named_edges``): the right bin holds the votes
+    ``is_right`` takes, and only those, and each bin of ``held`` the wrong votes its rule takes
+    (a misconception's: within the tolerance of its value), and only those (a vote on a
+    bin's edge goes by the rule, not by rounding); the others go to the bin around them, or,
+    when that is one of these, to the nearest other bin on the side they lie on."""
+    held = held or {}
     counts = [0] * (len(edges) - 1)
+    marked = {right, *held}
     for vote in votes:
         value = _as_number(vote)
         if value is None or not edges[0] <= value <= edges[-1]:
@@ -179,14 +264,40 @@ def revealed_counts(
         if is_right(value):
             counts[right] += 1
             continue
+        taken = next((i for i, takes in sorted(held.items()) if takes(value)), None)
+        if taken is not None:
+            counts[taken] += 1
+            continue
         i = 0
         while i < len(counts) - 1 and value >= edges[i + 1]:
             i += 1
-        if i == right:  # wrong, yet inside the right bin's edges: to the side it lies on
-            i = right - 1 if value < (edges[right] + edges[right + 1]) / 2 else right + 1
-        if 0 <= i < len(counts):
-            counts[i] += 1
+        if i in marked:  # inside a marked bin's edges, yet not its: to the side it lies on
+            free = [j for j in range(len(counts)) if j not in marked]
+            below = value < (edges[i] + edges[i + 1]) / 2
+            side = [j for j in free if j < i] if below else [j for j in free if j > i]
+            # the nearest on its side; then the other side's; every bin marked: where it lies
+            i = (max(side) if below else min(side)) if side else min(free, key=lambda j: abs(j - i), default=i)
+        counts[i] += 1
     return counts
+
+
+def named_near(value: float, misconceptions: Iterable[tuple[float, str]], tolerance: float) -> tuple[str, ...]:
+    """The names of the misconceptions ((value, name), ...) whose value lies within
+    ``tolerance`` of a vote's ``value``."""
+    return tuple(name for named, name in misconceptions if abs(float(value) - float(named)) <= tolerance)
+
+
+def named_label(vote: str, misconceptions: Iterable[tuple[float, str]], tolerance: float, unit: str = "") -> str:
+    """A wrong numeric vote as the results list it: "256 pairs (every pair turns)" within
+    ``tolerance`` of a misconception's value, else as ``vote_label`` says it."""
+    value = _as_number(vote)
+    names = named_near(value, misconceptions, tolerance) if value is not None else ()
+    return with_names(vote_label(vote, unit=unit), names)
+
+
+def with_names(words: str, names: Sequence[str]) -> str:
+    """A vote in words with the misconceptions it matches: "256 pairs (every pair turns)"."""
+    return f"{words} ({'; '.join(names)})" if names else words
 
 
 def vote_label(vote: str, options: Sequence[str] = (), unit: str = "") -> str:

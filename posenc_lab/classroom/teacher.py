@@ -514,6 +514,11 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
             unit = " " + session.plain(poll.unit) if poll.unit else ""
             st.caption(f"A number between {poll.low:g} and {poll.high:g}{unit}.")
         st.markdown(f"**The answer:** {session.plain(views._answer_label(course, poll))}")
+        named = views.misconceptions_of(course, poll)
+        if named:
+            # here only: the room and the students see them named on the chart after Reveal
+            lines = [f"- {session.plain(views.number_label(poll, v))}: {session.plain(name)}" for v, name in named]
+            st.markdown("**Wrong answers classes give**, named on the chart after *Reveal*:\n" + "\n".join(lines))
         st.markdown(views.reveal_text_of(course, poll))
         fig = views.reveal_figure_of(course, poll)
         if fig is not None:

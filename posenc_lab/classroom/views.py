@@ -109,6 +109,12 @@ def _answer(_course: Course, key: str) -> float:
 
 
 @st.cache_data(show_spinner=False)
+def _misconceptions(_course: Course, key: str) -> tuple[tuple[float, str], ...]:
+    poll = _course.poll_by_key(key)
+    return tuple((float(value), name) for value, name in poll.misconceptions()) if poll.misconceptions else ()
+
+
+@st.cache_data(show_spinner=False)
 def _reveal_text(_course: Course, key: str) -> str:
     return _course.poll_by_key(key).reveal(_answer(_course, key))
 
@@ -128,6 +134,22 @@ def _by_key(poll: Poll) -> bool:
 
 def answer_of(course: Course, poll: Poll) -> float:
     return _answer(course, poll.key) if _by_key(poll) else float(poll.answer())
+
+
+def misconceptions_of(course: Course, poll: Poll) -> tuple[tuple[float, str], ...]:
+    """A numeric question's named wrong answers, ((value, name), ...) (``Poll.misconceptions``):
+    a lesson's cached by its key like its answer; none for a teacher's own or a variant."""
+    if not _by_key(poll) or not poll.numeric:
+        return ()
+    return _misconceptions(course, poll.key)
+
+
+def named_words(course: Course, poll: Poll, vote: str) -> str:
+    """A wrong vote as the results name it: "256 pairs (every pair turns)" within the
+    question's tolerance of a misconception's value, else the vote in words."""
+    value = tally.decode_number(vote) if poll.numeric else None
+    names = () if value is None else poll.named(value, misconceptions_of(course, poll), answer_of(course, poll))
+    return tally.with_names(tally.vote_label(vote, poll.options, poll.unit), names)
 
 
 def reveal_text_of(course: Course, poll: Poll) -> str:
@@ -162,7 +184,12 @@ def _answer_label(course: Course, poll: Poll) -> str:
     answer = answer_of(course, poll)
     if poll.options:
         return poll.options[int(answer)]
-    shown = str(int(round(answer))) if poll.integer else f"{answer:.4g}"
+    return number_label(poll, answer)
+
+
+def number_label(poll: Poll, value: float) -> str:
+    """A numeric question's value in words: "123 pairs", "39.35 %"."""
+    shown = str(int(round(value))) if poll.integer else f"{value:.4g}"
     return f"{shown} {poll.unit}".strip()
 
 
@@ -316,11 +343,21 @@ def vote_figure(course: Course, poll: Poll, rounds: list[tuple[str, list[str]]],
         counted = [(name, tally.choice_counts(votes, len(labels))) for name, votes in rounds]
         right = int(answer) if revealed else None
     elif revealed:
-        # once revealed, the right bin is the right answers, all of them and nothing else
-        edges, right = tally.revealed_edges(poll.low, poll.high, answer, poll.tolerance, poll.integer)
+        # once revealed, the right bin is the right answers, all of them and nothing else, and
+        # each misconception's bin the wrong answers it names, named by it
+        named = misconceptions_of(course, poll)
+        edges, right, held = tally.named_edges(
+            poll.low, poll.high, answer, poll.tolerance, poll.integer, named=[value for value, _ in named]
+        )
         labels = _with_unit(poll, tally.revealed_labels(edges, poll.integer))
+        for at, ks in held.items():
+            labels[at] += "<br>" + html.escape(" · ".join(named[k][1] for k in ks), quote=False)
+        takes = {
+            at: (lambda vote, near=[named[k] for k in ks]: bool(tally.named_near(vote, near, poll.tolerance)))
+            for at, ks in held.items()
+        }
         counted = [
-            (name, tally.revealed_counts(votes, edges, right, functools.partial(poll.is_right, answer=answer)))
+            (name, tally.revealed_counts(votes, edges, right, functools.partial(poll.is_right, answer=answer), takes))
             for name, votes in rounds
         ]
     else:
@@ -402,6 +439,8 @@ def question_columns(course: Course, own: list[Poll] = (), code: str = "") -> li
             poll.unit,
             None if poll.sketch is None else tuple(measured_of(course, poll).tolist()),
             words_of(course, poll, code),
+            misconceptions_of(course, poll),
+            poll.tolerance,
         )
         for poll in [*own, *course.all_polls(), *each.polls(course)]
     ]
@@ -451,7 +490,7 @@ def _titles(course: Course) -> dict[str, str]:
 def _wrong_label(course: Course, poll: Poll | None, answer: str) -> str:
     if poll is not None and poll.sketch is not None:
         return report.sketch_words(answer, measured_of(course, poll))
-    return tally.vote_label(answer, poll.options, poll.unit) if poll is not None else answer
+    return named_words(course, poll, answer) if poll is not None else answer
 
 
 def _reveal(course: Course, poll: Poll | None, vote: str | None, student: bool = True) -> None:

@@ -225,6 +225,16 @@ def _share_reveal(answer: float) -> str:
     )
 
 
+def _share_misconceptions() -> tuple[tuple[float, str], ...]:
+    """No bias at all (every one of the T keys alike), and a hard window (the whole of the
+    attention on the query's own position): the two the reveal sets ALiBi between."""
+    weights = _share_weights()
+    return (
+        (float(100 / SHARE_CONTEXT), "no bias at all: a uniform share"),
+        (float(100 * weights[0].sum()), "a hard window: all on itself"),
+    )
+
+
 def _share_figure():
     weights = _share_weights()
     slopes = posenc.alibi_slopes(SHARE_HEADS)[[h - 1 for h in SHARE_SHOWN]]
@@ -321,6 +331,7 @@ POLLS = (
         answer=_share_answer,
         reveal=_share_reveal,
         figure=_share_figure,
+        misconceptions=_share_misconceptions,
         tolerance=5.0,
         low=0.0,
         high=100.0,

@@ -4,6 +4,8 @@ The kinds and how they are checked: ``ui.exercise_kinds``."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from posenc_lab import figures
@@ -261,6 +263,16 @@ def _dim0_reveal(answer: float) -> str:
     )
 
 
+def _dim0_misconceptions() -> tuple[tuple[float, str], ...]:
+    """The tutorials' claim, a flip at every step; and one flip per wave of 2π, where sin(p)
+    has two."""
+    counts, _ = _dim0()
+    return (
+        (float(counts.steps), "a flip at every position"),
+        (float(math.floor(counts.steps / (2 * math.pi))), "one flip per wave (every 2π)"),
+    )
+
+
 def _dim0_figure():
     _, shown = _dim0()
     fig = figures.line_chart(
@@ -328,6 +340,7 @@ POLLS = (
         answer=_dim0_answer,
         reveal=_dim0_reveal,
         figure=_dim0_figure,
+        misconceptions=_dim0_misconceptions,
         tolerance=2.0,
         low=0.0,
         high=float(SIN_N - 1),

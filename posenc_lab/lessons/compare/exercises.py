@@ -156,6 +156,22 @@ def _free_reveal(answer: float) -> str:
     )
 
 
+#: the learned biases the exercise "Free of parameters" offers as free (T5's buckets, KERPLE's r1, r2)
+BIASES = ("t5", "kerple")
+
+
+def _free_misconceptions() -> tuple[tuple[float, str], ...]:
+    """The wrong counts the lesson names: ALiBi's slopes taken as learned (the common claims'
+    "ALiBi adds h scalars"), and T5's and KERPLE's learned biases taken as formulas (the
+    exercise's wrong choices)."""
+    counts = _parameter_counts()
+    free = [m for m, c in counts.items() if c == 0]
+    return (
+        (float(len(free) - ("alibi" in free)), "ALiBi's slopes taken as learned"),
+        (float(len(free) + sum(m in counts for m in BIASES)), "T5's and KERPLE's biases taken as fixed"),
+    )
+
+
 def _free_figure():
     counts = _parameter_counts()
     return figures.grouped_bars(
@@ -193,6 +209,7 @@ POLLS = (
         answer=_free_answer,
         reveal=_free_reveal,
         figure=_free_figure,
+        misconceptions=_free_misconceptions,
         integer=True,
         low=0.0,
         high=float(len(compute_compare.ORDER) - 1),

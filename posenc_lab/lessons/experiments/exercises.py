@@ -95,6 +95,16 @@ def _sinusoid_reveal(answer: float) -> str:
     )
 
 
+def _sinusoid_misconceptions() -> tuple[tuple[float, str], ...]:
+    """The two ends the reveal names: the accuracy at the training length kept (the sines
+    give a code for every position, so it extrapolates), and chance."""
+    run = _run("copy")
+    return (
+        (float(100 * _accuracy(run, "sinusoidal")[0]), "kept as trained: the sines extrapolate"),
+        (float(100 * run["chance"]), "no better than chance"),
+    )
+
+
 def _sinusoid_figure():
     run = _run("copy")
     lengths = np.asarray(run["lengths"])
@@ -175,6 +185,7 @@ POLLS = (
         answer=_sinusoid_answer,
         reveal=_sinusoid_reveal,
         figure=_sinusoid_figure,
+        misconceptions=_sinusoid_misconceptions,
         tolerance=10.0,
         low=0.0,
         high=100.0,

@@ -202,6 +202,12 @@ def _neighbour_reveal(answer: float) -> str:
     )
 
 
+def _neighbour_misconceptions() -> tuple[tuple[float, str], ...]:
+    """Neighbours close from the start, as the sinusoid's are (the reveal's comparison)."""
+    _, sinus = _neighbour_curves()
+    return ((float(sinus[NEIGHBOUR_ROW + 1]), "neighbours start alike"),)
+
+
 def _neighbour_figure():
     learned, sinus = _neighbour_curves()
     return figures.line_chart(
@@ -239,6 +245,7 @@ POLLS = (
         answer=_neighbour_answer,
         reveal=_neighbour_reveal,
         figure=_neighbour_figure,
+        misconceptions=_neighbour_misconceptions,
         tolerance=0.15,
         low=-1.0,
         high=1.0,

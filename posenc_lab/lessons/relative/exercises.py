@@ -241,6 +241,17 @@ def _edge_reveal(answer: float) -> str:
     )
 
 
+def _edge_misconceptions() -> tuple[tuple[float, str], ...]:
+    """Every one of the 2K + 1 vectors read equally often; the edge vectors read at offsets
+    of exactly ±K alone (their own offsets, not the ones clipped to them)."""
+    offsets, _ = _vector_counts()
+    raw, _ = compute_relative.offsets(EDGE_LENGTH, EDGE_CLIP)
+    return (
+        (float(100 * 2 / offsets.size), f"all {offsets.size} vectors read alike"),
+        (float(100 * (np.abs(raw) == EDGE_CLIP).sum() / raw.size), f"only pairs exactly ±{EDGE_CLIP} apart"),
+    )
+
+
 def _edge_figure():
     offsets, counts = _vector_counts()
     labels = [f"{o:+d}" if o else "0" for o in offsets]
@@ -284,6 +295,19 @@ def _shared_reveal(answer: float) -> str:
     )
 
 
+def _shared_misconceptions() -> tuple[tuple[float, str], ...]:
+    """What the reveal sets against T5's log spacing: a bucket for every offset (as the
+    exact ones near the query have: offset -1's bucket), and buckets spaced evenly (the
+    log-spaced ones' distances, from e to max_distance, shared alike)."""
+    offsets = np.arange(-T5_SETTINGS["max_distance"], 1)
+    buckets = posenc.t5_bucket(offsets, **T5_SETTINGS)
+    own = int((buckets == posenc.t5_bucket(-1, **T5_SETTINGS)).sum())
+    exact = posenc.relative.t5_max_exact(T5_SETTINGS["num_buckets"], T5_SETTINGS["bidirectional"])
+    per_side = T5_SETTINGS["num_buckets"] // (2 if T5_SETTINGS["bidirectional"] else 1)
+    even = (T5_SETTINGS["max_distance"] - exact) / (per_side - exact)
+    return ((float(own), "a bucket for every offset"), (float(round(even)), "log buckets taken as even"))
+
+
 def _shared_figure():
     bucket, held = _shared()
     curve = compute_relative.t5_curve(T5_SETTINGS["num_buckets"], T5_SETTINGS["max_distance"], True)
@@ -310,6 +334,7 @@ POLLS = (
         answer=_edge_answer,
         reveal=_edge_reveal,
         figure=_edge_figure,
+        misconceptions=_edge_misconceptions,
         tolerance=5.0,
         low=0.0,
         high=100.0,
@@ -325,6 +350,7 @@ POLLS = (
         answer=_shared_answer,
         reveal=_shared_reveal,
         figure=_shared_figure,
+        misconceptions=_shared_misconceptions,
         tolerance=2.0,
         low=1.0,
         high=64.0,

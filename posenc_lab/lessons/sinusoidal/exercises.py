@@ -322,6 +322,17 @@ def _turns_reveal(answer: float) -> str:
     )
 
 
+def _turns_misconceptions() -> tuple[tuple[float, str], ...]:
+    """The counts the known wrong turns give: every pair, a half wave within the context
+    taken for a whole one, and the wavelength without its 2π (the wavelength exercise's nudge)."""
+    lam = posenc.wavelengths(TURNS_WIDTH)
+    return (
+        (float(lam.size), "every pair turns"),
+        (float((lam / 2 <= TURNS_CONTEXT).sum()), "half a wave taken as a wave"),
+        (float((lam / (2 * math.pi) <= TURNS_CONTEXT).sum()), "wavelength without the 2π"),
+    )
+
+
 def _turns_figure():
     lam = posenc.wavelengths(TURNS_WIDTH)
     return figures.line_chart(
@@ -384,6 +395,7 @@ POLLS = (
         answer=_turns_answer,
         reveal=_turns_reveal,
         figure=_turns_figure,
+        misconceptions=_turns_misconceptions,
         tolerance=10.0,
         low=0.0,
         high=256.0,
