@@ -276,7 +276,7 @@ def test_distinct_names_tell_two_students_of_one_name_apart():
 
 def test_the_room_screens_charts_have_text_half_as_large_again():
     """``room_sized``: every text of a votes chart 1.5 times a page's (ticks, titles, the
-    counts on the bars, the legend), the bars as they were, the page's figure untouched."""
+    counts on the bars, the legend), its height by half as much, the page's figure untouched."""
     fig = vote_figures.vote_bars(["a", "b"], [("round 1", [3, 1]), ("round 2", [1, 3])], title="Votes")
     room = vote_figures.room_sized(fig)
     scale = vote_figures.ROOM_TEXT_SCALE
@@ -285,4 +285,7 @@ def test_the_room_screens_charts_have_text_half_as_large_again():
     assert room.layout.yaxis.tickfont.size == round(fig.layout.font.size * scale) >= 21
     assert room.layout.xaxis.title.font.size == round(fig.layout.font.size * scale)
     assert all(t.textfont.size == round(fig.layout.font.size * scale) for t in room.data)
-    assert room.layout.height == fig.layout.height and fig.layout.yaxis.tickfont.size is None
+    assert (
+        room.layout.height == round(fig.layout.height * (1 + (scale - 1) / 2))
+        and fig.layout.yaxis.tickfont.size is None
+    )

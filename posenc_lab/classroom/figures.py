@@ -57,7 +57,9 @@ def vote_bars(
                 hovertemplate=f"{name}<br>%{{y}}<br>%{{x}} votes<extra></extra>",
             )
         )
-    base_layout(fig, title, height=height or max(240, 60 + 44 * len(labels) * len(rounds)))
+    # a label of two lines (a bin and the wrong answer it names) takes more of a row
+    rows = sum(1 + 0.6 * label.count("<br>") for label in labels)
+    base_layout(fig, title, height=height or max(240, round(60 + 44 * rows * len(rounds))))
     most = max((max(counts, default=0) for _, counts in rounds), default=0)
     fig.update_layout(barmode="group", showlegend=len(rounds) > 1, legend_traceorder="normal")
     # whole votes only, and room on the right for the count written after each bar
@@ -75,9 +77,12 @@ ROOM_TEXT_SCALE = 1.5
 
 def room_sized(fig: go.Figure, scale: float = ROOM_TEXT_SCALE) -> go.Figure:
     """A copy of ``fig`` with every text ``scale`` times larger: its font, title, axes' ticks
-    and titles, legend and the numbers its bars print (the bars keep their size)."""
+    and titles, legend and the numbers its bars print; its height grows by half as much (rows
+    of larger labels need room, the bars need none)."""
     out = go.Figure(fig)
     layout = out.layout
+    if layout.height:
+        out.update_layout(height=round(layout.height * (1 + (scale - 1) / 2)))
     base = layout.font.size or 14  # what a text without a size of its own is drawn at
     size = lambda font, default=base: round((font.size or default) * scale)  # noqa: E731
     out.update_layout(
