@@ -32,7 +32,7 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     ended = not db.is_open(code)
     students = db.students(code)
     current = db.live_round(code)
-    st.session_state[views.TEACHER_DRAWN] = _drawn_state(db, code, current)
+    st.session_state[views.TEACHER_DRAWN] = _round_state(current)
     # The page has one shape at every class state and setting: each part whose content
     # varies (a note, the join panel, the plan bar, the controls, the editor, the teacher's
     # private part) is one container, so the fragments that rerun every second or five (the
@@ -556,13 +556,6 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
             )
 
 
-def _drawn_state(db: class_store.Store, code: str, current: class_store.Round | None) -> tuple:
-    """What the teacher's page is drawn from and another device may change: the round
-    (``_round_state``), the plan's step, and whether the class is held."""
-    follow = db.follow(code)
-    return _round_state(current), db.class_plan(code).at, follow is not None and follow.held
-
-
 def _round_state(current: class_store.Round | None) -> tuple | None:
     """What the teacher's question buttons are drawn from: the round, whether it is closed
     and revealed, its timer's deadline (set on another device: "No timer" shows here too),
@@ -590,12 +583,11 @@ def _live_results(course: Course, code: str, key: str) -> None:
         # closed here if its timer ran out and no other page has closed it yet
         current = db.live_round(code)
         clock = db.now()
-        if _drawn_state(db, code, current) != st.session_state.get(views.TEACHER_DRAWN):
-            # opened, closed or revealed elsewhere, or the plan moved on or the class was
-            # held (the teacher's other device): the buttons and the plan's bar above were
-            # drawn for the state before, so the whole page is drawn again and two consoles
-            # stay in step. A press on this page runs the page first: this check runs after
-            # it, and finds the state that run drew.
+        if _round_state(current) != st.session_state.get(views.TEACHER_DRAWN):
+            # opened, closed or revealed elsewhere (the teacher's other device): the buttons
+            # above were drawn for the round before, so the whole page is drawn again. A
+            # press on this page runs the page first: this check runs after it, and finds
+            # the state that run drew.
             st.rerun()
         if current is None:
             place["question"].info("No question is open yet. Pick one above and press Open the vote.")
