@@ -61,7 +61,8 @@ def _poll(ex: MultipleChoice | Numeric, params: dict, prompt: str) -> Poll:
         )
     return Poll(
         **common,
-        answer=lambda: float(variant.answer()),
+        # computed once a variant: the teacher's screen checks every answer of the class each second
+        answer=functools.cache(lambda: float(variant.answer())),
         reveal=lambda answer: variant.explain(answer),
         tolerance=float(variant.tolerance),
         low=-WIDEST,
@@ -70,6 +71,7 @@ def _poll(ex: MultipleChoice | Numeric, params: dict, prompt: str) -> Poll:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # a class's students, each drawn once a process
 def student_poll(ex: MultipleChoice | Numeric, seed: str) -> Poll:
     """The variant a student with ``seed`` (``session.member_seed``) answers: the same on
     every device and in every round of the question (a second vote after discussion asks
