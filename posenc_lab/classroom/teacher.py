@@ -60,8 +60,8 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
             with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
                 _join_panel(base, code, info)
     with st.container():
-        if not ended:
-            class_plan.bar(course, "")
+        # drawn at every state (an ended class's bar is empty): the fragment keeps its place
+        class_plan.live_bar(course)
     with st.container():
         _question_controls(course, db, code, key, ended, current)
     with st.container():
