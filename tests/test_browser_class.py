@@ -294,13 +294,6 @@ def _no_serious_axe(person: _Person, where: str) -> None:
 # 1. the main flow, on both databases
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def fresh_db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return pg_support.fresh_sqlite_url(tmp_path)
-    return pg_support.fresh_database(request.getfixturevalue("postgres_server"))
-
-
 def test_teacher_and_two_students_open_vote_again_and_reveal_without_reloading(browser, postgres_server):
     # on PostgreSQL: SQLite's classes vote in the two-process, restart and follow-me tests below
     fresh_db = pg_support.fresh_database(postgres_server)
@@ -858,7 +851,11 @@ def _gap_shown(person: _Person) -> str:
     return person.page.locator('.st-key-w-gap input[type="range"]').first.input_value()
 
 
-def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser, fresh_db):
+def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser, postgres_server):
+    # on PostgreSQL: two processes on one SQLite file follow, step away and are held in the
+    # class soak (tests/test_browser_class_soak.py), and follow me's reads and writes run on
+    # both databases under AppTest (tests/test_page_class_follow.py)
+    fresh_db = pg_support.fresh_database(postgres_server)
     new = _new_class(fresh_db, "Follow me")
     with (
         class_server(fresh_db) as first,
@@ -885,9 +882,8 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         for student in (ada, bo, cy):  # from the class page, without a reload
             _until_on(student, view="rotation", gap="7")
             assert _gap_shown(student) == "7", "the teacher's settings, not the view's defaults"
-        if "postgresql" not in fresh_db:
-            teacher.shot("follow_teacher_present.png")
-            ada.shot("follow_student_phone.png")
+        teacher.shot("follow_teacher_present.png")
+        ada.shot("follow_student_phone.png")
 
         # Ada explores: her own value stays, and the page says where the class is
         ada.page.locator('.st-key-w-gap input[type="range"]').first.focus()
@@ -895,8 +891,7 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
         _until_on(ada, gap="8")
         wait_shown(ada.page.get_by_role("button", name="Back to your class: 5. RoPE · Rotation"), FOLLOW_WITHIN_MS)
         assert _on(ada, gap="8"), "an explorer is not pulled back while the class is not held"
-        if "postgresql" not in fresh_db:
-            ada.shot("follow_student_away_phone.png")
+        ada.shot("follow_student_away_phone.png")
         ada.click("Back to your class: 5. RoPE · Rotation")
         _until_on(ada, gap="7")
         assert _gap_shown(ada) == "7"
@@ -927,8 +922,7 @@ def test_the_class_follows_the_teacher_steps_away_comes_back_and_is_held(browser
             info = (seen.follow(new.code), [(p.nickname, p.place) for p in seen.roster(new.code, new.teacher_key)])
             pytest.fail(f"no roster {info}; the teacher's page says:\n" + _page_text(teacher)[-2500:])
         teacher.text("1 hand up")
-        if "postgresql" not in fresh_db:
-            teacher.shot("follow_teacher_roster_1920.png", anchor="Where your students are")
+        teacher.shot("follow_teacher_roster_1920.png", anchor="Where your students are")
         teacher.click("Lower all hands")
         wait_until(
             cy.page,
