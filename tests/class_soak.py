@@ -164,7 +164,9 @@ class Soak:
         them, whichever device moved them (its plan bar and results are checks that run every
         second and draw the same shape at every state)."""
         plan = self.store.class_plan(self.code)
-        want = [f"Step {plan.at + 1} of {len(plan.steps)}"] if plan.at >= 0 else []
+        # an ended class has no plan bar (nothing can be sent); Extend brings it back
+        shown = plan.at >= 0 and self.store.is_open(self.code)
+        want = [f"Step {plan.at + 1} of {len(plan.steps)}"] if shown else []
         current = self.store.current_round(self.code)
         if current is not None:
             status = "voting" if current.closed is None else ("revealed" if current.revealed else "closed")
