@@ -84,7 +84,7 @@ def test_the_teachers_page_keeps_its_fragments_in_place_through_a_class(db_url):
     teacher, code, key = start_class("Shape")
     join_class(code, "Ada")
     drawn = _same_fragments_at_every_state(teacher, code, key)
-    assert len(drawn) == 5  # the joined count, the plan bar, the votes, the roster, the results
+    assert len(drawn) == 4  # the joined count, the votes, the roster, the results
 
 
 def test_the_projected_page_keeps_its_fragments_in_place_and_shares_them_with_the_teachers(db_url):
@@ -93,9 +93,9 @@ def test_the_projected_page_keeps_its_fragments_in_place_and_shares_them_with_th
     private = _fragments(teacher)
     projector = continue_teaching(code, key, {"present": "1"})
     projected = _same_fragments_at_every_state(projector, code, key)
-    # the projector draws the joined count, the plan bar and the votes where the teacher's
-    # page does (turning presenter mode on or off moves none); the roster and results are private
-    assert projected < private and len(projected) == 3
+    # the projector draws the joined count and the votes where the teacher's page does
+    # (turning presenter mode on or off moves neither); the roster and results are private
+    assert projected < private and len(projected) == 2
 
 
 def test_a_students_page_keeps_its_check_in_place_through_a_class(db_url):

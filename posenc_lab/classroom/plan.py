@@ -28,8 +28,6 @@ from posenc_lab.ui.lesson import Course
 GOTO = class_follow.PLAN_GOTO
 NOTE = "_plan:note"  # (ok, text), shown once
 P = "plan_"  # the editor's widget keys
-#: how often the plan bar on the class page checks the plan (seconds)
-TEACHER_EVERY_S = 1.0
 VIEW_KIND, QUESTION_KIND = "A view", "A question"
 
 
@@ -81,56 +79,19 @@ def _polls(course: Course, db: class_store.Store, code: str) -> dict:
 
 def bar(course: Course, url_path: str) -> None:
     """Previous / Next through the class plan, for the teacher (``url_path``: the lesson page
-    it is drawn on, "" on the class page, where ``live_bar`` draws it). Nothing for a class
-    without a plan."""
+    it is drawn on, "" on the class page). Nothing for a class without a plan."""
     held = session.teacher()
     if held is None:
         return
-    _take_step(course, url_path)
-    _draw_bar(course, *held, {name: st.container() for name in BAR_PLACES})
-
-
-#: the places of the plan bar on the class page, in order: each drawn at every check
-BAR_PLACES = ("buttons", "note", "notes")
-
-
-@st.fragment(run_every=TEACHER_EVERY_S)
-def live_bar(course: Course) -> None:
-    """The plan bar on the teacher's class page: a check every second draws it as the
-    database has it, so every console of the class shows the same step whichever device
-    moved the plan. The same places at every check (a run never changes the shape of the
-    fragment under a check on its way), and no rerun of the page from the check: a press
-    here reruns this fragment, and only a step that opens a question (whose controls are
-    the page's) or goes to a view runs the page."""
-    place = {name: st.container() for name in BAR_PLACES}
-    held = session.teacher()
-    if held is None:
-        return
-    _take_step(course, "")
-    _draw_bar(course, *held, place, unless_ended=True)
-
-
-def _take_step(course: Course, url_path: str) -> None:
-    """Where a press of Previous or Next (``_go``) takes this page: a view step to its view;
-    a question step from a lesson to the class page, and on the class page (``url_path``
-    "") a run of the page, whose question controls draw the round the step opened."""
+    code, key = held
     goto = st.session_state.pop(GOTO, None)
-    if goto is None:
-        return
-    if goto:
-        class_follow.go(course, goto)
-    elif url_path:
-        _to_class_page(course)
-    else:
-        st.rerun(scope="app")
-
-
-def _draw_bar(course: Course, code: str, key: str, place: dict, unless_ended: bool = False) -> None:
-    """The bar in ``place``'s containers (``unless_ended``: nothing once the class has ended)."""
+    if goto is not None:
+        if goto:
+            class_follow.go(course, goto)
+        elif url_path:
+            _to_class_page(course)
     try:
         db = _db()
-        if unless_ended and not db.is_open(code):
-            return
         plan = db.class_plan(code)
         polls = _polls(course, db, code) if plan.steps else {}
     except class_store.StoreUnavailable:
@@ -138,7 +99,7 @@ def _draw_bar(course: Course, code: str, key: str, place: dict, unless_ended: bo
     if not plan.steps:
         return
     n, at = len(plan.steps), plan.at
-    with place["buttons"], st.container(horizontal=True, vertical_alignment="center", gap="small", key="plan_bar"):
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key="plan_bar"):
         st.button(
             "Previous",
             icon=":material/skip_previous:",
@@ -166,10 +127,10 @@ def _draw_bar(course: Course, code: str, key: str, place: dict, unless_ended: bo
             st.caption(f"A plan of {n} steps: Next starts it.")
     note = st.session_state.pop(NOTE, None)
     if note is not None and not note[0]:
-        place["note"].error(note[1])
+        st.error(note[1])
     if at >= 0 and plan.steps[at].notes and not layout.presenting():
         # the teacher's notes: on the teacher's own screen, never projected
-        place["notes"].caption(":material/sticky_note_2: " + session.plain(plan.steps[at].notes))
+        st.caption(":material/sticky_note_2: " + session.plain(plan.steps[at].notes))
 
 
 def _short(label: str, limit: int = 48) -> str:

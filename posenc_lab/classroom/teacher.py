@@ -60,8 +60,8 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
             with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
                 _join_panel(base, code, info)
     with st.container():
-        # drawn at every state (an ended class's bar is empty): the fragment keeps its place
-        class_plan.live_bar(course)
+        if not ended:
+            class_plan.bar(course, "")
     with st.container():
         _question_controls(course, db, code, key, ended, current)
     with st.container():
@@ -680,10 +680,24 @@ def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | N
             "yes" if mine[sid].is_right_vote(vote, answer=views.answer_of(course, mine[sid])) else "no"
             for _, (sid, vote) in answered
         ]
-    # drawn at every check, empty before the first answer: the fragment keeps its shape
+    # drawn at every check, empty before the first answer: the fragment keeps its shape. The
+    # columns' widths add up to what a 390 px phone's console shows (356 px), so the grid never
+    # scrolls sideways there (a long answer ends in an ellipsis; a tap on it shows it whole);
+    # on a wider screen the rest of the width is shared out
     st.dataframe(
         pd.DataFrame(table, dtype=object),
         hide_index=True,
         width="stretch",
         height=min(36 * (len(answered) + 1) + 2, 300),
+        column_config={
+            "student": st.column_config.TextColumn("student", width=WHO_WIDTHS[0]),
+            "answer": st.column_config.TextColumn("answer", width=WHO_WIDTHS[1] if mine else sum(WHO_WIDTHS[1:])),
+            "right for their numbers": st.column_config.TextColumn(
+                "right", width=WHO_WIDTHS[2], help="Right for that student's own numbers"
+            ),
+        },
     )
+
+
+#: the widths (px) of the "who answered" grid's columns: student, answer, right for their numbers
+WHO_WIDTHS = (106, 188, 60)
