@@ -682,8 +682,8 @@ def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | N
         ]
     # drawn at every check, empty before the first answer: the fragment keeps its shape. The
     # columns' widths add up to what a 390 px phone's console shows (356 px), so the grid never
-    # scrolls sideways there (a long answer ends in an ellipsis; a tap on it shows it whole);
-    # on a wider screen the rest of the width is shared out
+    # scrolls sideways there (a long name or answer is cut at its column's edge); on a wider
+    # screen the rest of the width is shared out
     st.dataframe(
         pd.DataFrame(table, dtype=object),
         hide_index=True,
