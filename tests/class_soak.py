@@ -17,8 +17,8 @@ acted once (the plan's step, the class's sends and the question's rounds moved b
 The room screen's whole DOM holds no teacher key, no student's name, nothing of the teacher's
 private screen and none of the teacher's controls, at every check; it follows each step by
 itself (the view, the question, the countdown, the closed vote, the answer shown, the
-reveal); and the phone console shows the round as the database has it (two consoles in
-step, without a touch).
+reveal); and the phone console shows the plan's step and the round as the database has them
+(two consoles in step, without a touch).
 
 ``tools/class_soak.py`` runs it from the command line (``--runs 3``); the suite runs one short
 class (tests/test_browser_class_soak.py).
@@ -160,11 +160,13 @@ class Soak:
         self._consoles_in_step(step)
 
     def _consoles_in_step(self, step: str) -> None:
-        """The phone console shows the round's state as the database has it, whichever device
-        moved it (it checks every second). (Its plan bar is drawn by full runs: a console that
-        drew itself again on the plan's moves, an ``st.rerun`` from its check, went blank in a
-        fresh-clone CI run: issue 49's family.)"""
-        want = []
+        """The phone console shows the plan's step and the round's state as the database has
+        them, whichever device moved them (its console is a check that draws the plan bar, the
+        question controls and the results every second, in the same places at every state)."""
+        plan = self.store.class_plan(self.code)
+        # an ended class has no plan bar (nothing can be sent); Extend brings it back
+        shown = plan.at >= 0 and self.store.is_open(self.code)
+        want = [f"Step {plan.at + 1} of {len(plan.steps)}"] if shown else []
         current = self.store.current_round(self.code)
         if current is not None:
             status = "voting" if current.closed is None else ("revealed" if current.revealed else "closed")

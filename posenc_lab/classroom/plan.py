@@ -149,6 +149,10 @@ def _go(course: Course, code: str, key: str, at: int) -> None:
         class_follow.clear_follow_state()
         # the page switches on its next run (a callback cannot): to the view, or to the class page
         st.session_state[GOTO] = step.target if step.kind == "view" else ""
+    # the press runs the whole page (on the class page the bar is in the console, whose
+    # presses run the console alone): the page it leaves, or whose join panel folds to a
+    # line at the first question, is drawn by the run that leaves it
+    st.rerun()
 
 
 # ------------------------------------------------------------------ the editor

@@ -1,7 +1,8 @@
 """The teacher's screen of the Class page (``teacher_view``): the join code, link and QR code,
 running the class (close it, cap it, remove a student, extend, end, a new key, delete), the
 question picker with its preview, opening and closing a vote, a second vote, the reveal,
-and the votes as they arrive (a fragment that reruns every second on its own)."""
+and the votes as they arrive: the console (plan bar, question controls, results) is a
+fragment drawn from the database every second, so several teacher devices stay in step."""
 
 from __future__ import annotations
 
@@ -32,20 +33,14 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
     ended = not db.is_open(code)
     students = db.students(code)
     current = db.live_round(code)
-    st.session_state[views.TEACHER_DRAWN] = _round_state(current)
     # The page has one shape at every class state and setting: each part whose content
-    # varies (a note, the join panel, the plan bar, the controls, the editor, the teacher's
-    # private part) is one container, so the fragments that rerun every second or five (the
-    # joined count, the votes, the roster, the results) keep their place in the page. A
+    # varies (the join panel, the forms, the teacher's private part) is one container, so the
+    # fragments that rerun every second or five (the joined count, the console, the roster,
+    # the results) keep their place in the page. A
     # fragment moved by a run is a new fragment to Streamlit, and a check of the old one
     # still on its way draws into whatever now stands where it stood: the frontend's
     # "'setIn' cannot be called on an ElementNode", and a blank projector.
     st.title(session.plain(info.title) if info.title else f"Class {session.plain(code)}")
-    with st.container():
-        if ended:
-            st.warning(
-                f"Class {session.plain(code)} has ended: students can no longer join or vote. Its results stay below."
-            )
     with st.container():
         if current is None:
             # before the first question the room needs the way in, large
@@ -59,15 +54,11 @@ def teacher_view(course: Course, db: class_store.Store, code: str, key: str) -> 
         if current is not None:
             with st.expander("Join link and QR code", icon=":material/qr_code_2:"):
                 _join_panel(base, code, info)
-    with st.container():
-        if not ended:
-            class_plan.bar(course, "")
-    with st.container():
-        _question_controls(course, db, code, key, ended, current)
+    _console(course, code, key)
     with st.container():
         if not layout.presenting() and not ended:
+            question_form._write_question(course, code, key)
             class_plan.editor(course, code, key)
-    _live_results(course, code, key)
     with st.container():
         if not layout.presenting():
             # never on the projector: it shows right answers before their reveal, and nicknames
@@ -286,7 +277,9 @@ def _qr_png(text: str) -> bytes:
 
 def _act(action: str, code: str, key: str, poll_key: str | None = None, after: str | None = None) -> None:
     """A teacher's button for the open question; ``after``: the class's round the button was
-    drawn on (a press that reaches the server twice opens one round)."""
+    drawn on (a press that reaches the server twice opens one round). The console's buttons
+    run the console again; the class's first question runs the whole page again, whose join
+    panel then folds to a line."""
     with views._teacher_call() as db:
         if action in ("open", "again"):
             opened = db.open_poll(code, key, poll_key, after=after)
@@ -298,6 +291,8 @@ def _act(action: str, code: str, key: str, poll_key: str | None = None, after: s
             db.close_round(code, key)
         elif action == "reveal":
             db.reveal(code, key)
+    if action == "open" and after is None:
+        st.rerun()  # from a callback: the press's run is the whole page's
 
 
 def _timer(code: str, key: str, seconds: int | None = None, widget: str | None = None) -> None:
@@ -393,7 +388,9 @@ def _show_controls(
         )
 
 
-def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> None:
+def _question_controls(course: Course, db: class_store.Store, code: str, key: str, ended: bool, current) -> Poll:
+    """The question picker (with its preview, off the projector) and the buttons that open,
+    close, repeat and reveal a vote, drawn for the ``current`` round; the question picked."""
     # the teacher's own questions first: written for today's class
     polls = {poll.key: poll for poll in class_questions.every_poll(course, db, code)}
     keys = list(polls)
@@ -471,16 +468,7 @@ def _question_controls(course: Course, db: class_store.Store, code: str, key: st
         key=views.SHOW_VOTES,
         help="Off: the chart of the votes shows once you close the vote, so early answers do not sway the rest.",
     )
-    with st.container():
-        if voting and not ended:
-            _timer_controls(code, key, current)
-        elif is_current and not ended and not layout.presenting():
-            _show_controls(course, db, code, key, current, polls[chosen])
-    flash = st.session_state.pop(views.FLASH, None)
-    if flash:
-        st.error(flash)
-    if not layout.presenting() and not ended:
-        question_form._write_question(course, code, key)
+    return polls[chosen]
 
 
 def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
@@ -556,61 +544,94 @@ def _preview(course: Course, poll: Poll, code: str, key: str) -> None:
             )
 
 
-def _round_state(current: class_store.Round | None) -> tuple | None:
-    """What the teacher's question buttons are drawn from: the round, whether it is closed
-    and revealed, its timer's deadline (set on another device: "No timer" shows here too),
-    and whose answer the room screen shows ("Stop showing it" shows here too)."""
-    if current is None:
-        return None
-    return (current.id, current.closed is not None, current.revealed is not None, current.deadline, current.shown)
-
-
-#: the places of the teacher's live results, in order: each drawn at every run, filled or not
-LIVE_PLACES = ("question", "reveal_first", "count", "timer", "shown", "who", "votes", "shares", "reveal_after")
+#: the places of the teacher's console, in order: each drawn at every run, filled or not
+CONSOLE_PLACES = (
+    "ended",
+    "plan",
+    "controls",
+    "extra",
+    "flash",
+    "question",
+    "reveal_first",
+    "count",
+    "timer",
+    "shown",
+    "who",
+    "votes",
+    "shares",
+    "reveal_after",
+)
 
 
 @st.fragment(run_every=views.TEACHER_EVERY_S)
-def _live_results(course: Course, code: str, key: str) -> None:
-    # the same places at every state (no question, voting, closed, revealed; projected or
-    # not): a run never changes the shape of the fragment under a check on its way
-    place = {name: st.container() for name in LIVE_PLACES}
+def _console(course: Course, code: str, key: str) -> None:
+    """The teacher's console, drawn from the database every second and at each press in it:
+    the plan bar, the question controls and the open question's results. Another device's
+    Next, Open, Close or Reveal shows here within a second, and the buttons are drawn for
+    the round the results show. A check never asks for a run of the whole page (a page run
+    started by a check while a press's run was on its way blanked consoles and the
+    projector): the same places at every state (no plan, no question, voting, closed,
+    revealed, ended; projected or not), so a run never changes the fragment's shape under
+    another on its way."""
+    place = {name: st.container() for name in CONSOLE_PLACES}
     db = session.database()
     if db is None:
         with place["question"]:
             views._unavailable()
         return
     try:
+        ended = not db.is_open(code)
         # closed here if its timer ran out and no other page has closed it yet
         current = db.live_round(code)
-        clock = db.now()
-        if _round_state(current) != st.session_state.get(views.TEACHER_DRAWN):
-            # opened, closed or revealed elsewhere (the teacher's other device): the buttons
-            # above were drawn for the round before, so the whole page is drawn again. A
-            # press on this page runs the page first: this check runs after it, and finds
-            # the state that run drew.
-            st.rerun()
-        if current is None:
-            place["question"].info("No question is open yet. Pick one above and press Open the vote.")
-            return
-        poll = class_questions.poll_of(course, db, code, current.poll_key)
-        if poll is None:
-            place["question"].warning(
-                f"The open question ({session.plain(current.poll_key)}) is not in this version of the app."
+        if ended:
+            place["ended"].warning(
+                f"Class {session.plain(code)} has ended: students can no longer join or vote. Its results stay below."
             )
-            return
-        earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
-        votes = {r.id: db.votes(r.id) for r in earlier}
-        joined = len(db.students(code))
-        shown = db.shown_answer(current)
-        # by name: never on the projector (presenter mode), never read for it
-        who = None if layout.presenting() else db.answers_of(code, key, current.id)
+        else:
+            with place["plan"]:
+                class_plan.bar(course, "")
+        with place["controls"]:
+            chosen = _question_controls(course, db, code, key, ended, current)
+        with place["extra"]:
+            if current is not None and current.poll_key == chosen.key and not ended:
+                if current.closed is None:
+                    _timer_controls(code, key, current)
+                elif not layout.presenting():
+                    _show_controls(course, db, code, key, current, chosen)
+        flash = st.session_state.pop(views.FLASH, None)
+        if flash:
+            place["flash"].error(flash)
+        _results(course, db, code, key, current, place)
     except class_store.StoreUnavailable as exc:
         session.lost(exc)
         with place["question"]:
             views._unavailable()
-        return
     except class_store.NotTeacher:
         return  # the key was replaced: the page says so on its next full run
+
+
+def _results(
+    course: Course, db: class_store.Store, code: str, key: str, current: class_store.Round | None, place: dict
+) -> None:
+    """The open question's results in the console's places: the question, how many answered,
+    the countdown, the answer shown to the room, who answered (never projected), the votes
+    (hidden while voting unless the teacher shows them) and, after Reveal, the answer."""
+    clock = db.now()
+    if current is None:
+        place["question"].info("No question is open yet. Pick one above and press Open the vote.")
+        return
+    poll = class_questions.poll_of(course, db, code, current.poll_key)
+    if poll is None:
+        place["question"].warning(
+            f"The open question ({session.plain(current.poll_key)}) is not in this version of the app."
+        )
+        return
+    earlier = [r for r in db.rounds(code, poll.key) if r.number <= current.number][-2:]
+    votes = {r.id: db.votes(r.id) for r in earlier}
+    joined = len(db.students(code))
+    shown = db.shown_answer(current)
+    # by name: never on the projector (presenter mode), never read for it
+    who = None if layout.presenting() else db.answers_of(code, key, current.id)
     count = len(votes[current.id])
     # one element at every check: the countdown while the vote is open, else an empty line
     place["timer"].markdown(views.countdown(current.deadline, clock) if current.closed is None else "")
@@ -655,7 +676,7 @@ def _live_results(course: Course, code: str, key: str) -> None:
 
 def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | None]], code: str) -> None:
     """Who has answered the current round and what, and who has not yet, by name: on the
-    teacher's own screen only (``_live_results`` never draws it in presenter mode). Names are
+    teacher's own screen only (``_console`` never draws it in presenter mode). Names are
     students' text: escaped in the line (``session.plain``), plain cells in the table. A
     question each student answers with their own numbers says each answer in that student's
     variant, and whether it is right for it."""

@@ -50,7 +50,6 @@ SHOW_LINK = "class_show_key"  # the switch that shows the teacher key (off unles
 FLASH = "_class:flash"  # a teacher action's result, shown once
 DELETED = "_class:deleted"  # "Class ... was deleted", shown once on the page that follows
 PICKED_ROUND = "_class:picked_round"  # the round the question picker last followed
-TEACHER_DRAWN = "_class:teacher_drawn"  # the round state the teacher's page was drawn with
 TIMER_SECONDS = "class_timer_seconds"  # the teacher's custom timer, in seconds
 SHOW_VOTES = "class_show_votes"  # the teacher's switch: the votes' chart while the vote is open
 SHOW_PICK = "class_show_pick"  # the student whose answer the teacher would show the room
