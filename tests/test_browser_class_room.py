@@ -239,6 +239,15 @@ def test_the_room_screen_follows_the_class_by_itself_and_shows_nothing_private(b
         server.__exit__(None, None, None)
 
 
+#: the grids whose drawing is taller than their place on the page, by how many pixels
+GRIDS_OVERFLOWING_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+  .map(g => {
+    const drawn = g.querySelector('[data-testid="stDataFrameResizable"]');
+    return drawn ? Math.round(drawn.getBoundingClientRect().height - g.getBoundingClientRect().height) : 0;
+  })
+  .filter(over => over > 1)"""
+
+
 def test_a_vote_timer_closes_the_vote_on_every_screen_and_names_stay_on_the_teachers(browser, tmp_path):
     """The teacher sees who has not answered and who has, by name; sets a custom 8 s timer;
     the room screen and the student's phone count it down by themselves; at zero all three
@@ -257,6 +266,10 @@ def test_a_vote_timer_closes_the_vote_on_every_screen_and_names_stay_on_the_teac
             teacher.text("Not answered yet (1):", FOLLOW_WITHIN_MS)
             line = teacher.page.locator('[data-testid="stMarkdownContainer"]', has_text="Not answered yet (1):")
             assert NICKNAME in line.first.inner_text()
+            # the empty grid of who answered keeps its drawing within its place (its "empty" row
+            # overlapped the caption under it: the place was one row high)
+            wait_shown(teacher.page.locator('[data-testid="stDataFrame"]').first, FOLLOW_WITHIN_MS)
+            assert not teacher.page.evaluate(GRIDS_OVERFLOWING_JS)
             wait_shown(student.page.get_by_role("button", name="Send my answer"), FOLLOW_WITHIN_MS)
             student.page.locator('[data-testid="stRadio"]').get_by_text(POLL.options[WRONG], exact=True).click()
             student.click("Send my answer")

@@ -709,7 +709,8 @@ def _who_answered(course: Course, poll: Poll, rows: list[tuple[str, str, str | N
         pd.DataFrame(table, dtype=object),
         hide_index=True,
         width="stretch",
-        height=min(36 * (len(answered) + 1) + 2, 300),
+        # a header and a row at least: an empty grid draws its "empty" line in a row of its own
+        height=min(36 * (max(len(answered), 1) + 1) + 2, 300),
         column_config={
             "student": st.column_config.TextColumn("student", width=WHO_WIDTHS[0]),
             "answer": st.column_config.TextColumn("answer", width=WHO_WIDTHS[1] if mine else sum(WHO_WIDTHS[1:])),
