@@ -106,7 +106,7 @@ def bar(course: Course, url_path: str) -> None:
             key="plan_previous",
             disabled=at <= 0,
             on_click=_go,
-            args=(course, code, key, at - 1),
+            args=(course, code, key, at - 1, not url_path),
             help=session.plain(step_label(course, polls, plan.steps[at - 1])) if at > 0 else "The first step is on.",
         )
         following = plan.steps[at + 1] if at + 1 < n else None
@@ -118,7 +118,7 @@ def bar(course: Course, url_path: str) -> None:
             key="plan_next",
             disabled=following is None,
             on_click=_go,
-            args=(course, code, key, at + 1),
+            args=(course, code, key, at + 1, not url_path),
             help="Sends the class to the step's view, or opens its question, and takes your page there.",
         )
         if at >= 0:
@@ -142,17 +142,21 @@ def _to_class_page(course: Course) -> None:
     st.switch_page(course.class_page.page_file, query_params=class_follow.presenter_param())
 
 
-def _go(course: Course, code: str, key: str, at: int) -> None:
+def _go(course: Course, code: str, key: str, at: int, in_console: bool = False) -> None:
+    """Previous / Next: take the class to step ``at``. ``in_console``: pressed in the class
+    page's console (a fragment, whose presses run it alone), where the press runs the page."""
     with _action() as db:
         # a question step brings the class to the class page, where it is answered
         step = db.plan_go(code, key, at, question_page=course.class_page.url_path)
         class_follow.clear_follow_state()
         # the page switches on its next run (a callback cannot): to the view, or to the class page
         st.session_state[GOTO] = step.target if step.kind == "view" else ""
-    # the press runs the whole page (on the class page the bar is in the console, whose
-    # presses run the console alone): the page it leaves, or whose join panel folds to a
-    # line at the first question, is drawn by the run that leaves it
-    st.rerun()
+    if in_console:
+        # the press runs the whole page, as it does above a lesson: the page it leaves, or
+        # whose join panel folds to a line at the first question, is drawn by the run that
+        # leaves it (a page switched to from the console's own run arrived without its
+        # settings, and a held class was sent there a second time)
+        st.rerun()
 
 
 # ------------------------------------------------------------------ the editor
