@@ -294,3 +294,25 @@ def test_a_step_is_edited_in_place_its_settings_question_and_notes(db_url):
     assert not teacher.exception
     assert "Not done: the view's address names no lesson" in class_texts(teacher, as_read=True)
     assert db.class_plan(code).steps[0] == edited
+
+
+def test_a_next_press_delivered_twice_moves_the_class_once(db_url):
+    """Issue 49, 1.4, seen in the class soak (tools/class_soak.py --runs 3, 1 class in 3): the
+    console's Next to a question step moved the plan one step and sent the class twice, its
+    callback run a second time with the arguments it was drawn with. A press carries the step
+    its button was drawn on; once the class is past it, the press moves nothing."""
+    polls = [poll for poll in lessons.all_polls() if poll.options]
+    with class_store.open_store(db_url) as db:
+        new = db.create_class("Twice")
+        code, key = new.code, new.teacher_key
+        steps = [class_store.PlanStep("view", "alibi", "")]
+        steps += [class_store.PlanStep("question", poll.key, "") for poll in polls[:2]]
+        db.set_plan(code, key, steps)
+        db.plan_go(code, key, 0)
+        before = db.follow(code).seq
+    for _ in range(2):  # the same press, as drawn on step 1 of 3
+        class_plan._go(lessons.COURSE, code, key, 1, False, 0)
+    with class_store.open_store(db_url) as db:
+        assert db.class_plan(code).at == 1
+        assert db.follow(code).seq - before == 1, "one press, one send"
+        assert len(db.rounds(code, polls[0].key)) == 1

@@ -106,7 +106,7 @@ def bar(course: Course, url_path: str) -> None:
             key="plan_previous",
             disabled=at <= 0,
             on_click=_go,
-            args=(course, code, key, at - 1, not url_path),
+            args=(course, code, key, at - 1, not url_path, at),
             help=session.plain(step_label(course, polls, plan.steps[at - 1])) if at > 0 else "The first step is on.",
         )
         following = plan.steps[at + 1] if at + 1 < n else None
@@ -118,7 +118,7 @@ def bar(course: Course, url_path: str) -> None:
             key="plan_next",
             disabled=following is None,
             on_click=_go,
-            args=(course, code, key, at + 1, not url_path),
+            args=(course, code, key, at + 1, not url_path, at),
             help="Sends the class to the step's view, or opens its question, and takes your page there.",
         )
         if at >= 0:
@@ -142,10 +142,15 @@ def _to_class_page(course: Course) -> None:
     st.switch_page(course.class_page.page_file, query_params=class_follow.presenter_param())
 
 
-def _go(course: Course, code: str, key: str, at: int, in_console: bool = False) -> None:
+def _go(course: Course, code: str, key: str, at: int, in_console: bool = False, drawn_at: int | None = None) -> None:
     """Previous / Next: take the class to step ``at``. ``in_console``: pressed in the class
-    page's console (a fragment, whose presses run it alone), where the press runs the page."""
+    page's console (a fragment, whose presses run it alone), where the press runs the page.
+    ``drawn_at``: the step the button was drawn on; a press that reaches the server twice, or
+    after another device moved the class, moves nothing (a Next delivered twice sent the class
+    twice)."""
     with _action() as db:
+        if drawn_at is not None and db.class_plan(code).at != drawn_at:
+            return
         # a question step brings the class to the class page, where it is answered
         step = db.plan_go(code, key, at, question_page=course.class_page.url_path)
         class_follow.clear_follow_state()
